@@ -1,0 +1,27 @@
+// A countdown that wakes the thread waiting on it when its last part is done.
+// Used by a requester that fans one request out to several service queues.
+#pragma once
+
+#include <sysc/kernel/sc_event.h>
+#include <sysc/kernel/sc_wait.h>
+
+namespace kb {
+
+class Completion {
+ public:
+  void expect(unsigned parts) { pending_ += parts; }
+  void done() {
+    if (pending_ > 0 && --pending_ == 0) event_.notify();
+  }
+  bool finished() const { return pending_ == 0; }
+  // Blocks the calling SC_THREAD until every expected part is done.
+  void wait() {
+    while (pending_ > 0) sc_core::wait(event_);
+  }
+
+ private:
+  unsigned pending_ = 0;
+  sc_core::sc_event event_;
+};
+
+}  // namespace kb

@@ -1,0 +1,60 @@
+// A serial resource with a FIFO request queue: one link direction, one HBM
+// pseudo-channel, one memory port. Requests are served strictly in arrival
+// order, one at a time; each occupies the server for its service time. The
+// server is a single SC_METHOD asleep on one event (no thread per request).
+//
+// A requester pushes a request and then waits on its Completion. With a
+// bounded queue (capacity > 0) push() blocks the calling thread until a slot
+// frees, which is how back-pressure reaches an initiator.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <systemc>
+
+#include "models/common/completion.h"
+
+namespace kb {
+
+class ServiceQueue : public sc_core::sc_module {
+ public:
+  ServiceQueue(const sc_core::sc_module_name& name, unsigned capacity = 0);
+
+  // Enqueue `service` worth of occupancy; `done->done()` is called when it has
+  // been served. Blocks (SC_THREAD only) while a bounded queue is full.
+  void push(const sc_core::sc_time& service, uint64_t bytes, Completion* done);
+
+  // Observability (also traced into the VCD).
+  bool busy() const { return busy_; }
+  unsigned depth() const { return static_cast<unsigned>(queue_.size()) + (busy_ ? 1u : 0u); }
+  const bool& busy_flag() const { return busy_; }
+  const unsigned& depth_value() const { return depth_; }
+
+  struct Stats {
+    uint64_t requests = 0;
+    uint64_t bytes = 0;
+    sc_core::sc_time busy_time = sc_core::SC_ZERO_TIME;
+    unsigned max_depth = 0;
+  };
+  const Stats& stats() const { return stats_; }
+
+ private:
+  struct Request {
+    sc_core::sc_time service;
+    uint64_t bytes;
+    Completion* done;
+  };
+  void serve();
+  void update_depth();
+
+  unsigned capacity_;
+  std::deque<Request> queue_;
+  Request current_{};
+  bool busy_ = false;
+  unsigned depth_ = 0;
+  sc_core::sc_event kick_;
+  sc_core::sc_event slot_freed_;
+  Stats stats_;
+};
+
+}  // namespace kb

@@ -1,0 +1,28 @@
+// The one place where model quantities become SystemC time.
+//
+// Rounding rule: a duration in ns is rounded to the nearest picosecond (the
+// kernel's resolution, set first thing in sc_main), ties away from zero.
+// Every module converts through these helpers so all of them round alike.
+#pragma once
+
+#include <sysc/kernel/sc_time.h>
+#include <cstdint>
+
+namespace kb {
+
+constexpr double kPsPerNs = 1000.0;
+
+// Picoseconds, rounded as documented above.
+uint64_t ns_to_ps(double ns);
+
+sc_core::sc_time ns_to_time(double ns);
+
+// Time to move `bytes` at `gbps` (1 GB/s = 1 byte/ns).
+inline double transfer_ns(uint64_t bytes, double gbps) {
+  return static_cast<double>(bytes) / gbps;
+}
+sc_core::sc_time transfer_time(uint64_t bytes, double gbps);
+
+double to_ns(const sc_core::sc_time& t);
+
+}  // namespace kb

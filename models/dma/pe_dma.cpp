@@ -1,0 +1,167 @@
+#include "models/dma/pe_dma.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "models/common/errors.h"
+#include "models/common/sim_time.h"
+
+namespace kb {
+
+namespace {
+constexpr const char* kMsgType = "/kernbench/pe_dma";
+}
+
+PeDma::PeDma(const sc_core::sc_module_name& name, const DmaConfig& cfg, const AddressMap& map,
+             const Location& self)
+    : sc_core::sc_module(name),
+      port("port"),
+      cfg_(cfg),
+      map_(map),
+      self_(self),
+      setup_(ns_to_time(cfg.setup_ns)) {
+  for (int i = 0; i < 2; ++i) {
+    ChannelState* ch = &channels_[i];
+    ch->id = static_cast<Channel>(i);
+    sc_core::sc_spawn_options opts;
+    sc_core::sc_spawn([this, ch] { channel_thread(ch); }, i == 0 ? "read_channel" : "write_channel",
+                      &opts);
+  }
+}
+
+PeDma::Channel PeDma::channel_for(const DmaTransfer& t) const {
+  auto dst = decode_address(t.dst);
+  const bool into_own_tcm = dst && dst->space == Space::kTcm && dst->sip == self_.sip &&
+                            dst->cube == self_.cube && dst->pe == self_.pe;
+  return into_own_tcm ? Channel::kRead : Channel::kWrite;
+}
+
+void PeDma::submit(const DmaTransfer& t, DmaDoneCallback on_done) {
+  ChannelState& ch = channel(channel_for(t));
+  auto p = std::make_unique<Pending>();
+  p->transfer = t;
+  p->on_done = std::move(on_done);
+  p->result.submitted_ns = to_ns(sc_core::sc_time_stamp());
+  if (!ch.busy) {
+    ch.busy = true;
+    ch.busy_since = sc_core::sc_time_stamp();
+  }
+  ch.waiting.push_back(std::move(p));
+  ch.kick.notify(sc_core::SC_ZERO_TIME);
+}
+
+DmaResult PeDma::transfer(const DmaTransfer& t) {
+  bool done = false;
+  DmaResult out;
+  sc_core::sc_event ev;
+  submit(t, [&](const DmaTransfer&, const DmaResult& r) {
+    out = r;
+    done = true;
+    ev.notify();
+  });
+  while (!done) sc_core::wait(ev);
+  return out;
+}
+
+void PeDma::channel_thread(ChannelState* ch) {
+  for (;;) {
+    while (ch->waiting.empty()) sc_core::wait(ch->kick);
+    std::unique_ptr<Pending> owned = std::move(ch->waiting.front());
+    ch->waiting.pop_front();
+    Pending* p = owned.get();
+    ch->inflight.push_back(std::move(owned));
+    if (setup_ != sc_core::SC_ZERO_TIME) sc_core::wait(setup_);
+    p->result.started_ns = to_ns(sc_core::sc_time_stamp());
+    const DmaTransfer& t = p->transfer;
+    if (t.total_bytes() == 0) {
+      p->all_issued = true;
+      retire_in_order(*ch);
+      continue;
+    }
+    for (uint32_t r = 0; r < t.rows; ++r) {
+      for (uint64_t off = 0; off < t.row_bytes; off += cfg_.burst_bytes) {
+        while (ch->outstanding >= cfg_.max_outstanding) sc_core::wait(ch->slot_freed);
+        const uint64_t n = std::min<uint64_t>(cfg_.burst_bytes, t.row_bytes - off);
+        ++p->bursts_left;
+        ++ch->outstanding;
+        ch->stats.max_outstanding = std::max(ch->stats.max_outstanding, ch->outstanding);
+        ch->ready.push_back({p, t.src_row(r) + off, t.dst_row(r) + off, n});
+        if (ch->ready.size() > ch->idle_workers && ch->workers < cfg_.max_outstanding) {
+          ++ch->workers;
+          ++ch->idle_workers;
+          sc_core::sc_spawn([this, ch] { worker_thread(ch); });
+        }
+        ch->work.notify();
+      }
+    }
+    p->all_issued = true;
+    ++ch->stats.transfers;
+  }
+}
+
+void PeDma::worker_thread(ChannelState* ch) {
+  tlm::tlm_generic_payload trans;
+  std::vector<unsigned char> buffer(cfg_.burst_bytes);
+  for (;;) {
+    while (ch->ready.empty()) sc_core::wait(ch->work);
+    const Burst b = ch->ready.front();
+    ch->ready.pop_front();
+    --ch->idle_workers;
+    run_burst(*ch, b, trans, buffer);
+    ++ch->idle_workers;
+    --ch->outstanding;
+    ch->slot_freed.notify();
+    ++ch->stats.bursts;
+    ch->stats.bytes += b.bytes;
+    if (--b.owner->bursts_left == 0) retire_in_order(*ch);
+  }
+}
+
+void PeDma::run_burst(ChannelState&, const Burst& b, tlm::tlm_generic_payload& trans,
+                      std::vector<unsigned char>& buffer) {
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  const auto len = static_cast<unsigned int>(b.bytes);
+  for (const bool is_read : {true, false}) {
+    const uint64_t addr = is_read ? b.src : b.dst;
+    trans.set_command(is_read ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
+    trans.set_address(addr);
+    trans.set_data_ptr(buffer.data());
+    trans.set_data_length(len);
+    trans.set_streaming_width(len);
+    trans.set_byte_enable_ptr(nullptr);
+    trans.set_byte_enable_length(0);
+    trans.set_dmi_allowed(false);
+    trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    port->b_transport(trans, delay);
+    if (trans.is_response_error()) fault(*b.owner, addr, len, is_read ? "read" : "write");
+  }
+}
+
+void PeDma::retire_in_order(ChannelState& ch) {
+  while (!ch.inflight.empty()) {
+    Pending& head = *ch.inflight.front();
+    if (!head.all_issued || head.bursts_left != 0) break;
+    head.result.finished_ns = to_ns(sc_core::sc_time_stamp());
+    std::unique_ptr<Pending> done = std::move(ch.inflight.front());
+    ch.inflight.pop_front();
+    if (ch.inflight.empty() && ch.waiting.empty() && ch.busy) {
+      ch.busy = false;
+      ch.stats.busy_time += sc_core::sc_time_stamp() - ch.busy_since;
+    }
+    if (done->on_done) done->on_done(done->transfer, done->result);
+  }
+}
+
+void PeDma::fault(const Pending& p, uint64_t addr, uint64_t len, const char* what) {
+  std::string why;
+  if (map_.resolve(addr, len, &why))
+    why = "address " + format_address(addr) + " was refused by its target";
+  std::ostringstream msg;
+  msg << name() << ": DMA command #" << p.transfer.cmd_id << " (" << format_address(p.transfer.src)
+      << " -> " << format_address(p.transfer.dst) << ", " << p.transfer.total_bytes()
+      << " bytes): burst " << what << " failed: " << why;
+  SC_REPORT_ERROR(kMsgType, msg.str().c_str());
+  throw SimulationError(msg.str());  // not reached: the report policy throws
+}
+
+}  // namespace kb

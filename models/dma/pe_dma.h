@@ -1,0 +1,105 @@
+// PE_DMA: the PE's DMA engine with a read channel (into this PE's TCM) and a
+// write channel (everything else, e.g. TCM -> HBM / remote / host).
+//
+// Each channel takes transfers in FIFO order. A transfer pays setup_ns, is
+// split into bursts (at most burst_bytes, never crossing a row), and each
+// burst is handed to the fabric as soon as the channel has an outstanding
+// slot: the channel does not wait for a burst to land before issuing the next
+// (up to max_outstanding in flight), so back-to-back transfers pipeline and
+// HBM serialisation stays the pseudo-channel's job. A burst is a READ of the
+// source followed by a WRITE of the destination through `port`. Transfers on
+// one channel complete in submission order.
+//
+// A burst that comes back with a TLM error is a simulation fault: SC_REPORT_ERROR
+// naming this module, the command id, the address and why the map rejected it.
+#pragma once
+
+#include <tlm_utils/simple_initiator_socket.h>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <systemc>
+#include <tlm>
+#include <vector>
+
+#include "models/common/address_map.h"
+#include "models/dma/dma_transfer.h"
+#include "platform/config/topology_config.h"
+
+namespace kb {
+
+class PeDma : public sc_core::sc_module {
+ public:
+  enum class Channel { kRead = 0, kWrite = 1 };
+  static const char* to_string(Channel c) { return c == Channel::kRead ? "read" : "write"; }
+
+  tlm_utils::simple_initiator_socket<PeDma> port;  // to the PE crossbar
+
+  PeDma(const sc_core::sc_module_name& name, const DmaConfig& cfg, const AddressMap& map,
+        const Location& self);
+
+  Channel channel_for(const DmaTransfer& t) const;
+
+  // Queue a transfer; `on_done` runs in simulation context when it completes.
+  // Callable from a process or between sc_start() calls.
+  void submit(const DmaTransfer& t, DmaDoneCallback on_done);
+  // Blocking form for an SC_THREAD: returns when the transfer completed.
+  DmaResult transfer(const DmaTransfer& t);
+
+  void set_data_mode(bool on) { data_mode_ = on; }
+
+  struct ChannelStats {
+    uint64_t transfers = 0;
+    uint64_t bursts = 0;
+    uint64_t bytes = 0;
+    sc_core::sc_time busy_time = sc_core::SC_ZERO_TIME;
+    unsigned max_outstanding = 0;
+  };
+  const ChannelStats& stats(Channel c) const { return channel(c).stats; }
+  const bool& busy_flag(Channel c) const { return channel(c).busy; }
+  const unsigned& outstanding_value(Channel c) const { return channel(c).outstanding; }
+
+ private:
+  struct Pending {
+    DmaTransfer transfer;
+    DmaDoneCallback on_done;
+    DmaResult result;
+    uint64_t bursts_left = 0;
+    bool all_issued = false;
+  };
+  struct Burst {
+    Pending* owner;
+    uint64_t src, dst, bytes;
+  };
+  struct ChannelState {
+    Channel id;
+    std::deque<std::unique_ptr<Pending>> waiting;   // not started
+    std::deque<std::unique_ptr<Pending>> inflight;  // started, completion in order
+    std::deque<Burst> ready;                        // issued, waiting for a worker
+    sc_core::sc_event kick, slot_freed, work;
+    unsigned outstanding = 0;
+    unsigned workers = 0, idle_workers = 0;
+    bool busy = false;
+    sc_core::sc_time busy_since;
+    ChannelStats stats;
+  };
+
+  ChannelState& channel(Channel c) { return channels_[static_cast<int>(c)]; }
+  const ChannelState& channel(Channel c) const { return channels_[static_cast<int>(c)]; }
+  void channel_thread(ChannelState* ch);
+  void worker_thread(ChannelState* ch);
+  void run_burst(ChannelState& ch, const Burst& b, tlm::tlm_generic_payload& trans,
+                 std::vector<unsigned char>& buffer);
+  void retire_in_order(ChannelState& ch);
+  [[noreturn]] void fault(const Pending& p, uint64_t addr, uint64_t len, const char* what);
+
+  DmaConfig cfg_;
+  const AddressMap& map_;
+  Location self_;
+  sc_core::sc_time setup_;
+  bool data_mode_ = false;
+  ChannelState channels_[2];
+};
+
+}  // namespace kb

@@ -1,0 +1,59 @@
+#include "models/hbm/hbm_ctrl.h"
+
+#include <algorithm>
+#include <string>
+
+#include "models/common/address_map.h"
+#include "models/common/sim_time.h"
+#include "models/memory/payload_access.h"
+
+namespace kb {
+
+HbmCtrl::HbmCtrl(const sc_core::sc_module_name& name, const HbmConfig& cfg)
+    : sc_core::sc_module(name),
+      in("in"),
+      cfg_(cfg),
+      access_latency_(ns_to_time(cfg.access_latency_ns)) {
+  for (unsigned i = 0; i < cfg_.num_pcs; ++i)
+    pcs_.push_back(
+        std::make_unique<ServiceQueue>(("pc" + std::to_string(i)).c_str(), cfg_.queue_depth));
+  in.register_b_transport(this, &HbmCtrl::b_transport);
+  in.register_transport_dbg(this, &HbmCtrl::transport_dbg);
+}
+
+unsigned HbmCtrl::pc_of(uint64_t offset) const {
+  return static_cast<unsigned>((offset / cfg_.interleave_bytes) % cfg_.num_pcs);
+}
+
+void HbmCtrl::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&) {
+  const uint64_t offset = trans.get_address() & addr_bits::kOffsetMask;
+  const uint64_t len = trans.get_data_length();
+  if (!payload_in_region(trans, cfg_.size_bytes)) {
+    trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  Completion served;
+  uint64_t pos = offset;
+  const uint64_t end = offset + len;
+  while (pos < end) {
+    const uint64_t chunk_end =
+        std::min(end, (pos / cfg_.interleave_bytes + 1) * cfg_.interleave_bytes);
+    const uint64_t bytes = chunk_end - pos;
+    pcs_[pc_of(pos)]->push(transfer_time(bytes, cfg_.pc_bandwidth_gbps), bytes, &served);
+    pos = chunk_end;
+  }
+  served.wait();
+  if (access_latency_ != sc_core::SC_ZERO_TIME) sc_core::wait(access_latency_);
+  if (data_mode_) copy_payload(trans, store_);
+  if (trans.is_read())
+    bytes_read_ += len;
+  else
+    bytes_written_ += len;
+  trans.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+unsigned int HbmCtrl::transport_dbg(tlm::tlm_generic_payload& trans) {
+  return debug_access(trans, store_, cfg_.size_bytes);
+}
+
+}  // namespace kb

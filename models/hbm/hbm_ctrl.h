@@ -1,0 +1,55 @@
+// The HBM controller of one PE's HBM slice.
+//
+// Addresses interleave across pseudo-channels (PCs) every interleave_bytes.
+// Each PC is a FIFO ServiceQueue: a request occupies its PC for
+// bytes / pc_bandwidth, requests to one PC are served strictly in arrival
+// order, and different PCs work in parallel. After its PC service a request
+// pays access_latency_ns (pipelined: it does not occupy the PC). A request
+// that spans an interleave boundary is split across the PCs it touches and
+// completes when every part has been served. With queue_depth > 0 a full PC
+// queue blocks the requester (back-pressure).
+#pragma once
+
+#include <tlm_utils/simple_target_socket.h>
+#include <memory>
+#include <systemc>
+#include <tlm>
+#include <vector>
+
+#include "models/common/service_queue.h"
+#include "models/memory/backing_store.h"
+#include "platform/config/topology_config.h"
+
+namespace kb {
+
+class HbmCtrl : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<HbmCtrl> in;
+
+  HbmCtrl(const sc_core::sc_module_name& name, const HbmConfig& cfg);
+
+  unsigned pc_of(uint64_t offset) const;
+  const HbmConfig& config() const { return cfg_; }
+  unsigned num_pcs() const { return static_cast<unsigned>(pcs_.size()); }
+  ServiceQueue& pc(unsigned i) { return *pcs_.at(i); }
+  const ServiceQueue& pc(unsigned i) const { return *pcs_.at(i); }
+  // Data mode: b_transport moves real bytes; transport_dbg always does.
+  void set_data_mode(bool on) { data_mode_ = on; }
+  BackingStore& store() { return store_; }
+  uint64_t bytes_read() const { return bytes_read_; }
+  uint64_t bytes_written() const { return bytes_written_; }
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  unsigned int transport_dbg(tlm::tlm_generic_payload& trans);
+
+  HbmConfig cfg_;
+  sc_core::sc_time access_latency_;
+  std::vector<std::unique_ptr<ServiceQueue>> pcs_;
+  BackingStore store_;
+  bool data_mode_ = false;
+  uint64_t bytes_read_ = 0;
+  uint64_t bytes_written_ = 0;
+};
+
+}  // namespace kb

@@ -1,0 +1,52 @@
+#include "models/link/link.h"
+
+#include "models/common/sim_time.h"
+
+namespace kb {
+
+Link::Link(const sc_core::sc_module_name& name, const LinkConfig& cfg)
+    : sc_core::sc_module(name),
+      in("in"),
+      out("out"),
+      cfg_(cfg),
+      latency_(ns_to_time(cfg.latency_ns)),
+      wire_("wire") {
+  in.register_b_transport(this, &Link::b_transport);
+  in.register_transport_dbg(this, &Link::transport_dbg);
+}
+
+uint64_t Link::wire_bytes(uint64_t payload_bytes) const {
+  const uint64_t packets =
+      payload_bytes == 0 ? 1 : (payload_bytes + cfg_.packet_bytes - 1) / cfg_.packet_bytes;
+  return payload_bytes + packets * cfg_.header_bytes;
+}
+
+double Link::effective_bandwidth_gbps() const {
+  return cfg_.bandwidth_gbps * static_cast<double>(cfg_.packet_bytes) /
+         static_cast<double>(cfg_.packet_bytes + cfg_.header_bytes);
+}
+
+void Link::carry(uint64_t payload_bytes) {
+  const uint64_t on_wire = wire_bytes(payload_bytes);
+  if (on_wire > 0) {
+    Completion sent;
+    wire_.push(transfer_time(on_wire, cfg_.bandwidth_gbps), payload_bytes, &sent);
+    sent.wait();
+  }
+  if (latency_ != sc_core::SC_ZERO_TIME) sc_core::wait(latency_);
+}
+
+void Link::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  const bool is_write = trans.get_command() == tlm::TLM_WRITE_COMMAND;
+  const uint64_t len = trans.get_data_length();
+  carry(is_write ? len : 0);
+  out->b_transport(trans, delay);
+  Link* back = reverse_ ? reverse_ : this;
+  back->carry(is_write ? 0 : len);
+}
+
+unsigned int Link::transport_dbg(tlm::tlm_generic_payload& trans) {
+  return out->transport_dbg(trans);
+}
+
+}  // namespace kb

@@ -1,0 +1,59 @@
+// One direction of a point-to-point link (cube<->cube, PE<->router,
+// SIP<->SIP, host H2D/D2H).
+//
+// A transaction entering `in` is serialised on this direction's wire (a FIFO
+// ServiceQueue at the link bandwidth), then pays the propagation latency and
+// leaves on `out`. Its response travels back over the opposite direction
+// (`set_reverse`), serialised on that direction's wire in FIFO order with
+// that direction's own traffic. What crosses a wire:
+//   request  : WRITE payload bytes, or a header-only READ request
+//   response : READ payload bytes, or a header-only WRITE acknowledgement
+// Every packet (at most packet_bytes of payload; a header-only message is one
+// packet) adds header_bytes on the wire.
+#pragma once
+
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+#include <cstdint>
+#include <systemc>
+#include <tlm>
+
+#include "models/common/service_queue.h"
+#include "platform/config/topology_config.h"
+
+namespace kb {
+
+class Link : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<Link> in;
+  tlm_utils::simple_initiator_socket<Link> out;
+
+  Link(const sc_core::sc_module_name& name, const LinkConfig& cfg);
+
+  // The opposite direction of the same physical link, which carries responses.
+  void set_reverse(Link* reverse) { reverse_ = reverse; }
+  Link* reverse() const { return reverse_; }
+
+  const LinkConfig& config() const { return cfg_; }
+  // Payload bandwidth once per-packet headers are paid (GB/s).
+  double effective_bandwidth_gbps() const;
+  uint64_t wire_bytes(uint64_t payload_bytes) const;
+
+  ServiceQueue& wire() { return wire_; }
+  const ServiceQueue& wire() const { return wire_; }
+
+  // Serialise `payload_bytes` on this direction and pay its latency (used
+  // for this direction's requests and for responses of the reverse one).
+  void carry(uint64_t payload_bytes);
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  unsigned int transport_dbg(tlm::tlm_generic_payload& trans);
+
+  LinkConfig cfg_;
+  sc_core::sc_time latency_;
+  Link* reverse_ = nullptr;
+  ServiceQueue wire_;
+};
+
+}  // namespace kb

@@ -1,0 +1,43 @@
+#include "models/memory/memory_target.h"
+
+#include "models/common/address_map.h"
+#include "models/common/sim_time.h"
+#include "models/memory/payload_access.h"
+
+namespace kb {
+
+MemoryTarget::MemoryTarget(const sc_core::sc_module_name& name, uint64_t size_bytes,
+                           double bandwidth_gbps, double latency_ns)
+    : sc_core::sc_module(name),
+      in("in"),
+      size_bytes_(size_bytes),
+      bandwidth_gbps_(bandwidth_gbps),
+      latency_(ns_to_time(latency_ns)),
+      port_("port") {
+  in.register_b_transport(this, &MemoryTarget::b_transport);
+  in.register_transport_dbg(this, &MemoryTarget::transport_dbg);
+}
+
+void MemoryTarget::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&) {
+  const uint64_t len = trans.get_data_length();
+  if (!payload_in_region(trans, size_bytes_)) {
+    trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  Completion served;
+  port_.push(transfer_time(len, bandwidth_gbps_), len, &served);
+  served.wait();
+  if (latency_ != sc_core::SC_ZERO_TIME) sc_core::wait(latency_);
+  if (data_mode_) copy_payload(trans, store_);
+  if (trans.is_read())
+    bytes_read_ += len;
+  else
+    bytes_written_ += len;
+  trans.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+unsigned int MemoryTarget::transport_dbg(tlm::tlm_generic_payload& trans) {
+  return debug_access(trans, store_, size_bytes_);
+}
+
+}  // namespace kb

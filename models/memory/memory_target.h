@@ -1,0 +1,47 @@
+// A memory region behind one serial port: a PE's TCM (its DMA port), a cube's
+// shared SRAM, the host memory. Each access occupies the port for
+// bytes / bandwidth in FIFO order, then pays latency_ns (pipelined).
+#pragma once
+
+#include <tlm_utils/simple_target_socket.h>
+#include <cstdint>
+#include <systemc>
+#include <tlm>
+
+#include "models/common/service_queue.h"
+#include "models/memory/backing_store.h"
+
+namespace kb {
+
+class MemoryTarget : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<MemoryTarget> in;
+
+  MemoryTarget(const sc_core::sc_module_name& name, uint64_t size_bytes, double bandwidth_gbps,
+               double latency_ns);
+
+  uint64_t size_bytes() const { return size_bytes_; }
+  double bandwidth_gbps() const { return bandwidth_gbps_; }
+  ServiceQueue& port() { return port_; }
+  const ServiceQueue& port() const { return port_; }
+  // Data mode: b_transport moves real bytes; transport_dbg always does.
+  void set_data_mode(bool on) { data_mode_ = on; }
+  BackingStore& store() { return store_; }
+  uint64_t bytes_read() const { return bytes_read_; }
+  uint64_t bytes_written() const { return bytes_written_; }
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  unsigned int transport_dbg(tlm::tlm_generic_payload& trans);
+
+  uint64_t size_bytes_;
+  double bandwidth_gbps_;
+  sc_core::sc_time latency_;
+  ServiceQueue port_;
+  BackingStore store_;
+  bool data_mode_ = false;
+  uint64_t bytes_read_ = 0;
+  uint64_t bytes_written_ = 0;
+};
+
+}  // namespace kb

@@ -1,0 +1,23 @@
+// Moving a TLM payload's bytes in or out of a region's BackingStore.
+#pragma once
+
+#include <cstdint>
+#include <tlm>
+
+#include "models/memory/backing_store.h"
+
+namespace kb {
+
+// True when [offset, offset+len) of the payload lies inside a region of
+// `region_bytes` (offset = the address's offset field).
+bool payload_in_region(const tlm::tlm_generic_payload& trans, uint64_t region_bytes);
+
+// Copies between the payload's data pointer and the store (read or write by
+// the payload's command). Returns the bytes moved.
+unsigned int copy_payload(tlm::tlm_generic_payload& trans, BackingStore& store);
+
+// transport_dbg body: bounds check, copy, byte count (0 on an address error).
+unsigned int debug_access(tlm::tlm_generic_payload& trans, BackingStore& store,
+                          uint64_t region_bytes);
+
+}  // namespace kb

@@ -1,0 +1,40 @@
+#include "models/router/router.h"
+
+#include "models/common/sim_time.h"
+
+namespace kb {
+
+Router::Router(const sc_core::sc_module_name& name, const AddressMap& map, double latency_ns)
+    : sc_core::sc_module(name), in("in"), out("out"), map_(map), latency_(ns_to_time(latency_ns)) {
+  in.register_b_transport(this, &Router::b_transport);
+  in.register_transport_dbg(this, &Router::transport_dbg);
+}
+
+unsigned Router::add_port(PortTarget target) {
+  ports_.push_back(std::move(target));
+  return static_cast<unsigned>(ports_.size() - 1);
+}
+
+void Router::b_transport(int, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  auto dest = map_.resolve(trans.get_address(), trans.get_data_length(), nullptr);
+  if (!dest) {
+    trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  ++transactions_;
+  const unsigned port = route_(*dest);
+  if (latency_ != sc_core::SC_ZERO_TIME) sc_core::wait(latency_);
+  out[static_cast<int>(port)]->b_transport(trans, delay);
+  if (latency_ != sc_core::SC_ZERO_TIME) sc_core::wait(latency_);
+}
+
+unsigned int Router::transport_dbg(int, tlm::tlm_generic_payload& trans) {
+  auto dest = map_.resolve(trans.get_address(), trans.get_data_length(), nullptr);
+  if (!dest) {
+    trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return 0;
+  }
+  return out[static_cast<int>(route_(*dest))]->transport_dbg(trans);
+}
+
+}  // namespace kb

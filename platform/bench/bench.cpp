@@ -1,0 +1,134 @@
+#include "platform/bench/bench.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "models/common/errors.h"
+#include "platform/util/spelling.h"
+
+namespace kb {
+
+namespace {
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+}  // namespace
+
+BenchParams::BenchParams(const std::string& bench, const std::vector<ParamSpec>& specs,
+                         const std::vector<std::string>& overrides)
+    : bench_(bench) {
+  std::vector<std::string> names;
+  for (const auto& s : specs) {
+    values_[s.name] = s.default_value;
+    names.push_back(s.name);
+  }
+  for (const auto& o : overrides) {
+    const auto eq = o.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw UsageError("--param '" + o + "': expected KEY=VALUE");
+    const std::string key = o.substr(0, eq);
+    if (!values_.count(key)) {
+      std::string msg = "--param '" + o + "': bench '" + bench + "' has no parameter '" + key + "'";
+      const std::string near = nearest_spelling(key, names);
+      if (!near.empty()) msg += "; did you mean '" + near + "'?";
+      msg += names.empty() ? " (it takes no parameters)" : " (valid: " + join(names) + ")";
+      throw UsageError(msg);
+    }
+    values_[key] = o.substr(eq + 1);
+  }
+}
+
+const std::string& BenchParams::str(const std::string& key) const {
+  return values_.at(key);
+}
+
+long long BenchParams::integer(const std::string& key) const {
+  const std::string& v = str(key);
+  size_t pos = 0;
+  long long x = 0;
+  try {
+    x = std::stoll(v, &pos);
+  } catch (const std::exception&) {
+    pos = 0;
+  }
+  if (pos != v.size() || v.empty())
+    throw UsageError("--param " + key + "=" + v + ": expected an integer");
+  return x;
+}
+
+double BenchParams::number(const std::string& key) const {
+  const std::string& v = str(key);
+  size_t pos = 0;
+  double x = 0;
+  try {
+    x = std::stod(v, &pos);
+  } catch (const std::exception&) {
+    pos = 0;
+  }
+  if (pos != v.size() || v.empty())
+    throw UsageError("--param " + key + "=" + v + ": expected a number");
+  return x;
+}
+
+nlohmann::json BenchParams::to_json() const {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [k, v] : values_) j[k] = v;
+  return j;
+}
+
+std::string SummaryTable::render() const {
+  std::vector<size_t> w(headers.size());
+  for (size_t i = 0; i < headers.size(); ++i) w[i] = headers[i].size();
+  for (const auto& r : rows)
+    for (size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], r[i].size());
+  std::ostringstream os;
+  if (!title.empty()) os << title << "\n";
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (size_t i = 0; i < w.size(); ++i) {
+      const std::string c = i < cells.size() ? cells[i] : "";
+      os << (i ? "  " : "  ") << std::string(i == 0 ? 0 : w[i] - c.size(), ' ') << c
+         << std::string(i == 0 ? w[i] - c.size() : 0, ' ');
+    }
+    os << "\n";
+  };
+  line(headers);
+  size_t total = 0;
+  for (size_t x : w) total += x + 2;
+  os << "  " << std::string(total - 2, '-') << "\n";
+  for (const auto& r : rows) line(r);
+  return os.str();
+}
+
+void BenchRegistry::add(std::unique_ptr<Bench> bench) {
+  benches_.push_back(std::move(bench));
+}
+
+Bench& BenchRegistry::find(const std::string& name) const {
+  std::vector<std::string> names;
+  for (const auto& b : benches_) {
+    if (b->name() == name) return *b;
+    names.push_back(b->name());
+  }
+  std::string msg = "unknown bench '" + name + "'";
+  const std::string near = nearest_spelling(name, names);
+  if (!near.empty()) msg += "; did you mean '" + near + "'?";
+  msg += " (see --list-benches)";
+  throw UsageError(msg);
+}
+
+std::vector<const Bench*> BenchRegistry::all() const {
+  std::vector<const Bench*> v;
+  for (const auto& b : benches_) v.push_back(b.get());
+  return v;
+}
+
+std::string fmt(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+}  // namespace kb

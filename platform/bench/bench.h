@@ -1,0 +1,85 @@
+// A bench: a named study that runs on an elaborated Platform and returns
+// metrics, points and a summary table. Benches are registered in a
+// BenchRegistry (later issues add theirs); the CLI is a thin shell over it.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace kb {
+
+class Platform;
+
+struct ParamSpec {
+  std::string name;
+  std::string default_value;
+  std::string description;
+};
+
+// --param values after validation against a bench's ParamSpecs.
+class BenchParams {
+ public:
+  BenchParams() = default;
+  // Applies "key=value" overrides over the specs' defaults. Throws UsageError
+  // for a malformed override or an unknown key (naming the nearest valid one).
+  BenchParams(const std::string& bench, const std::vector<ParamSpec>& specs,
+              const std::vector<std::string>& overrides);
+  const std::string& str(const std::string& key) const;
+  long long integer(const std::string& key) const;  // UsageError when not an integer
+  double number(const std::string& key) const;      // UsageError when not a number
+  nlohmann::json to_json() const;
+
+ private:
+  std::string bench_;
+  std::map<std::string, std::string> values_;
+};
+
+struct SummaryTable {
+  std::string title;
+  std::vector<std::string> headers;
+  std::vector<std::vector<std::string>> rows;
+  std::string render() const;
+};
+
+struct BenchResult {
+  nlohmann::json metrics = nlohmann::json::object();
+  nlohmann::json points = nlohmann::json::array();
+  std::vector<SummaryTable> tables;
+};
+
+struct BenchContext {
+  Platform& platform;
+  const BenchParams& params;
+  bool data_mode = false;
+};
+
+class Bench {
+ public:
+  virtual ~Bench() = default;
+  virtual std::string name() const = 0;
+  virtual std::string description() const = 0;
+  virtual std::vector<ParamSpec> params() const { return {}; }
+  virtual BenchResult run(BenchContext& ctx) = 0;
+};
+
+class BenchRegistry {
+ public:
+  // The registry with every bench the product ships.
+  static BenchRegistry with_builtin_benches();
+
+  void add(std::unique_ptr<Bench> bench);
+  // Throws UsageError naming the nearest registered bench.
+  Bench& find(const std::string& name) const;
+  std::vector<const Bench*> all() const;
+
+ private:
+  std::vector<std::unique_ptr<Bench>> benches_;
+};
+
+// Number formatting for tables (fixed, `digits` decimals).
+std::string fmt(double v, int digits = 1);
+
+}  // namespace kb

@@ -1,0 +1,241 @@
+#include "platform/bench/probe_bench.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "models/common/errors.h"
+#include "models/dma/pe_dma.h"
+#include "models/link/link.h"
+#include "platform/fabric/cube_grid.h"
+#include "platform/fabric/pe.h"
+#include "platform/fabric/sip.h"
+#include "platform/fabric/system.h"
+#include "platform/platform.h"
+
+namespace kb {
+
+namespace {
+
+struct HopClass {
+  std::string name;
+  uint64_t src, dst;  // addresses of the 0-offset element
+  bool into_pe;       // data lands in the initiator's TCM (a read)
+};
+
+double memory_bandwidth(const TopologyConfig& c, Space s) {
+  switch (s) {
+    case Space::kHbm:
+      return c.pe_hbm_bandwidth_gbps();
+    case Space::kTcm:
+      return c.pe.tcm.bandwidth_gbps;
+    case Space::kSram:
+      return c.cube.sram.bandwidth_gbps;
+    case Space::kHost:
+      return c.host.memory_bandwidth_gbps;
+  }
+  return 0;
+}
+
+struct PathFigures {
+  double bottleneck_gbps;
+  unsigned hops;
+};
+
+// The narrowest edge the data crosses: both memories and every link in the
+// direction the payload travels (responses of a read travel the reverse links).
+PathFigures data_path(const Platform& p, const PeId& from, const DmaTransfer& t, bool read) {
+  const uint64_t remote = read ? t.src : t.dst;
+  const FabricPath path = p.route(from, remote);
+  double bw = std::min(memory_bandwidth(p.config(), decode_address(t.src)->space),
+                       memory_bandwidth(p.config(), decode_address(t.dst)->space));
+  for (const Link* l : path.links) {
+    const Link* carrier = read ? l->reverse() : l;
+    bw = std::min(bw, carrier->effective_bandwidth_gbps());
+  }
+  return {bw, static_cast<unsigned>(path.links.size())};
+}
+
+struct Outcome {
+  double makespan_ns = 0;
+  std::vector<DmaResult> results;
+};
+
+// Submits every (pe, transfer) at the same instant on an idle platform and
+// runs until the fabric drains.
+Outcome run_together(Platform& p, const std::vector<std::pair<PeId, DmaTransfer>>& jobs) {
+  Outcome out;
+  out.results.resize(jobs.size());
+  std::vector<bool> done(jobs.size(), false);
+  const double t0 = p.now_ns();
+  for (size_t i = 0; i < jobs.size(); ++i)
+    p.pe(jobs[i].first).dma.submit(jobs[i].second, [&, i](const DmaTransfer&, const DmaResult& r) {
+      out.results[i] = r;
+      done[i] = true;
+    });
+  p.run();
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (!done[i])
+      throw SimulationError("probe: DMA command #" + std::to_string(jobs[i].second.cmd_id) +
+                            " did not complete (the fabric went idle first)");
+    out.makespan_ns = std::max(out.makespan_ns, out.results[i].finished_ns - t0);
+  }
+  return out;
+}
+
+std::vector<HopClass> hop_classes(Platform& p) {
+  const auto& c = p.config();
+  const AddressMap& m = p.address_map();
+  std::vector<HopClass> v;
+  const uint64_t own_tcm = m.tcm(0, 0, 0);
+  v.push_back({"local_hbm", m.hbm(0, 0, 0), own_tcm, true});
+  if (c.cube.pes > 1) v.push_back({"same_cube_hbm", m.hbm(0, 0, 1), own_tcm, true});
+  const CubeGrid& grid = p.system().sip(0).grid();
+  if (grid.size() > 1) {
+    unsigned near = 0, far = 0, near_h = ~0u, far_h = 0;
+    for (unsigned k = 1; k < grid.size(); ++k) {
+      const unsigned h = grid.hops(0, k);
+      if (h < near_h) near_h = h, near = k;
+      if (h >= far_h) far_h = h, far = k;
+    }
+    v.push_back({"neighbor_cube_hbm", m.hbm(0, near, 0), own_tcm, true});
+    v.push_back({"far_cube_hbm", m.hbm(0, far, 0), own_tcm, true});
+  }
+  if (c.system.n_sips > 1) v.push_back({"other_sip_hbm", m.hbm(1, 0, 0), own_tcm, true});
+  v.push_back({"h2d", m.host(0), own_tcm, true});
+  v.push_back({"d2h", own_tcm, m.host(0), false});
+  return v;
+}
+
+}  // namespace
+
+std::vector<ParamSpec> ProbeBench::params() const {
+  return {{"sizes", "32768,1048576", "transfer sizes in bytes, comma-separated"},
+          {"contention", "1", "1 = also run the pseudo-channel contention points"}};
+}
+
+BenchResult ProbeBench::run(BenchContext& ctx) {
+  Platform& p = ctx.platform;
+  const auto& cfg = p.config();
+  BenchResult res;
+  std::vector<uint64_t> sizes;
+  {
+    std::stringstream ss(ctx.params.str("sizes"));
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      char* end = nullptr;
+      const unsigned long long v = std::strtoull(item.c_str(), &end, 10);
+      if (item.empty() || *end != '\0' || v == 0)
+        throw UsageError("--param sizes=" + ctx.params.str("sizes") +
+                         ": expected positive integers separated by commas");
+      if (v > cfg.pe.tcm.size_bytes)
+        throw UsageError("--param sizes: " + item + " bytes does not fit the " +
+                         std::to_string(cfg.pe.tcm.size_bytes) + "-byte TCM");
+      sizes.push_back(v);
+    }
+  }
+  const PeId origin{0, 0, 0};
+  uint64_t cmd = 1;
+  SummaryTable table{
+      "probe: one DMA alone on an idle platform, from sip0.cube0.pe0",
+      {"hop_class", "bytes", "hops", "latency_ns", "GB/s", "bottleneck GB/s", "of bottleneck"},
+      {}};
+  std::map<std::string, std::map<uint64_t, double>> lat, bw_ratio;
+  for (const HopClass& hc : hop_classes(p)) {
+    for (uint64_t bytes : sizes) {
+      DmaTransfer t = DmaTransfer::contiguous(hc.src, hc.dst, bytes, cmd++);
+      const Outcome o = run_together(p, {{origin, t}});
+      const double latency = o.results[0].finished_ns - o.results[0].submitted_ns;
+      const PathFigures f = data_path(p, origin, t, hc.into_pe);
+      const double gbps = static_cast<double>(bytes) / latency;
+      res.points.push_back({{"hop_class", hc.name},
+                            {"bytes", bytes},
+                            {"latency_ns", latency},
+                            {"bandwidth_gbps", gbps},
+                            {"bottleneck_gbps", f.bottleneck_gbps},
+                            {"hops", f.hops}});
+      lat[hc.name][bytes] = latency;
+      bw_ratio[hc.name][bytes] = gbps / f.bottleneck_gbps;
+      table.rows.push_back({hc.name, std::to_string(bytes), std::to_string(f.hops), fmt(latency, 1),
+                            fmt(gbps, 1), fmt(f.bottleneck_gbps, 1),
+                            fmt(100.0 * gbps / f.bottleneck_gbps, 1) + "%"});
+    }
+  }
+  res.tables.push_back(table);
+
+  // Invariants, evaluated on the simulated figures.
+  nlohmann::json inv = nlohmann::json::object();
+  const std::vector<std::string> order = {"local_hbm", "same_cube_hbm", "neighbor_cube_hbm",
+                                          "far_cube_hbm"};
+  bool monotonic = true;
+  for (uint64_t bytes : sizes) {
+    double prev = -1;
+    for (const auto& h : order) {
+      if (!lat.count(h)) continue;
+      if (lat[h][bytes] <= prev) monotonic = false;
+      prev = lat[h][bytes];
+    }
+  }
+  inv["latency_grows_with_hop_class"] = monotonic;
+  bool d2h_ge = true;
+  for (uint64_t bytes : sizes) d2h_ge = d2h_ge && lat["d2h"][bytes] >= lat["h2d"][bytes];
+  inv["d2h_not_faster_than_h2d"] = d2h_ge;
+  if (lat.count("far_cube_hbm")) {
+    bool best_lt_worst = true;
+    for (uint64_t bytes : sizes)
+      best_lt_worst = best_lt_worst && lat["neighbor_cube_hbm"][bytes] < lat["far_cube_hbm"][bytes];
+    inv["best_cross_cube_faster_than_worst"] = best_lt_worst;
+  }
+  const uint64_t largest = *std::max_element(sizes.begin(), sizes.end());
+  double worst_ratio = 1e9;
+  for (auto& [h, m] : bw_ratio) worst_ratio = std::min(worst_ratio, m[largest]);
+  inv["largest_size_min_fraction_of_bottleneck"] = worst_ratio;
+  res.metrics["invariants"] = inv;
+  res.metrics["local_hbm_32KiB_latency_ns"] =
+      lat["local_hbm"].count(32768) ? lat["local_hbm"][32768] : 0.0;
+
+  if (ctx.params.integer("contention") != 0) {
+    SummaryTable ct{"probe: N PEs of cube 0 reading 32 KiB each on one pseudo-channel",
+                    {"pattern", "readers", "makespan_ns", "one_reader_ns", "ratio"},
+                    {}};
+    const uint64_t il = cfg.pe.hbm.interleave_bytes;
+    const uint64_t stride = il * cfg.pe.hbm.num_pcs;  // consecutive rows stay on one PC
+    const uint32_t rows = static_cast<uint32_t>(std::max<uint64_t>(1, 32768 / il));
+    const AddressMap& m = p.address_map();
+    auto pattern = [&](const std::string& kind, unsigned reader) {
+      const unsigned target = kind == "same_pc" ? 0 : (reader + 1) % cfg.cube.pes;
+      DmaTransfer t;
+      // Readers of one PC use disjoint rows: reader r starts r * rows strides in.
+      t.src = m.hbm(0, 0, target, uint64_t{reader} * rows * stride);
+      t.dst = m.tcm(0, 0, reader);
+      t.row_bytes = il;
+      t.rows = rows;
+      t.src_stride = stride;
+      t.cmd_id = cmd++;
+      return t;
+    };
+    nlohmann::json cont = nlohmann::json::array();
+    for (const std::string kind : {"same_pc", "different_pc"}) {
+      if (kind == "different_pc" && cfg.cube.pes < 2) continue;
+      const double single = run_together(p, {{PeId{0, 0, 0}, pattern(kind, 0)}}).makespan_ns;
+      for (unsigned n : {2u, 4u, 8u}) {
+        if (n > cfg.cube.pes) continue;
+        std::vector<std::pair<PeId, DmaTransfer>> jobs;
+        for (unsigned r = 0; r < n; ++r) jobs.push_back({PeId{0, 0, r}, pattern(kind, r)});
+        const double span = run_together(p, jobs).makespan_ns;
+        cont.push_back({{"pattern", kind},
+                        {"readers", n},
+                        {"bytes_per_reader", uint64_t{rows} * il},
+                        {"makespan_ns", span},
+                        {"one_reader_ns", single},
+                        {"ratio", span / single}});
+        ct.rows.push_back(
+            {kind, std::to_string(n), fmt(span, 1), fmt(single, 1), fmt(span / single, 2)});
+      }
+    }
+    res.metrics["contention"] = cont;
+    res.tables.push_back(ct);
+  }
+  return res;
+}
+
+}  // namespace kb

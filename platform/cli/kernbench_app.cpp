@@ -1,0 +1,192 @@
+#include "platform/cli/kernbench_app.h"
+
+#include <sys/stat.h>
+
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <systemc>
+#include <vector>
+
+#include "models/common/errors.h"
+#include "platform/bench/bench.h"
+#include "platform/config/topology_loader.h"
+#include "platform/platform.h"
+#include "platform/runtime/report_policy.h"
+#include "platform/runtime/result_writer.h"
+#include "platform/runtime/vcd_tracer.h"
+
+namespace po = boost::program_options;
+
+namespace kb {
+namespace {
+
+constexpr int kExitOk = 0, kExitInternal = 1, kExitUsage = 2, kExitSimulation = 3;
+
+struct Options {
+  bool help = false, list_benches = false, check_topology = false, describe_topology = false;
+  bool quiet = false, data = false;
+  std::string topology, bench = "milestone", json, out, vcd;
+  std::vector<std::string> sets, params, vcd_scopes;
+};
+
+po::options_description make_options(Options& o) {
+  po::options_description d("kernbench options");
+  d.add_options()("help,h", po::bool_switch(&o.help), "print this help and exit")(
+      "list-benches", po::bool_switch(&o.list_benches), "list the benches and their parameters")(
+      "topology,t", po::value(&o.topology)->value_name("FILE"),
+      "topology YAML (default: the embedded ahbm_1sip.yaml)")(
+      "set,s", po::value(&o.sets)->value_name("KEY=VALUE")->composing(),
+      "override one topology knob, e.g. --set sip.cube_link.bandwidth_gbps=64 (repeatable)")(
+      "describe-topology", po::bool_switch(&o.describe_topology),
+      "print every topology knob with its default and description")(
+      "check-topology", po::bool_switch(&o.check_topology),
+      "validate the topology, print SIPs, cubes, PEs, links and bandwidths, and exit")(
+      "bench,b", po::value(&o.bench)->value_name("NAME"),
+      "bench to run (default: milestone, the default study)")(
+      "param,p", po::value(&o.params)->value_name("KEY=VALUE")->composing(),
+      "bench parameter (repeatable); see --list-benches")(
+      "data", po::bool_switch(&o.data), "data mode: memories hold real bytes (timing unchanged)")(
+      "json", po::value(&o.json)->value_name("FILE"), "write the JSON result to FILE")(
+      "out", po::value(&o.out)->value_name("DIR"),
+      "output directory: the JSON result goes to DIR/<bench>.json unless --json is given")(
+      "vcd", po::value(&o.vcd)->value_name("FILE"), "write a VCD waveform of the scoped modules")(
+      "vcd-scope", po::value(&o.vcd_scopes)->value_name("PATH")->composing(),
+      "glob on hierarchical names to trace (repeatable; default: the first PE and its cube)")(
+      "quiet,q", po::bool_switch(&o.quiet), "print only errors");
+  return d;
+}
+
+std::string list_benches(const BenchRegistry& reg) {
+  std::string s;
+  for (const Bench* b : reg.all()) {
+    s += b->name() + "\n    " + b->description() + "\n";
+    for (const auto& p : b->params())
+      s += "    --param " + p.name + "=" + p.default_value + "    " + p.description + "\n";
+  }
+  return s;
+}
+
+bool ensure_dir(const std::string& dir) {
+  struct stat st {};
+  if (stat(dir.c_str(), &st) == 0) return S_ISDIR(st.st_mode);
+  return mkdir(dir.c_str(), 0755) == 0;
+}
+
+int run(int argc, char* argv[]) {
+  Options o;
+  po::options_description desc = make_options(o);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(std::string(e.what()) + " (see --help)");
+  }
+  if (o.help) {
+    std::cout << "kernbench: SystemC/TLM-2.0 virtual platform of the AHBM accelerator\n\n"
+              << "usage: kernbench [--topology FILE] [--set KEY=VALUE]... [--bench NAME]"
+                 " [--param KEY=VALUE]... [--json FILE]\n\n"
+              << desc
+              << "\nexit codes: 0 success, 2 usage or configuration error, 3 simulation fault,"
+                 " 1 internal error\n";
+    return kExitOk;
+  }
+  const BenchRegistry registry = BenchRegistry::with_builtin_benches();
+  if (o.list_benches) {
+    std::cout << list_benches(registry);
+    return kExitOk;
+  }
+  if (o.describe_topology) {
+    std::cout << describe_topology_knobs();
+    return kExitOk;
+  }
+  install_report_policy({}, o.quiet);
+  const TopologyConfig cfg =
+      o.topology.empty() ? load_default_topology(o.sets) : load_topology_file(o.topology, o.sets);
+  Bench* bench = nullptr;
+  std::optional<BenchParams> params;
+  if (!o.check_topology) {
+    bench = &registry.find(o.bench);
+    params.emplace(bench->name(), bench->params(), o.params);
+  } else if (!o.params.empty()) {
+    throw UsageError("--param needs a bench; --check-topology runs none");
+  }
+  std::string json_path = o.json;
+  if (!o.out.empty()) {
+    if (!ensure_dir(o.out)) throw UsageError("--out " + o.out + ": cannot create directory");
+    if (json_path.empty() && bench) json_path = o.out + "/" + bench->name() + ".json";
+  }
+
+  Platform platform(cfg);
+  if (o.check_topology) {
+    std::cout << platform.describe();
+    return kExitOk;
+  }
+  platform.set_data_mode(o.data);
+  std::unique_ptr<VcdTracer> vcd;
+  if (!o.vcd.empty())
+    vcd = std::make_unique<VcdTracer>(o.vcd,
+                                      o.vcd_scopes.empty() ? default_vcd_scopes() : o.vcd_scopes);
+
+  BenchContext ctx{platform, *params, o.data};
+  const auto t0 = std::chrono::steady_clock::now();
+  BenchResult result = bench->run(ctx);
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  nlohmann::json j;
+  j["bench"] = bench->name();
+  j["topology"] = {{"name", cfg.name}, {"source", cfg.source}, {"overrides", o.sets}};
+  j["params"] = params->to_json();
+  j["data_mode"] = o.data;
+  j["sim_time_ns"] = platform.now_ns();
+  j["wall_s"] = wall_s;
+  j["metrics"] = result.metrics;
+  j["points"] = result.points;
+  j["stats"] = platform.stats();
+
+  if (!o.quiet) {
+    for (const auto& t : result.tables) std::cout << t.render() << "\n";
+    std::cout << "simulated " << fmt(platform.now_ns(), 1) << " ns in " << fmt(wall_s, 3)
+              << " s wall (" << cfg.name << ")\n";
+  }
+  if (vcd) {
+    vcd->finish();
+    if (!o.quiet) std::cout << "wrote " << o.vcd << "\n";
+  }
+  if (!json_path.empty()) {
+    write_json_atomically(json_path, j);
+    if (!o.quiet) std::cout << "wrote " << json_path << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int kernbench_main(int argc, char* argv[]) {
+  set_time_resolution();
+  try {
+    return run(argc, argv);
+  } catch (const UsageError& e) {
+    std::cerr << "kernbench: error: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const ConfigError& e) {
+    std::cerr << "kernbench: configuration error: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const SimulationError& e) {
+    std::cerr << "kernbench: simulation fault: " << e.what() << "\n";
+    return kExitSimulation;
+  } catch (const sc_core::sc_report& e) {
+    std::cerr << "kernbench: simulation fault: " << e.get_msg_type() << ": " << e.get_msg() << "\n";
+    return kExitSimulation;
+  } catch (const std::exception& e) {
+    std::cerr << "kernbench: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}
+
+}  // namespace kb

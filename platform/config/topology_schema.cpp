@@ -1,0 +1,581 @@
+#include "platform/config/topology_schema.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+namespace kb {
+
+namespace {
+
+constexpr uint64_t kUnsignedMax = std::numeric_limits<unsigned>::max();
+constexpr uint64_t kRegionMax = uint64_t{1} << 40;  // addr_bits::kMaxRegionBytes
+constexpr const char* kRegionNote = "the address map's region limit";
+
+// ---------------------------------------------------------------------------
+// The schema as data.
+
+// One field of a sub-schema (a block of knobs reused at several paths).
+struct Field {
+  const char* name;
+  KnobType type;
+  Bound bound;
+  const char* description;
+  uint64_t max = 0;
+  const char* max_note = "";
+};
+
+// A link direction: FIFO serialiser + propagation latency, packetised.
+const std::vector<Field>& link_block() {
+  static const std::vector<Field> fields = {
+      {"bandwidth_gbps", KnobType::kDouble, Bound::kPositive,
+       "serialisation bandwidth per direction, GB/s (= B/ns)"},
+      {"latency_ns", KnobType::kDouble, Bound::kNonNegative,
+       "propagation latency after serialisation, ns"},
+      {"packet_bytes", KnobType::kSize, Bound::kAtLeastOne,
+       "max payload per packet (transfers are split into packets)"},
+      {"header_bytes", KnobType::kSize, Bound::kNone, "wire overhead per packet, bytes"},
+  };
+  return fields;
+}
+
+// A memory with one port: capacity, bandwidth, access latency.
+const std::vector<Field>& memory_block() {
+  static const std::vector<Field> fields = {
+      {"size_bytes", KnobType::kSize, Bound::kAtLeastOne, "capacity", kRegionMax, kRegionNote},
+      {"bandwidth_gbps", KnobType::kDouble, Bound::kPositive, "port bandwidth, GB/s (= B/ns)"},
+      {"latency_ns", KnobType::kDouble, Bound::kNonNegative, "access latency, ns"},
+  };
+  return fields;
+}
+
+class SchemaBuilder {
+ public:
+  void add(const std::string& path, KnobType type, const std::string& default_text, Bound bound,
+           const std::string& description, uint64_t max = 0, const std::string& max_note = "") {
+    Knob k;
+    k.path = path;
+    k.type = type;
+    k.default_text = default_text;
+    k.description = description;
+    k.bound = bound;
+    k.max = max;
+    k.max_note = max_note;
+    knobs_.push_back(std::move(k));
+  }
+
+  void add_enum(const std::string& path, std::vector<std::string> allowed,
+                const std::string& default_text, const std::string& description) {
+    add(path, KnobType::kEnum, default_text, Bound::kNone, description);
+    knobs_.back().allowed = std::move(allowed);
+  }
+
+  // Instantiates a sub-schema under `prefix`; `defaults` in field order.
+  void add_block(const std::string& prefix, const std::vector<Field>& fields,
+                 const std::vector<std::string>& defaults, const std::string& what) {
+    if (defaults.size() != fields.size()) {
+      throw std::logic_error("topology schema: block '" + prefix + "' needs " +
+                             std::to_string(fields.size()) + " defaults");
+    }
+    for (size_t i = 0; i < fields.size(); ++i) {
+      const Field& f = fields[i];
+      add(prefix + "." + f.name, f.type, defaults[i], f.bound, what + ": " + f.description, f.max,
+          f.max_note);
+    }
+  }
+
+  std::vector<Knob> take() { return std::move(knobs_); }
+
+ private:
+  std::vector<Knob> knobs_;
+};
+
+std::vector<Knob> build_topology_knobs() {
+  SchemaBuilder b;
+  using T = KnobType;
+  using B = Bound;
+
+  b.add("name", T::kString, "unnamed", B::kNone, "topology name, shown in reports");
+
+  // system
+  b.add("system.n_sips", T::kUint, "1", B::kAtLeastOne, "number of SIPs", 64,
+        "the address map has 6 SIP bits");
+  b.add_enum("system.sip_topology", {"ring", "full"}, "ring",
+             "SIP interconnect: ring (neighbours) or full (all-to-all)");
+  b.add("system.host_sip", T::kUint, "0", B::kNone,
+        "SIP whose I/O hub the host link attaches to (< n_sips)");
+  b.add_block("system.sip_link", link_block(), {"64", "100", "4096", "0"}, "SIP<->SIP link");
+
+  // host
+  b.add("host.memory_bytes", T::kSize, "16GiB", B::kAtLeastOne, "host memory capacity", kRegionMax,
+        kRegionNote);
+  b.add("host.memory_bandwidth_gbps", T::kDouble, "100", B::kPositive,
+        "host memory bandwidth, GB/s");
+  b.add("host.memory_latency_ns", T::kDouble, "80", B::kNonNegative,
+        "host memory access latency, ns");
+  b.add_block("host.h2d", link_block(), {"64", "250", "4096", "0"}, "host->device link");
+  b.add_block("host.d2h", link_block(), {"32", "250", "4096", "0"},
+              "device->host link (never faster than h2d)");
+
+  // sip
+  b.add("sip.cubes_x", T::kUint, "4", B::kAtLeastOne, "cube grid width", 256,
+        "the address map has 8 cube bits");
+  b.add("sip.cubes_y", T::kUint, "4", B::kAtLeastOne, "cube grid height", 256,
+        "the address map has 8 cube bits");
+  b.add_enum("sip.topology", {"mesh", "ring", "torus2d"}, "torus2d",
+             "cube interconnect inside a SIP");
+  b.add("sip.io_cube", T::kUint, "0", B::kNone,
+        "cube (row-major y*cubes_x+x) whose router attaches to the SIP I/O hub");
+  b.add("sip.hub_latency_ns", T::kDouble, "5", B::kNonNegative,
+        "SIP I/O hub latency per traversal, ns");
+  b.add_block("sip.cube_link", link_block(), {"128", "5", "256", "0"}, "cube<->cube link");
+  b.add_block("sip.io_link", link_block(), {"128", "10", "4096", "0"}, "io cube<->SIP hub link");
+
+  // cube
+  b.add("cube.pes", T::kUint, "8", B::kAtLeastOne, "PEs per cube", 64,
+        "the address map has 6 PE bits");
+  b.add("cube.router_latency_ns", T::kDouble, "2", B::kNonNegative,
+        "cube router latency per traversal, ns");
+  b.add_block("cube.pe_link", link_block(), {"256", "2", "256", "0"}, "PE<->cube router link");
+  b.add_block("cube.sram", memory_block(), {"8MiB", "512", "10"}, "cube SRAM (shared by its PEs)");
+
+  // pe
+  b.add("pe.clock_ghz", T::kDouble, "1.0", B::kPositive, "PE clock, GHz (cycles <-> ns)");
+  b.add("pe.xbar_latency_ns", T::kDouble, "0.5", B::kNonNegative,
+        "PE-local crossbar latency per traversal, ns");
+  b.add("pe.hbm.size_bytes", T::kSize, "1GiB", B::kAtLeastOne,
+        "HBM slice: capacity per PE (a multiple of interleave_bytes * num_pcs)", kRegionMax,
+        kRegionNote);
+  b.add("pe.hbm.num_pcs", T::kUint, "2", B::kAtLeastOne, "HBM slice: pseudo-channels");
+  b.add("pe.hbm.pc_bandwidth_gbps", T::kDouble, "128", B::kPositive,
+        "HBM slice: bandwidth per pseudo-channel, GB/s");
+  b.add("pe.hbm.interleave_bytes", T::kSize, "1024", B::kPowerOfTwo,
+        "HBM slice: address interleave across pseudo-channels");
+  b.add("pe.hbm.access_latency_ns", T::kDouble, "5", B::kNonNegative,
+        "HBM slice: pipelined latency after a pseudo-channel's service, ns");
+  b.add("pe.hbm.queue_depth", T::kUint, "64", B::kNone,
+        "HBM slice: request-queue entries per pseudo-channel (0 = unbounded)");
+  b.add_block("pe.tcm", memory_block(), {"1MiB", "512", "1"},
+              "TCM scratchpad (DMA port and FETCH/STORE)");
+  b.add("pe.dma.burst_bytes", T::kSize, "1024", B::kAtLeastOne,
+        "DMA: a transfer is split into bursts of this size");
+  b.add("pe.dma.max_outstanding", T::kUint, "64", B::kAtLeastOne,
+        "DMA: bursts in flight per channel");
+  b.add("pe.dma.setup_ns", T::kDouble, "2", B::kNonNegative,
+        "DMA: setup per transfer, before its first burst, ns");
+  b.add("pe.cost_model.fixed_per_composite_cycles", T::kDouble, "40", B::kNonNegative,
+        "PE_CPU dispatch: fixed cycles per composite command");
+  b.add("pe.cost_model.fixed_per_single_op_cmd_cycles", T::kDouble, "8", B::kNonNegative,
+        "PE_CPU dispatch: fixed cycles per single-op command");
+  b.add("pe.cost_model.per_byte_cycles", T::kDouble, "0.0625", B::kNonNegative,
+        "PE_CPU dispatch: cycles per logical byte of a command");
+  b.add("pe.cost_model.max_composite_logical_bytes", T::kSize, "1024", B::kAtLeastOne,
+        "PE_CPU dispatch: largest composite accepted, logical bytes");
+
+  return b.take();
+}
+
+// ---------------------------------------------------------------------------
+// Value parsing helpers.
+
+std::string trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool all_digits(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) != 0;
+  });
+}
+
+// Decimal digits -> uint64; false on overflow.
+bool to_u64(const std::string& digits, uint64_t* out) {
+  uint64_t v = 0;
+  for (char c : digits) {
+    const uint64_t d = static_cast<uint64_t>(c - '0');
+    if (v > (std::numeric_limits<uint64_t>::max() - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  *out = v;
+  return true;
+}
+
+std::string quoted(const std::string& s) {
+  return "'" + s + "'";
+}
+
+// The smallest value the knob's bound allows, for "must be >= N" messages.
+const char* lower_bound_text(Bound b) {
+  switch (b) {
+    case Bound::kPositive:
+    case Bound::kAtLeastOne:
+    case Bound::kPowerOfTwo:
+      return ">= 1";
+    default:
+      return ">= 0";
+  }
+}
+
+bool parse_uint(const Knob& knob, const std::string& text, uint64_t* out, std::string* error) {
+  if (text.size() > 1 && text[0] == '-' && all_digits(text.substr(1))) {
+    *error = std::string("must be ") + lower_bound_text(knob.bound) + ", got " + text;
+    return false;
+  }
+  const std::string digits = (!text.empty() && text[0] == '+') ? text.substr(1) : text;
+  if (!all_digits(digits)) {
+    *error = "expected a non-negative integer, got " + quoted(text);
+    return false;
+  }
+  if (!to_u64(digits, out) || *out > kUnsignedMax) {
+    *error = "must be <= " + std::to_string(kUnsignedMax) + ", got " + text;
+    return false;
+  }
+  return true;
+}
+
+bool parse_size(const Knob& knob, const std::string& text, uint64_t* out, std::string* error) {
+  size_t i = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+  const std::string number = text.substr(0, i);
+  const std::string unit = trim(text.substr(i));
+  const std::string expected =
+      "expected a size: an integer number of bytes, optionally with a binary unit (B, KiB, "
+      "MiB, GiB, TiB) as in 32KiB or \"1 MiB\"; got " +
+      quoted(text);
+  if (number.empty()) {
+    *error = (!text.empty() && text[0] == '-')
+                 ? std::string("must be ") + lower_bound_text(knob.bound) + ", got " + text
+                 : expected;
+    return false;
+  }
+  static const std::vector<std::pair<std::string, int>> kBinary = {
+      {"", 0}, {"b", 0}, {"kib", 10}, {"mib", 20}, {"gib", 30}, {"tib", 40}};
+  static const std::vector<std::pair<std::string, std::string>> kDecimal = {
+      {"k", "KiB"}, {"kb", "KiB"}, {"m", "MiB"},  {"mb", "MiB"}, {"g", "GiB"},  {"gb", "GiB"},
+      {"t", "TiB"}, {"tb", "TiB"}, {"ki", "KiB"}, {"mi", "MiB"}, {"gi", "GiB"}, {"ti", "TiB"}};
+  const std::string u = lower(unit);
+  for (const auto& d : kDecimal) {
+    if (u == d.first) {
+      *error = "sizes are binary: write " + number + d.second + " instead of " + text +
+               " (units B, KiB, MiB, GiB, TiB)";
+      return false;
+    }
+  }
+  for (const auto& bu : kBinary) {
+    if (u != bu.first) continue;
+    uint64_t n = 0;
+    if (!to_u64(number, &n) || (bu.second > 0 && n > (~uint64_t{0} >> bu.second))) {
+      *error = "size too large, got " + text;
+      return false;
+    }
+    *out = n << bu.second;
+    return true;
+  }
+  *error = expected;
+  return false;
+}
+
+bool parse_double(const std::string& text, double* out, std::string* error) {
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(begin, &end);
+  if (text.empty() || end != begin + text.size() || !std::isfinite(v) || errno == ERANGE ||
+      std::isspace(static_cast<unsigned char>(text[0]))) {
+    *error = "expected a number, got " + quoted(text);
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+bool is_power_of_two(uint64_t v) {
+  return v != 0 && (v & (v - 1)) == 0;
+}
+
+std::string format_max(const Knob& knob) {
+  std::string s = knob.type == KnobType::kSize ? format_size(knob.max) : std::to_string(knob.max);
+  if (!knob.max_note.empty()) s += " (" + knob.max_note + ")";
+  return s;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+
+const char* to_string(KnobType t) {
+  switch (t) {
+    case KnobType::kUint:
+      return "uint";
+    case KnobType::kSize:
+      return "size";
+    case KnobType::kDouble:
+      return "double";
+    case KnobType::kBool:
+      return "bool";
+    case KnobType::kEnum:
+      return "enum";
+    case KnobType::kString:
+      return "string";
+  }
+  return "?";
+}
+
+std::string Knob::leaf() const {
+  const size_t dot = path.rfind('.');
+  return dot == std::string::npos ? path : path.substr(dot + 1);
+}
+
+std::string Knob::section() const {
+  const size_t dot = path.rfind('.');
+  return dot == std::string::npos ? std::string() : path.substr(0, dot);
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t subst = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string format_size(uint64_t bytes) {
+  static const char* kUnits[] = {"TiB", "GiB", "MiB", "KiB"};
+  static const int kShifts[] = {40, 30, 20, 10};
+  for (int i = 0; i < 4; ++i) {
+    const uint64_t unit = uint64_t{1} << kShifts[i];
+    if (bytes != 0 && bytes % unit == 0) return std::to_string(bytes / unit) + kUnits[i];
+  }
+  return std::to_string(bytes) + "B";
+}
+
+TopologySchema::TopologySchema(std::vector<Knob> knobs) : knobs_(std::move(knobs)) {
+  children_[""];  // the root always exists
+  for (size_t i = 0; i < knobs_.size(); ++i) {
+    const Knob& k = knobs_[i];
+    if (!knob_index_.emplace(k.path, i).second) {
+      throw std::logic_error("topology schema: duplicate knob '" + k.path + "'");
+    }
+    // Register the knob's leaf and every enclosing section with its parent.
+    std::string child = k.path;
+    while (true) {
+      const size_t dot = child.rfind('.');
+      const std::string parent = dot == std::string::npos ? "" : child.substr(0, dot);
+      const std::string key = dot == std::string::npos ? child : child.substr(dot + 1);
+      std::vector<std::string>& keys = children_[parent];
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+      if (parent.empty()) break;
+      child = parent;
+    }
+  }
+  for (const Knob& k : knobs_) {
+    if (children_.count(k.path)) {
+      throw std::logic_error("topology schema: '" + k.path + "' is both a knob and a section");
+    }
+    KnobValue v;
+    std::string error;
+    if (!parse_value(k, k.default_text, &v, &error)) {
+      throw std::logic_error("topology schema: default of '" + k.path + "': " + error);
+    }
+  }
+}
+
+const Knob* TopologySchema::find_knob(const std::string& path) const {
+  const auto it = knob_index_.find(path);
+  return it == knob_index_.end() ? nullptr : &knobs_[it->second];
+}
+
+bool TopologySchema::is_section(const std::string& path) const {
+  return children_.count(path) != 0;
+}
+
+const std::vector<std::string>& TopologySchema::children(const std::string& section) const {
+  static const std::vector<std::string> kNone;
+  const auto it = children_.find(section);
+  return it == children_.end() ? kNone : it->second;
+}
+
+std::string TopologySchema::suggest_child(const std::string& section,
+                                          const std::string& key) const {
+  std::string best;
+  size_t best_d = std::numeric_limits<size_t>::max();
+  for (const std::string& c : children(section)) {
+    const size_t d = edit_distance(lower(key), lower(c));
+    const size_t limit = std::max<size_t>(1, std::max(key.size(), c.size()) / 3);
+    if (d <= limit && d < best_d) {
+      best = c;
+      best_d = d;
+    }
+  }
+  return best;
+}
+
+std::vector<std::string> TopologySchema::suggest_knob_paths(const std::string& path) const {
+  std::vector<std::string> best;
+  // 1. Knob paths that end with the given path ("cube_link.bandwidth_gbps").
+  if (path.find('.') != std::string::npos) {
+    for (const Knob& k : knobs_) {
+      const std::string tail = "." + lower(path);
+      const std::string kp = lower(k.path);
+      if (kp.size() > tail.size() && kp.compare(kp.size() - tail.size(), tail.size(), tail) == 0) {
+        best.push_back(k.path);
+      }
+    }
+    if (!best.empty()) return best;
+  }
+  // 2. A full path within a few edits.
+  size_t best_d = std::numeric_limits<size_t>::max();
+  for (const Knob& k : knobs_) {
+    const size_t d = edit_distance(lower(path), lower(k.path));
+    const size_t limit = std::max<size_t>(2, std::max(path.size(), k.path.size()) / 5);
+    if (d > limit || d > best_d) continue;
+    if (d < best_d) best.clear();
+    best_d = d;
+    best.push_back(k.path);
+  }
+  if (!best.empty()) return best;
+  // 3. Knobs whose leaf is (close to) the path's last segment.
+  const size_t dot = path.rfind('.');
+  const std::string leaf = lower(dot == std::string::npos ? path : path.substr(dot + 1));
+  for (const Knob& k : knobs_) {
+    const std::string kl = lower(k.leaf());
+    const size_t d = edit_distance(leaf, kl);
+    const size_t limit = std::max<size_t>(1, std::max(leaf.size(), kl.size()) / 3);
+    if (d > limit || d > best_d) continue;
+    if (d < best_d) best.clear();
+    best_d = d;
+    best.push_back(k.path);
+  }
+  return best;
+}
+
+bool TopologySchema::parse_value(const Knob& knob, const std::string& raw, KnobValue* out,
+                                 std::string* error) const {
+  const std::string text = trim(raw);
+  out->text = text;
+  switch (knob.type) {
+    case KnobType::kString:
+      out->text = raw;
+      return true;
+
+    case KnobType::kEnum:
+      if (std::find(knob.allowed.begin(), knob.allowed.end(), text) != knob.allowed.end()) {
+        return true;
+      } else {
+        std::string list;
+        for (const std::string& a : knob.allowed) list += (list.empty() ? "" : ", ") + a;
+        *error = "must be one of " + list + "; got " + quoted(text);
+        return false;
+      }
+
+    case KnobType::kBool: {
+      const std::string t = lower(text);
+      if (t == "true" || t == "yes" || t == "on") {
+        out->b = true;
+      } else if (t == "false" || t == "no" || t == "off") {
+        out->b = false;
+      } else {
+        *error = "expected true or false, got " + quoted(text);
+        return false;
+      }
+      return true;
+    }
+
+    case KnobType::kDouble: {
+      if (!parse_double(text, &out->d, error)) return false;
+      const double v = out->d;
+      const bool ok = knob.bound == Bound::kPositive      ? v > 0
+                      : knob.bound == Bound::kNonNegative ? v >= 0
+                      : knob.bound == Bound::kAtLeastOne  ? v >= 1
+                                                          : true;
+      if (!ok) {
+        *error = "must be " + describe_constraint(knob) + ", got " + text;
+        return false;
+      }
+      return true;
+    }
+
+    case KnobType::kUint:
+    case KnobType::kSize: {
+      if (knob.type == KnobType::kUint ? !parse_uint(knob, text, &out->u, error)
+                                       : !parse_size(knob, text, &out->u, error)) {
+        return false;
+      }
+      const uint64_t v = out->u;
+      if ((knob.bound == Bound::kPositive || knob.bound == Bound::kAtLeastOne) && v < 1) {
+        *error = "must be >= 1, got " + text;
+        return false;
+      }
+      if (knob.bound == Bound::kPowerOfTwo && !is_power_of_two(v)) {
+        *error = "must be a power of two, got " + text;
+        return false;
+      }
+      if (knob.max != 0 && v > knob.max) {
+        *error = "must be <= " + format_max(knob) + ", got " + text;
+        return false;
+      }
+      out->d = static_cast<double>(v);
+      return true;
+    }
+  }
+  *error = "unsupported knob type";
+  return false;
+}
+
+std::string TopologySchema::describe_constraint(const Knob& knob) {
+  const bool integral = knob.type == KnobType::kUint || knob.type == KnobType::kSize;
+  std::string s;
+  switch (knob.bound) {
+    case Bound::kNone:
+      break;
+    case Bound::kNonNegative:
+      if (!integral) s = ">= 0";
+      break;
+    case Bound::kPositive:
+      s = integral ? ">= 1" : "> 0";
+      break;
+    case Bound::kAtLeastOne:
+      s = ">= 1";
+      break;
+    case Bound::kPowerOfTwo:
+      s = "power of two";
+      break;
+  }
+  if (integral && knob.max != 0) {
+    const std::string m =
+        "<= " + (knob.type == KnobType::kSize ? format_size(knob.max) : std::to_string(knob.max));
+    s = s.empty() ? m : s + ", " + m;
+  }
+  if (knob.type == KnobType::kEnum) {
+    std::string list;
+    for (const std::string& a : knob.allowed) list += (list.empty() ? "" : "|") + a;
+    s = "one of " + list;
+  }
+  return s;
+}
+
+const TopologySchema& topology_schema() {
+  static const TopologySchema schema(build_topology_knobs());
+  return schema;
+}
+
+}  // namespace kb

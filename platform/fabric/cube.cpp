@@ -1,0 +1,62 @@
+#include "platform/fabric/cube.h"
+
+#include <string>
+
+#include "platform/fabric/cube_grid.h"
+
+namespace kb {
+
+Cube::Cube(const sc_core::sc_module_name& name, const TopologyConfig& cfg, const AddressMap& map,
+           unsigned sip, unsigned cube)
+    : sc_core::sc_module(name),
+      router("router", map, cfg.cube.router_latency_ns),
+      sram("sram", cfg.cube.sram.size_bytes, cfg.cube.sram.bandwidth_gbps,
+           cfg.cube.sram.latency_ns),
+      sip_(sip),
+      cube_(cube) {
+  for (unsigned i = 0; i < cfg.cube.pes; ++i) {
+    const std::string pe = "pe" + std::to_string(i);
+    pes_.push_back(
+        std::make_unique<Pe>(pe.c_str(), cfg, map, Location{Space::kHbm, sip, cube, i, 0}));
+    up_.push_back(std::make_unique<Link>((pe + "_to_router").c_str(), cfg.cube.pe_link));
+    down_.push_back(std::make_unique<Link>(("router_to_" + pe).c_str(), cfg.cube.pe_link));
+    up_.back()->set_reverse(down_.back().get());
+    down_.back()->set_reverse(up_.back().get());
+    // PE uplink: xbar port 2 -> link -> router.
+    pes_.back()->xbar.add_port({up_.back().get(), "", &router});
+    pes_.back()->xbar.out.bind(up_.back()->in);
+    up_.back()->out.bind(router.in);
+  }
+  for (unsigned i = 0; i < cfg.cube.pes; ++i) {
+    router.add_port({down_[i].get(), "", &pes_[i]->xbar});
+    router.out.bind(down_[i]->in);
+    down_[i]->out.bind(pes_[i]->xbar.in);
+  }
+  sram_port_ = router.add_port({nullptr, sram.name(), nullptr});
+  router.out.bind(sram.in);
+}
+
+void Cube::connect_neighbor(unsigned neighbor_cube, Link& out_link, const Router& next) {
+  neighbor_port_[neighbor_cube] = router.add_port({&out_link, "", &next});
+  router.out.bind(out_link.in);
+}
+
+void Cube::connect_hub(Link& out_link, const Router& hub) {
+  hub_port_ = static_cast<int>(router.add_port({&out_link, "", &hub}));
+  router.out.bind(out_link.in);
+}
+
+void Cube::finalize_routing(const CubeGrid& grid, unsigned io_cube) {
+  router.set_route_policy([this, &grid, io_cube](const Location& d) -> unsigned {
+    const bool this_sip = d.space != Space::kHost && d.sip == sip_;
+    if (this_sip && d.cube == cube_) {
+      if (d.space == Space::kSram) return sram_port_;
+      return d.pe;  // HBM or TCM of one of this cube's PEs
+    }
+    const unsigned target = this_sip ? d.cube : io_cube;
+    if (target == cube_) return static_cast<unsigned>(hub_port_);  // leave the SIP
+    return neighbor_port_.at(grid.next_hop(cube_, target));
+  });
+}
+
+}  // namespace kb

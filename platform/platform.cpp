@@ -1,0 +1,151 @@
+#include "platform/platform.h"
+
+#include <functional>
+#include <sstream>
+#include <systemc>
+
+#include "models/common/service_queue.h"
+#include "models/common/sim_time.h"
+#include "models/dma/pe_dma.h"
+#include "models/hbm/hbm_ctrl.h"
+#include "models/link/link.h"
+#include "models/memory/memory_target.h"
+#include "models/router/router.h"
+#include "platform/fabric/system.h"
+
+namespace kb {
+
+TopologyShape shape_of(const TopologyConfig& cfg) {
+  TopologyShape s;
+  s.n_sips = cfg.system.n_sips;
+  s.cubes_per_sip = cfg.cubes_per_sip();
+  s.pes_per_cube = cfg.cube.pes;
+  s.hbm_bytes = cfg.pe.hbm.size_bytes;
+  s.tcm_bytes = cfg.pe.tcm.size_bytes;
+  s.sram_bytes = cfg.cube.sram.size_bytes;
+  s.host_bytes = cfg.host.memory_bytes;
+  return s;
+}
+
+Platform::Platform(const TopologyConfig& cfg)
+    : cfg_(cfg), map_(shape_of(cfg)), system_(std::make_unique<System>("system", cfg_, map_)) {}
+
+Platform::~Platform() = default;
+
+Pe& Platform::pe(const PeId& id) {
+  return system_->pe(id.sip, id.cube, id.pe);
+}
+
+namespace {
+
+void for_each_object(const std::function<void(sc_core::sc_object*)>& fn) {
+  std::function<void(sc_core::sc_object*)> walk = [&](sc_core::sc_object* o) {
+    fn(o);
+    for (sc_core::sc_object* c : o->get_child_objects()) walk(c);
+  };
+  for (sc_core::sc_object* o : sc_core::sc_get_top_level_objects()) walk(o);
+}
+
+}  // namespace
+
+void Platform::set_data_mode(bool on) {
+  for_each_object([on](sc_core::sc_object* o) {
+    if (auto* h = dynamic_cast<HbmCtrl*>(o)) h->set_data_mode(on);
+    if (auto* m = dynamic_cast<MemoryTarget*>(o)) m->set_data_mode(on);
+    if (auto* d = dynamic_cast<PeDma*>(o)) d->set_data_mode(on);
+  });
+}
+
+double Platform::run() {
+  sc_core::sc_start();
+  return now_ns();
+}
+
+double Platform::now_ns() const {
+  return to_ns(sc_core::sc_time_stamp());
+}
+
+FabricPath Platform::route(const PeId& from, uint64_t addr) const {
+  FabricPath path;
+  std::string why;
+  auto dest = map_.resolve(addr, 1, &why);
+  if (!dest) throw std::invalid_argument(why);
+  const Router* r = &system_->pe(from.sip, from.cube, from.pe).xbar;
+  for (unsigned guard = 0; guard < 10000; ++guard) {
+    const Router::PortTarget& pt = r->port(r->route(*dest));
+    if (!pt.link) {
+      path.endpoint = pt.endpoint;
+      return path;
+    }
+    path.links.push_back(pt.link);
+    r = pt.next;
+  }
+  throw std::logic_error("routing loop towards " + format_address(addr));
+}
+
+nlohmann::json Platform::stats() const {
+  nlohmann::json out = nlohmann::json::object();
+  const double now = now_ns();
+  auto queue_json = [now](const ServiceQueue& q) {
+    const auto& s = q.stats();
+    nlohmann::json j;
+    j["requests"] = s.requests;
+    j["bytes"] = s.bytes;
+    j["busy_ns"] = to_ns(s.busy_time);
+    j["utilization"] = now > 0 ? to_ns(s.busy_time) / now : 0.0;
+    j["max_queue_depth"] = s.max_depth;
+    return j;
+  };
+  for_each_object([&](sc_core::sc_object* o) {
+    if (auto* q = dynamic_cast<ServiceQueue*>(o)) {
+      if (q->stats().requests > 0) out[q->name()] = queue_json(*q);
+    } else if (auto* d = dynamic_cast<PeDma*>(o)) {
+      for (auto c : {PeDma::Channel::kRead, PeDma::Channel::kWrite}) {
+        const auto& s = d->stats(c);
+        if (s.transfers == 0) continue;
+        nlohmann::json j;
+        j["transfers"] = s.transfers;
+        j["bursts"] = s.bursts;
+        j["bytes"] = s.bytes;
+        j["busy_ns"] = to_ns(s.busy_time);
+        j["max_outstanding"] = s.max_outstanding;
+        out[std::string(d->name()) + "." + PeDma::to_string(c) + "_channel"] = j;
+      }
+    } else if (auto* r = dynamic_cast<Router*>(o)) {
+      if (r->transactions() > 0) out[r->name()] = {{"transactions", r->transactions()}};
+    }
+  });
+  return out;
+}
+
+std::string Platform::describe() const {
+  std::ostringstream os;
+  const auto& c = cfg_;
+  unsigned cube_links = 0, sip_links = 0;
+  for (unsigned s = 0; s < system_->num_sips(); ++s)
+    for (unsigned k = 0; k < system_->sip(s).num_cubes(); ++k)
+      cube_links += static_cast<unsigned>(system_->sip(s).grid().neighbors(k).size());
+  for (unsigned s = 0; s < system_->num_sips(); ++s)
+    sip_links += static_cast<unsigned>(system_->sip_graph().neighbors(s).size());
+  os << "topology " << c.name << " (" << c.source << ")\n"
+     << "  SIPs         " << c.system.n_sips << " (" << to_string(c.system.sip_topology) << "), "
+     << sip_links << " SIP link directions @ " << c.system.sip_link.bandwidth_gbps << " GB/s, "
+     << c.system.sip_link.latency_ns << " ns\n"
+     << "  cubes/SIP    " << c.sip.cubes_x << "x" << c.sip.cubes_y << " "
+     << to_string(c.sip.topology) << ", " << cube_links << " cube link directions @ "
+     << c.sip.cube_link.bandwidth_gbps << " GB/s, " << c.sip.cube_link.latency_ns << " ns, packet "
+     << c.sip.cube_link.packet_bytes << " B\n"
+     << "  PEs          " << c.cube.pes << " per cube, " << c.total_pes() << " in total; PE link "
+     << c.cube.pe_link.bandwidth_gbps << " GB/s\n"
+     << "  PE HBM       " << c.pe.hbm.num_pcs << " PCs x " << c.pe.hbm.pc_bandwidth_gbps
+     << " GB/s = " << c.pe_hbm_bandwidth_gbps() << " GB/s, " << c.pe.hbm.size_bytes << " B per PE\n"
+     << "  PE TCM       " << c.pe.tcm.size_bytes << " B @ " << c.pe.tcm.bandwidth_gbps << " GB/s\n"
+     << "  cube SRAM    " << c.cube.sram.size_bytes << " B @ " << c.cube.sram.bandwidth_gbps
+     << " GB/s\n"
+     << "  host link    H2D " << c.host.h2d.bandwidth_gbps << " GB/s, D2H "
+     << c.host.d2h.bandwidth_gbps << " GB/s, " << c.host.h2d.latency_ns << " ns, on SIP "
+     << c.system.host_sip << "\n";
+  return os.str();
+}
+
+}  // namespace kb

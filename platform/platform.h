@@ -1,0 +1,66 @@
+// The platform as a library: elaborates the module tree of one topology and
+// runs it. One Platform per process (SystemC elaborates once per process);
+// successive experiments on the same hardware are successive run() windows.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "models/common/address_map.h"
+#include "platform/config/topology_config.h"
+
+namespace kb {
+
+class System;
+class Pe;
+class Link;
+
+struct PeId {
+  unsigned sip = 0, cube = 0, pe = 0;
+};
+
+// The route a transaction from a PE to an address takes, as the routers see it.
+struct FabricPath {
+  std::vector<const Link*> links;  // request direction, in order
+  std::string endpoint;            // hierarchical name of the target
+};
+
+class Platform {
+ public:
+  explicit Platform(const TopologyConfig& cfg);
+  ~Platform();
+  Platform(const Platform&) = delete;
+  Platform& operator=(const Platform&) = delete;
+
+  const TopologyConfig& config() const { return cfg_; }
+  const AddressMap& address_map() const { return map_; }
+  System& system() { return *system_; }
+  Pe& pe(const PeId& id);
+
+  // Switches every memory to data mode (real bytes move; timing unchanged).
+  void set_data_mode(bool on);
+
+  // Runs the simulation until no activity is left; returns simulated ns now.
+  double run();
+  double now_ns() const;
+
+  FabricPath route(const PeId& from, uint64_t addr) const;
+
+  // End-of-run statistics per module with any activity, keyed by hierarchical name.
+  nlohmann::json stats() const;
+
+  // A one-screen description: SIPs, cubes, PEs, links and bandwidths.
+  std::string describe() const;
+
+ private:
+  TopologyConfig cfg_;
+  AddressMap map_;
+  std::unique_ptr<System> system_;
+};
+
+TopologyShape shape_of(const TopologyConfig& cfg);
+
+}  // namespace kb

@@ -1,0 +1,14 @@
+// Writing result files so that nothing is left half-written: the content goes
+// to PATH.tmp and is renamed over PATH only once complete.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace kb {
+
+// Throws std::runtime_error naming the path when it cannot be written.
+void write_file_atomically(const std::string& path, const std::string& content);
+void write_json_atomically(const std::string& path, const nlohmann::json& j);
+
+}  // namespace kb

@@ -1,0 +1,76 @@
+#include "platform/runtime/vcd_tracer.h"
+
+#include <fnmatch.h>
+
+#include <cstdio>
+#include <functional>
+#include <systemc>
+
+#include "models/common/service_queue.h"
+#include "models/dma/pe_dma.h"
+
+namespace kb {
+
+std::vector<std::string> default_vcd_scopes() {
+  return {"system.sip0.cube0.pe0",           "system.sip0.cube0.router",
+          "system.sip0.cube0.sram",          "system.sip0.cube0.pe0_to_router",
+          "system.sip0.cube0.router_to_pe0", "system.sip0.cube0_to_*",
+          "system.sip0.cube*_to_cube0"};
+}
+
+bool in_vcd_scope(const std::string& name, const std::vector<std::string>& scopes) {
+  // The name itself, then each ancestor: "a.b.c", "a.b", "a".
+  std::string candidate = name;
+  for (;;) {
+    for (const auto& s : scopes)
+      if (fnmatch(s.c_str(), candidate.c_str(), 0) == 0) return true;
+    const size_t dot = candidate.rfind('.');
+    if (dot == std::string::npos) return false;
+    candidate.resize(dot);
+  }
+}
+
+VcdTracer::VcdTracer(const std::string& path, const std::vector<std::string>& scopes)
+    : path_(path), partial_(path + ".partial") {
+  tf_ = sc_core::sc_create_vcd_trace_file(partial_.c_str());  // appends ".vcd"
+  tf_->set_time_unit(1, sc_core::SC_PS);
+  std::function<void(sc_core::sc_object*)> walk = [&](sc_core::sc_object* o) {
+    const std::string n = o->name();
+    if (in_vcd_scope(n, scopes)) {
+      if (auto* q = dynamic_cast<ServiceQueue*>(o)) {
+        sc_core::sc_trace(tf_, q->busy_flag(), n + ".busy");
+        sc_core::sc_trace(tf_, q->depth_value(), n + ".depth");
+        signals_ += 2;
+      } else if (auto* d = dynamic_cast<PeDma*>(o)) {
+        for (auto c : {PeDma::Channel::kRead, PeDma::Channel::kWrite}) {
+          const std::string ch = n + "." + PeDma::to_string(c) + "_channel";
+          sc_core::sc_trace(tf_, d->busy_flag(c), ch + ".busy");
+          sc_core::sc_trace(tf_, d->outstanding_value(c), ch + ".outstanding");
+          signals_ += 2;
+        }
+      }
+    }
+    for (sc_core::sc_object* c : o->get_child_objects()) walk(c);
+  };
+  for (sc_core::sc_object* o : sc_core::sc_get_top_level_objects()) walk(o);
+}
+
+VcdTracer::~VcdTracer() {
+  if (tf_) abandon();
+}
+
+void VcdTracer::finish() {
+  if (!tf_) return;
+  sc_core::sc_close_vcd_trace_file(tf_);
+  tf_ = nullptr;
+  std::rename((partial_ + ".vcd").c_str(), path_.c_str());
+}
+
+void VcdTracer::abandon() {
+  if (!tf_) return;
+  sc_core::sc_close_vcd_trace_file(tf_);
+  tf_ = nullptr;
+  std::remove((partial_ + ".vcd").c_str());
+}
+
+}  // namespace kb

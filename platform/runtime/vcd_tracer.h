@@ -1,0 +1,48 @@
+// VCD waveforms of the platform's occupancy, limited to a scope.
+//
+// Traced, for every module whose hierarchical name is in scope: each
+// ServiceQueue's busy flag and queue depth (HBM pseudo-channels, link
+// directions' wires, memory ports) and each PE_DMA channel's busy flag and
+// outstanding bursts. Values are written only when they change, with a 1 ps
+// timebase.
+//
+// A scope is a glob (fnmatch) on hierarchical names; a module is in scope when
+// its name or any of its ancestors' names matches one of the patterns. The
+// default scope is the first PE and its cube's router, SRAM, PE links and
+// cube links.
+//
+// The file is written as PATH.partial and renamed to PATH by finish(), so an
+// aborted run leaves no half-written VCD behind (abandon() removes it).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace sc_core {
+class sc_trace_file;
+}
+
+namespace kb {
+
+std::vector<std::string> default_vcd_scopes();
+bool in_vcd_scope(const std::string& name, const std::vector<std::string>& scopes);
+
+class VcdTracer {
+ public:
+  // Must be called after elaboration and before the first sc_start().
+  VcdTracer(const std::string& path, const std::vector<std::string>& scopes);
+  ~VcdTracer();
+  VcdTracer(const VcdTracer&) = delete;
+  VcdTracer& operator=(const VcdTracer&) = delete;
+
+  unsigned traced_signals() const { return signals_; }
+  void finish();   // close and move into place
+  void abandon();  // close and delete
+
+ private:
+  std::string path_, partial_;
+  sc_core::sc_trace_file* tf_ = nullptr;
+  unsigned signals_ = 0;
+};
+
+}  // namespace kb
