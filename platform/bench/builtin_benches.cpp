@@ -1,5 +1,6 @@
 // The benches the product ships. Later capabilities register theirs here.
 #include "platform/bench/bench.h"
+#include "platform/bench/dma_bench.h"
 #include "platform/bench/milestone_bench.h"
 #include "platform/bench/probe_bench.h"
 
@@ -8,6 +9,7 @@ namespace kb {
 BenchRegistry BenchRegistry::with_builtin_benches() {
   BenchRegistry r;
   r.add(std::make_unique<ProbeBench>());
+  r.add(std::make_unique<DmaBench>());
   r.add(std::make_unique<MilestoneBench>());
   return r;
 }
