@@ -50,7 +50,7 @@ long long BenchParams::integer(const std::string& key) const {
   size_t pos = 0;
   long long x = 0;
   try {
-    x = std::stoll(v, &pos);
+    x = std::stoll(v, &pos, 0);  // decimal, or 0x-hex
   } catch (const std::exception&) {
     pos = 0;
   }

@@ -20,7 +20,8 @@ std::string format_report(const sc_core::sc_report& rep) {
 void handler(const sc_core::sc_report& rep, const sc_core::sc_actions& actions) {
   switch (rep.get_severity()) {
     case sc_core::SC_INFO:
-      if (!g_quiet && (actions & sc_core::SC_DISPLAY)) std::cout << format_report(rep) << "\n";
+      // Informational kernel chatter goes to stderr: stdout carries results only.
+      if (!g_quiet && (actions & sc_core::SC_DISPLAY)) std::cerr << format_report(rep) << "\n";
       return;
     case sc_core::SC_WARNING: {
       ++g_warning_count;

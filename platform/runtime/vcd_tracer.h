@@ -11,7 +11,7 @@
 // default scope is the first PE and its cube's router, SRAM, PE links and
 // cube links.
 //
-// The file is written as PATH.partial and renamed to PATH by finish(), so an
+// The file is written as PATH.partial.vcd and renamed to PATH by finish(), so an
 // aborted run leaves no half-written VCD behind (abandon() removes it).
 #pragma once
 

@@ -1,0 +1,622 @@
+// End-to-end tests of the kernbench CLI: each test spawns the real binary
+// (KB_KERNBENCH_BIN) and checks its exit code, stdout, stderr and the files it
+// leaves behind. Nothing is elaborated in the test process itself.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+extern char** environ;
+
+namespace kb {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kSource = KB_SOURCE_DIR;
+const std::string kTiny = kSource + "/topologies/tiny.yaml";
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+// A fresh directory under /tmp, removed with everything in it at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/kb_cli_XXXXXX";
+    const char* d = mkdtemp(tmpl);
+    if (d == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = d;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+// Runs kernbench with `args` (no shell), stdout and stderr captured to files in `tmp`.
+RunResult run(const std::vector<std::string>& args, const TempDir& tmp) {
+  static int serial = 0;
+  const std::string tag = std::to_string(serial++);
+  const std::string out_path = tmp / ("stdout." + tag), err_path = tmp / ("stderr." + tag);
+  std::vector<std::string> argv_s{KB_KERNBENCH_BIN};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  RunResult r;
+  if (rc != 0) {
+    r.err = "posix_spawn failed: " + std::to_string(rc);
+    return r;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = read_text(out_path);
+  r.err = read_text(err_path);
+  return r;
+}
+
+std::string describe(const RunResult& r) {
+  return "exit " + std::to_string(r.exit_code) + "\n--- stdout ---\n" + r.out.substr(0, 4000) +
+         "\n--- stderr ---\n" + r.err.substr(0, 4000);
+}
+
+// tiny.yaml with `from` (which must occur) replaced once by `to`, written to tmp/name.
+std::string tiny_with(const TempDir& tmp, const std::string& name, const std::string& from,
+                      const std::string& to) {
+  std::string text = read_text(kTiny);
+  const size_t at = text.find(from);
+  if (at == std::string::npos) throw std::runtime_error("'" + from + "' not in tiny.yaml");
+  text.replace(at, from.size(), to);
+  const std::string path = tmp / name;
+  write_text(path, text);
+  return path;
+}
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+// Exit 2 with exactly one line on stderr, which is returned.
+std::string expect_usage_error(const RunResult& r) {
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_FALSE(r.err.empty()) << describe(r);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << describe(r);
+  EXPECT_EQ(r.err.rfind("kernbench: ", 0), 0u) << describe(r);
+  return r.err;
+}
+
+// Exit 3 with exactly one line on stderr, reporting a simulation fault.
+void expect_simulation_fault(const RunResult& r) {
+  EXPECT_EQ(r.exit_code, 3) << describe(r);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << describe(r);
+  EXPECT_EQ(r.err.rfind("kernbench: simulation fault: ", 0), 0u) << describe(r);
+}
+
+// True when `msg` holds `path:<digits>:<digits>:`.
+bool has_file_line_col(const std::string& msg, const std::string& path) {
+  for (size_t at = msg.find(path + ":"); at != std::string::npos;
+       at = msg.find(path + ":", at + 1)) {
+    size_t i = at + path.size() + 1;
+    int fields = 0;
+    while (fields < 2) {
+      const size_t start = i;
+      while (i < msg.size() && std::isdigit(static_cast<unsigned char>(msg[i]))) ++i;
+      if (i == start || i >= msg.size() || msg[i] != ':') break;
+      ++i;
+      ++fields;
+    }
+    if (fields == 2) return true;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------
+// Information: --help, --list-benches, --describe-topology, --check-topology
+
+TEST(CliInfo, HelpListsEveryOption) {
+  TempDir tmp;
+  const RunResult r = run({"--help"}, tmp);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.err, "");
+  for (const char* opt :
+       {"--list-benches", "--topology", "--set", "--bench", "--param", "--json", "--out", "--vcd",
+        "--vcd-scope", "--quiet", "--check-topology", "--describe-topology", "--data"})
+    EXPECT_TRUE(contains(r.out, opt)) << opt << "\n" << r.out;
+  EXPECT_TRUE(contains(r.out, "exit codes")) << r.out;
+}
+
+TEST(CliInfo, ListBenchesNamesProbeMilestoneAndDma) {
+  TempDir tmp;
+  const RunResult r = run({"--list-benches"}, tmp);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  std::set<std::string> names;  // unindented lines are bench names
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] != ' ') names.insert(line);
+  for (const char* b : {"probe", "milestone", "dma"}) EXPECT_EQ(names.count(b), 1u) << b << r.out;
+  EXPECT_TRUE(contains(r.out, "--param sizes=")) << r.out;
+}
+
+TEST(CliInfo, DescribeTopologyListsKnobsWithDefaults) {
+  TempDir tmp;
+  const RunResult r = run({"--describe-topology"}, tmp);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  std::string line;
+  std::istringstream in(r.out);
+  while (std::getline(in, line) && !contains(line, "pe.hbm.pc_bandwidth_gbps")) {
+  }
+  ASSERT_TRUE(contains(line, "pe.hbm.pc_bandwidth_gbps")) << r.out;
+  EXPECT_TRUE(contains(line, "default=128")) << line;
+  EXPECT_TRUE(contains(r.out, "sip.cube_link.bandwidth_gbps")) << r.out;
+}
+
+TEST(CliInfo, CheckTopologySummarisesFourSips) {
+  TempDir tmp;
+  const RunResult r =
+      run({"--check-topology", "--topology", kSource + "/topologies/llama70b_4sip.yaml"}, tmp);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  std::string line;
+  std::istringstream in(r.out);
+  while (std::getline(in, line) && !contains(line, "SIPs")) {
+  }
+  ASSERT_TRUE(contains(line, "SIPs")) << r.out;
+  std::istringstream words(line);
+  std::string label, count;
+  words >> label >> count;
+  EXPECT_EQ(label, "SIPs") << line;
+  EXPECT_EQ(count, "4") << line;
+}
+
+TEST(CliInfo, DefaultRunPrintsTheProbeTable) {
+  TempDir tmp;
+  const RunResult r = run({}, tmp);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "hop_class")) << r.out;
+  EXPECT_TRUE(contains(r.out, "local_hbm")) << r.out;
+}
+
+// ---------------------------------------------------------------------------
+// Usage and configuration errors: exit 2, one actionable line on stderr
+
+TEST(CliErrors, MalformedYamlNamesFileLineAndColumn) {
+  TempDir tmp;
+  const std::string yaml = tiny_with(tmp, "bad.yaml", "cubes_x: 2", "cubes_x: [2");
+  const std::string msg = expect_usage_error(run({"--topology", yaml, "--check-topology"}, tmp));
+  EXPECT_TRUE(has_file_line_col(msg, yaml)) << msg;
+}
+
+TEST(CliErrors, UnknownKeySuggestsTheNearestOne) {
+  TempDir tmp;
+  const std::string yaml =
+      tiny_with(tmp, "typo.yaml", "    bandwidth_gbps: 128\n    latency_ns: 5\n",
+                "    bandwith_gbps: 128\n    latency_ns: 5\n");
+  const std::string msg = expect_usage_error(run({"--topology", yaml, "--check-topology"}, tmp));
+  EXPECT_TRUE(has_file_line_col(msg, yaml)) << msg;
+  EXPECT_TRUE(contains(msg, "sip.cube_link")) << msg;
+  EXPECT_TRUE(contains(msg, "did you mean 'bandwidth_gbps'")) << msg;
+}
+
+TEST(CliErrors, UnknownSetKeySuggestsTheNearestOne) {
+  TempDir tmp;
+  const std::string msg =
+      expect_usage_error(run({"--set", "sip.cube_link.bandwith_gbps=64", "--check-topology"}, tmp));
+  EXPECT_TRUE(contains(msg, "sip.cube_link.bandwidth_gbps")) << msg;
+}
+
+TEST(CliErrors, ZeroBandwidthFromSetIsRejected) {
+  TempDir tmp;
+  const std::string msg = expect_usage_error(run(
+      {"--topology", kTiny, "--set", "sip.cube_link.bandwidth_gbps=0", "--check-topology"}, tmp));
+  EXPECT_TRUE(contains(msg, "sip.cube_link.bandwidth_gbps")) << msg;
+  EXPECT_TRUE(contains(msg, "> 0")) << msg;
+}
+
+TEST(CliErrors, ZeroBandwidthInYamlIsRejected) {
+  TempDir tmp;
+  const std::string yaml =
+      tiny_with(tmp, "zero.yaml", "    bandwidth_gbps: 128\n    latency_ns: 5\n",
+                "    bandwidth_gbps: 0\n    latency_ns: 5\n");
+  const std::string msg = expect_usage_error(run({"--topology", yaml, "--check-topology"}, tmp));
+  EXPECT_TRUE(has_file_line_col(msg, yaml)) << msg;
+  EXPECT_TRUE(contains(msg, "sip.cube_link.bandwidth_gbps")) << msg;
+}
+
+TEST(CliErrors, NegativeLatencyIsRejected) {
+  TempDir tmp;
+  const std::string yaml =
+      tiny_with(tmp, "neg.yaml", "    bandwidth_gbps: 128\n    latency_ns: 5\n",
+                "    bandwidth_gbps: 128\n    latency_ns: -5\n");
+  std::string msg = expect_usage_error(run({"--topology", yaml, "--check-topology"}, tmp));
+  EXPECT_TRUE(has_file_line_col(msg, yaml)) << msg;
+  EXPECT_TRUE(contains(msg, "sip.cube_link.latency_ns")) << msg;
+
+  msg = expect_usage_error(
+      run({"--topology", kTiny, "--set", "pe.hbm.access_latency_ns=-1", "--check-topology"}, tmp));
+  EXPECT_TRUE(contains(msg, "pe.hbm.access_latency_ns")) << msg;
+}
+
+TEST(CliErrors, ZeroMeshDimensionIsRejected) {
+  TempDir tmp;
+  const std::string yaml = tiny_with(tmp, "flat.yaml", "cubes_x: 2", "cubes_x: 0");
+  const std::string msg = expect_usage_error(run({"--topology", yaml, "--check-topology"}, tmp));
+  EXPECT_TRUE(has_file_line_col(msg, yaml)) << msg;
+  EXPECT_TRUE(contains(msg, "sip.cubes_x")) << msg;
+}
+
+TEST(CliErrors, MissingTopologyFileIsNamed) {
+  TempDir tmp;
+  const std::string missing = tmp / "no_such_topology.yaml";
+  const std::string msg = expect_usage_error(run({"--topology", missing}, tmp));
+  EXPECT_TRUE(contains(msg, missing)) << msg;
+}
+
+TEST(CliErrors, UnknownBenchSuggestsTheNearestOne) {
+  TempDir tmp;
+  const std::string msg = expect_usage_error(run({"--bench", "prbe"}, tmp));
+  EXPECT_TRUE(contains(msg, "prbe")) << msg;
+  EXPECT_TRUE(contains(msg, "did you mean 'probe'")) << msg;
+}
+
+TEST(CliErrors, UnknownParamSuggestsTheNearestOne) {
+  TempDir tmp;
+  const std::string msg = expect_usage_error(run({"--bench", "probe", "--param", "sizez=1"}, tmp));
+  EXPECT_TRUE(contains(msg, "sizez")) << msg;
+  EXPECT_TRUE(contains(msg, "did you mean 'sizes'")) << msg;
+}
+
+TEST(CliErrors, MalformedParamIsRejected) {
+  TempDir tmp;
+  const std::string msg = expect_usage_error(run({"--bench", "probe", "--param", "abc"}, tmp));
+  EXPECT_TRUE(contains(msg, "abc")) << msg;
+  EXPECT_TRUE(contains(msg, "KEY=VALUE")) << msg;
+}
+
+TEST(CliErrors, UnparsableSetIsRejected) {
+  TempDir tmp;
+  std::string msg = expect_usage_error(run({"--set", "abc", "--check-topology"}, tmp));
+  EXPECT_TRUE(contains(msg, "abc")) << msg;
+  msg = expect_usage_error(run({"--set", "pe.clock_ghz=fast", "--check-topology"}, tmp));
+  EXPECT_TRUE(contains(msg, "pe.clock_ghz")) << msg;
+  EXPECT_TRUE(contains(msg, "fast")) << msg;
+}
+
+TEST(CliErrors, UnknownOptionIsRejected) {
+  TempDir tmp;
+  const std::string msg = expect_usage_error(run({"--frobnicate"}, tmp));
+  EXPECT_TRUE(contains(msg, "--frobnicate")) << msg;
+}
+
+// ---------------------------------------------------------------------------
+// Simulation faults: exit 3, the fault names the address and the module
+
+TEST(CliFaults, UnmappedAddressIsASimulationFaultNamingAddressAndPe) {
+  TempDir tmp;
+  const RunResult r =
+      run({"--topology", kTiny, "--bench", "dma", "--param", "src=0x0000000000001000", "--param",
+           "dst=tcm:0.0.1+0", "--param", "bytes=64", "--param", "pe=0.0.1"},
+          tmp);
+  expect_simulation_fault(r);
+  EXPECT_TRUE(contains(r.err, "0x0000000000001000")) << describe(r);
+  EXPECT_TRUE(contains(r.err, "system.sip0.cube0.pe1.dma")) << describe(r);
+}
+
+// dma_bench.h: addresses are checked by the fabric, so an offset past the end
+// of a mapped memory is a TLM address error, i.e. a simulation fault (exit 3).
+TEST(CliFaults, OffsetBeyondTheTcmIsASimulationFault) {
+  TempDir tmp;
+  // tiny.yaml: TCM is 1 MiB (0x100000); 0x200000 is past its end.
+  const RunResult r =
+      run({"--topology", kTiny, "--bench", "dma", "--param", "src=tcm:0.0.0+0x200000", "--param",
+           "dst=hbm:0.0.0+0", "--param", "bytes=64"},
+          tmp);
+  expect_simulation_fault(r);
+  EXPECT_TRUE(contains(r.err, "system.sip0.cube0.pe0.dma")) << describe(r);
+  EXPECT_TRUE(contains(r.err, "0x2000000000200000")) << describe(r);  // TCM of PE 0.0.0 + 2 MiB
+}
+
+// An offset that does not fit the address map's 40-bit offset field cannot be
+// encoded at all: a usage error, caught before any simulation.
+TEST(CliFaults, OffsetBeyondTheAddressMapIsAUsageError) {
+  TempDir tmp;
+  const std::string msg = expect_usage_error(
+      run({"--topology", kTiny, "--bench", "dma", "--param", "src=tcm:0.0.0+0x10000000000"}, tmp));
+  EXPECT_TRUE(contains(msg, "--param src")) << msg;
+}
+
+TEST(CliFaults, ValidDmaTransferSucceeds) {
+  TempDir tmp;
+  const RunResult r =
+      run({"--topology", kTiny, "--bench", "dma", "--param", "src=hbm:0.0.1+0", "--param",
+           "dst=tcm:0.0.1+0x1000", "--param", "bytes=4096", "--param", "pe=0.0.1"},
+          tmp);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.err, "");
+  EXPECT_TRUE(contains(r.out, "system.sip0.cube0.pe1.dma")) << r.out;
+}
+
+TEST(CliFaults, FailedRunLeavesNoOutputFilesBehind) {
+  TempDir tmp;
+  const std::string json = tmp / "r.json", vcd = tmp / "w.vcd";
+  const RunResult r = run({"--topology", kTiny, "--bench", "dma", "--param",
+                           "src=0x0000000000001000", "--param", "dst=tcm:0.0.1+0", "--param",
+                           "bytes=64", "--param", "pe=0.0.1", "--json", json, "--vcd", vcd},
+                          tmp);
+  EXPECT_EQ(r.exit_code, 3) << describe(r);
+  for (const std::string& f : {json, json + ".tmp", vcd, vcd + ".partial", vcd + ".partial.vcd"})
+    EXPECT_FALSE(fs::exists(f)) << f;
+  for (const auto& e : fs::directory_iterator(tmp.path())) {  // only the captured streams remain
+    const std::string name = e.path().filename().string();
+    EXPECT_TRUE(name.rfind("stdout.", 0) == 0 || name.rfind("stderr.", 0) == 0) << name;
+  }
+}
+
+TEST(CliFaults, UsageErrorLeavesNoOutputFilesBehind) {
+  TempDir tmp;
+  const std::string json = tmp / "r.json", vcd = tmp / "w.vcd";
+  const RunResult r =
+      run({"--bench", "probe", "--param", "sizez=1", "--json", json, "--vcd", vcd}, tmp);
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  for (const std::string& f : {json, json + ".tmp", vcd, vcd + ".partial", vcd + ".partial.vcd"})
+    EXPECT_FALSE(fs::exists(f)) << f;
+}
+
+// ---------------------------------------------------------------------------
+// Outputs: JSON result, --out, --quiet, determinism
+
+nlohmann::json load_json(const std::string& path) {
+  return nlohmann::json::parse(read_text(path));  // throws on malformed JSON
+}
+
+TEST(CliOutputs, JsonResultHasTheDocumentedShape) {
+  TempDir tmp;
+  const std::string path = tmp / "p.json";
+  const RunResult r = run({"--bench", "probe", "--topology", kTiny, "--json", path}, tmp);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "wrote " + path)) << r.out;
+  const nlohmann::json j = load_json(path);
+  for (const char* key :
+       {"bench", "topology", "params", "sim_time_ns", "wall_s", "metrics", "points", "stats"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["bench"], "probe");
+  EXPECT_EQ(j["topology"]["name"], "tiny");
+  EXPECT_GT(j["sim_time_ns"].get<double>(), 0.0);
+  ASSERT_TRUE(j["points"].is_array());
+  ASSERT_FALSE(j["points"].empty());
+  for (const auto& pt : j["points"])
+    for (const char* key :
+         {"hop_class", "bytes", "latency_ns", "bandwidth_gbps", "bottleneck_gbps", "hops"})
+      EXPECT_TRUE(pt.contains(key)) << key << " in " << pt.dump();
+  EXPECT_TRUE(j["stats"].is_object());
+  EXPECT_FALSE(fs::exists(path + ".tmp"));
+}
+
+TEST(CliOutputs, OutDirReceivesBenchJson) {
+  TempDir tmp;
+  const std::string dir = tmp / "results";
+  const RunResult r = run({"--bench", "probe", "--topology", kTiny, "--out", dir}, tmp);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  ASSERT_TRUE(fs::exists(dir + "/probe.json")) << describe(r);
+  EXPECT_EQ(load_json(dir + "/probe.json")["bench"], "probe");
+}
+
+TEST(CliOutputs, QuietPrintsNothing) {
+  TempDir tmp;
+  const std::string path = tmp / "q.json", vcd = tmp / "q.vcd";
+  const RunResult r =
+      run({"--bench", "probe", "--topology", kTiny, "--quiet", "--json", path, "--vcd", vcd}, tmp);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "");
+  EXPECT_TRUE(fs::exists(path));
+  EXPECT_TRUE(fs::exists(vcd));
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> v;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) v.push_back(line);
+  return v;
+}
+
+TEST(CliOutputs, TwoRunsGiveIdenticalResultsApartFromWallTime) {
+  TempDir tmp;
+  const std::string a = tmp / "a.json", b = tmp / "b.json";
+  const RunResult ra = run({"--bench", "probe", "--json", a}, tmp);
+  const RunResult rb = run({"--bench", "probe", "--json", b}, tmp);
+  ASSERT_EQ(ra.exit_code, 0) << describe(ra);
+  ASSERT_EQ(rb.exit_code, 0) << describe(rb);
+  nlohmann::json ja = load_json(a), jb = load_json(b);
+  EXPECT_EQ(ja["topology"]["name"], "ahbm_1sip");
+  ASSERT_EQ(ja.erase("wall_s"), 1u);
+  ASSERT_EQ(jb.erase("wall_s"), 1u);
+  EXPECT_EQ(ja.dump(), jb.dump());
+
+  const std::vector<std::string> la = lines_of(read_text(a)), lb = lines_of(read_text(b));
+  ASSERT_EQ(la.size(), lb.size());
+  int wall_lines = 0;
+  for (size_t i = 0; i < la.size(); ++i) {
+    if (contains(la[i], "\"wall_s\"")) {
+      ++wall_lines;
+      EXPECT_TRUE(contains(lb[i], "\"wall_s\"")) << "line " << i + 1;
+      continue;
+    }
+    EXPECT_EQ(la[i], lb[i]) << "line " << i + 1;
+  }
+  EXPECT_EQ(wall_lines, 1);
+}
+
+// ---------------------------------------------------------------------------
+// VCD waveforms
+
+// A minimal VCD reader: the header's timescale and variables (scope chain
+// joined with '.', the reference last), then the value changes by time.
+struct Vcd {
+  std::string timescale;
+  bool definitions_ended = false;
+  std::map<std::string, std::string> id_of;  // "system.sip0....busy" -> identifier code
+  std::map<std::string, std::vector<std::pair<uint64_t, std::string>>> changes;  // id -> (t, v)
+  uint64_t last_time = 0;
+  int time_stamps = 0;
+
+  bool has_var(const std::string& path) const { return id_of.count(path) != 0; }
+  bool any_var_under(const std::string& prefix) const {
+    for (const auto& [path, id] : id_of)
+      if (path.rfind(prefix, 0) == 0) return true;
+    return false;
+  }
+};
+
+Vcd parse_vcd(const std::string& text) {
+  Vcd v;
+  std::istringstream in(text);
+  std::vector<std::string> scopes;
+  std::string tok;
+  uint64_t now = 0;
+  auto read_until_end = [&in]() {
+    std::string body, w;
+    while (in >> w && w != "$end") body += (body.empty() ? "" : " ") + w;
+    return body;
+  };
+  while (in >> tok) {
+    if (!v.definitions_ended) {
+      if (tok == "$timescale") {
+        v.timescale = read_until_end();
+      } else if (tok == "$scope") {
+        std::string kind, name;
+        in >> kind >> name;
+        read_until_end();
+        scopes.push_back(name);
+      } else if (tok == "$upscope") {
+        read_until_end();
+        if (!scopes.empty()) scopes.pop_back();
+      } else if (tok == "$var") {
+        std::string type, width, id, ref;
+        in >> type >> width >> id >> ref;
+        read_until_end();  // optional [msb:lsb]
+        std::string path;
+        for (const auto& s : scopes)
+          if (!(path.empty() && s == "SystemC")) path += s + ".";
+        v.id_of[path + ref] = id;
+      } else if (tok == "$enddefinitions") {
+        read_until_end();
+        v.definitions_ended = true;
+      } else if (tok[0] == '$') {
+        read_until_end();
+      }
+      continue;
+    }
+    if (tok[0] == '#') {
+      now = std::stoull(tok.substr(1));
+      v.last_time = now;
+      ++v.time_stamps;
+    } else if (tok[0] == 'b' || tok[0] == 'r') {
+      std::string id;
+      in >> id;
+      v.changes[id].emplace_back(now, tok.substr(1));
+    } else if (tok == "$comment") {
+      read_until_end();
+    } else if (tok[0] == '$') {
+      // $dumpvars / $end around the initial values
+    } else {
+      v.changes[tok.substr(1)].emplace_back(now, tok.substr(0, 1));
+    }
+  }
+  return v;
+}
+
+TEST(CliVcd, TracesHbmPseudoChannelBusyFlag) {
+  TempDir tmp;
+  const std::string vcd = tmp / "w.vcd";
+  const RunResult r = run({"--bench", "probe", "--topology", kTiny, "--vcd", vcd}, tmp);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  ASSERT_TRUE(fs::exists(vcd)) << describe(r);
+  EXPECT_FALSE(fs::exists(vcd + ".partial.vcd"));
+  const std::string text = read_text(vcd);
+  EXPECT_TRUE(contains(text, "$timescale"));
+  EXPECT_TRUE(contains(text, "$enddefinitions"));
+  const Vcd v = parse_vcd(text);
+  EXPECT_EQ(v.timescale, "1 ps");
+  ASSERT_TRUE(v.definitions_ended);
+  const std::string pc0 = "system.sip0.cube0.pe0.hbm.pc0.busy";
+  ASSERT_TRUE(v.has_var(pc0)) << text.substr(0, 3000);
+  EXPECT_TRUE(v.has_var("system.sip0.cube0.pe0.hbm.pc0.depth"));
+  EXPECT_GT(v.time_stamps, 1);
+  EXPECT_GT(v.last_time, 0u);
+  // The local-HBM probe reads pc0: its busy flag rises after time 0.
+  const auto it = v.changes.find(v.id_of.at(pc0));
+  ASSERT_NE(it, v.changes.end());
+  bool rose_after_zero = false;
+  for (const auto& [t, value] : it->second)
+    if (t > 0 && value == "1") rose_after_zero = true;
+  EXPECT_TRUE(rose_after_zero);
+}
+
+TEST(CliVcd, ScopeGlobRestrictsTheTracedModules) {
+  TempDir tmp;
+  const std::string vcd = tmp / "s.vcd";
+  const RunResult r = run(
+      {"--bench", "probe", "--topology", kTiny, "--vcd", vcd, "--vcd-scope", "system.sip0.cube1*"},
+      tmp);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const Vcd v = parse_vcd(read_text(vcd));
+  ASSERT_TRUE(v.definitions_ended);
+  EXPECT_FALSE(v.id_of.empty());
+  EXPECT_TRUE(v.has_var("system.sip0.cube1.pe0.hbm.pc0.busy"));
+  EXPECT_FALSE(v.any_var_under("system.sip0.cube0.")) << "cube0 is out of scope";
+  for (const auto& [path, id] : v.id_of) EXPECT_EQ(path.rfind("system.sip0.cube1", 0), 0u) << path;
+}
+
+}  // namespace
+}  // namespace kb
