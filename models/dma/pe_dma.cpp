@@ -14,7 +14,7 @@ constexpr const char* kMsgType = "/kernbench/pe_dma";
 
 PeDma::PeDma(const sc_core::sc_module_name& name, const DmaConfig& cfg, const AddressMap& map,
              const Location& self)
-    : sc_core::sc_module(name),
+    : PeEngine(name, EngineKind::kDma, {"dma.read", "dma.write"}),
       port("port"),
       cfg_(cfg),
       map_(map),
@@ -48,6 +48,28 @@ void PeDma::submit(const DmaTransfer& t, DmaDoneCallback on_done) {
   }
   ch.waiting.push_back(std::move(p));
   ch.kick.notify(sc_core::SC_ZERO_TIME);
+}
+
+void PeDma::accept(TileToken* token) {
+  const StageKind kind = token->current().kind;
+  size_t last = token->next;
+  while (last + 1 < token->stages.size() && token->stages[last + 1].kind == kind) ++last;
+  auto left = std::make_shared<size_t>(last - token->next + 1);
+  const size_t first = token->next;
+  for (size_t i = first; i <= last; ++i) {
+    Stage& st = token->stages[i];
+    st.transfer.cmd_id = token->cmd_id;
+    const unsigned lane = static_cast<unsigned>(channel_for(st.transfer));
+    lane_enter(lane);
+    submit(st.transfer, [this, token, i, lane, left, last](const DmaTransfer&, const DmaResult& r) {
+      lane_leave(lane);
+      record(*token, token->stages[i], lane, r.started_ns, r.finished_ns);
+      if (--*left == 0) {
+        token->next = last;
+        advance(*token);
+      }
+    });
+  }
 }
 
 DmaResult PeDma::transfer(const DmaTransfer& t) {

@@ -10,6 +10,10 @@
 // source followed by a WRITE of the destination through `port`. Transfers on
 // one channel complete in submission order.
 //
+// As a stage engine, DMA_READ / DMA_WRITE stages of a tile token are
+// submitted to the channel as transfers (consecutive DMA stages of one token
+// together) and the token moves on when they have all landed.
+//
 // A burst that comes back with a TLM error is a simulation fault: SC_REPORT_ERROR
 // naming this module, the command id, the address and why the map rejected it.
 #pragma once
@@ -25,11 +29,12 @@
 
 #include "models/common/address_map.h"
 #include "models/dma/dma_transfer.h"
+#include "models/pe/pe_engine.h"
 #include "platform/config/topology_config.h"
 
 namespace kb {
 
-class PeDma : public sc_core::sc_module {
+class PeDma : public PeEngine {
  public:
   enum class Channel { kRead = 0, kWrite = 1 };
   static const char* to_string(Channel c) { return c == Channel::kRead ? "read" : "write"; }
@@ -59,6 +64,10 @@ class PeDma : public sc_core::sc_module {
   const ChannelStats& stats(Channel c) const { return channel(c).stats; }
   const bool& busy_flag(Channel c) const { return channel(c).busy; }
   const unsigned& outstanding_value(Channel c) const { return channel(c).outstanding; }
+
+ protected:
+  void accept(TileToken* token) override;
+  sc_core::sc_time service_time(const Stage&) const override { return sc_core::SC_ZERO_TIME; }
 
  private:
   struct Pending {

@@ -59,12 +59,33 @@ struct CostModelConfig {
   uint64_t max_composite_logical_bytes = 1024;
 };
 
+struct CpuConfig {
+  uint64_t stack_bytes = 0;  // firmware thread stack
+};
+
+struct GemmConfig {
+  double peak_tflops = 0;  // 1 TFLOP/s = 1000 flop/ns
+  unsigned tile_m = 0, tile_k = 0, tile_n = 0;
+};
+
+struct MathConfig {
+  unsigned lanes = 0;  // elements per cycle
+};
+
+struct SchedulerConfig {
+  unsigned staging_buffers = 0;  // tile tokens in flight per PE
+};
+
 struct PeConfig {
   double clock_ghz = 0;
   double xbar_latency_ns = 0;  // PE-local crossbar, per traversal
   HbmConfig hbm;
   TcmConfig tcm;
   DmaConfig dma;
+  CpuConfig cpu;
+  GemmConfig gemm;
+  MathConfig math;
+  SchedulerConfig scheduler;
   CostModelConfig cost_model;
 };
 

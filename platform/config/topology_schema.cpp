@@ -176,6 +176,17 @@ std::vector<Knob> build_topology_knobs() {
         "PE_CPU dispatch: cycles per logical byte of a command");
   b.add("pe.cost_model.max_composite_logical_bytes", T::kSize, "1024", B::kAtLeastOne,
         "PE_CPU dispatch: largest composite accepted, logical bytes");
+  b.add("pe.cpu.stack_bytes", T::kSize, "4MiB", B::kAtLeastOne,
+        "PE_CPU: stack of the firmware thread (kernels run on it; deep kernels need more)");
+  b.add("pe.gemm.peak_tflops", T::kDouble, "8", B::kPositive,
+        "PE_GEMM: peak throughput, TFLOP/s (a native tile takes 2*m*k*n / peak)");
+  b.add("pe.gemm.tile_m", T::kUint, "32", B::kAtLeastOne, "PE_GEMM: native tile rows (M)");
+  b.add("pe.gemm.tile_k", T::kUint, "64", B::kAtLeastOne, "PE_GEMM: native tile depth (K)");
+  b.add("pe.gemm.tile_n", T::kUint, "32", B::kAtLeastOne, "PE_GEMM: native tile columns (N)");
+  b.add("pe.math.lanes", T::kUint, "64", B::kAtLeastOne,
+        "PE_MATH: elements per cycle (latency = ceil(elements / lanes) cycles)");
+  b.add("pe.scheduler.staging_buffers", T::kUint, "4", B::kAtLeastOne,
+        "PE_SCHEDULER: TCM staging buffers = tile tokens in flight per PE");
 
   return b.take();
 }

@@ -1,18 +1,27 @@
-// One PE of the fabric: its crossbar, HBM controller, TCM and DMA engine.
-// Crossbar ports: 0 = own HBM, 1 = own TCM, 2 = uplink to the cube router
-// (bound by the Cube). Everything not in this PE leaves on the uplink.
+// One PE: PE_CPU, PE_SCHEDULER, the stage engines (PE_DMA, PE_TCM, PE_GEMM,
+// PE_MATH), the HBM controller of its HBM slice and its crossbar.
+// Crossbar ports: 0 = own HBM, 1 = own TCM (DMA port), 2 = uplink to the cube
+// router (bound by the Cube). Everything not in this PE leaves on the uplink.
+// Stage sockets: every engine, the scheduler and the CPU reach every engine
+// in EngineKind order.
 #pragma once
 
 #include <systemc>
 
 #include "models/common/address_map.h"
+#include "models/cpu/pe_cpu.h"
 #include "models/dma/pe_dma.h"
+#include "models/gemm/pe_gemm.h"
 #include "models/hbm/hbm_ctrl.h"
-#include "models/memory/memory_target.h"
+#include "models/math/pe_math.h"
 #include "models/router/router.h"
+#include "models/scheduler/pe_scheduler.h"
+#include "models/tcm/pe_tcm.h"
 #include "platform/config/topology_config.h"
 
 namespace kb {
+
+class OpLog;
 
 class Pe : public sc_core::sc_module {
  public:
@@ -22,11 +31,16 @@ class Pe : public sc_core::sc_module {
      const Location& self);
 
   const Location& location() const { return self_; }
+  void set_op_log(OpLog* log);
 
   Router xbar;
   HbmCtrl hbm;
-  MemoryTarget tcm;
+  PeTcm tcm;
   PeDma dma;
+  PeGemm gemm;
+  PeMath math;
+  PeScheduler scheduler;
+  PeCpu cpu;
 
  private:
   Location self_;

@@ -186,7 +186,7 @@ TEST(PeDmaModel, StridedTransferMovesEveryRow) {
   pe.dma.submit(t, [&](const DmaTransfer&, const DmaResult& r) { res = r; });
   p.run();
   std::vector<uint8_t> got(256);
-  pe.tcm.store().read(0, got.data(), got.size());
+  pe.tcm.dma_port.store().read(0, got.data(), got.size());
   for (unsigned i = 0; i < 256; ++i) EXPECT_EQ(got[i], i / 64 + 1) << i;
   EXPECT_GT(res.finished_ns, 0);
 }

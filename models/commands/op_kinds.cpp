@@ -1,0 +1,24 @@
+#include "models/commands/op_kinds.h"
+
+#include <algorithm>
+
+namespace kb {
+
+const std::vector<std::string>& math_kinds() {
+  static const std::vector<std::string> kinds = {
+      "add", "bias",      "relu", "scale", "dequant", "rmax",  "rsum",      "max_elem", "exp_diff",
+      "fma", "mul_bcast", "copy", "exp",   "mul",     "sub",   "div",       "max",      "recip",
+      "neg", "mask",      "gelu", "silu",  "cast",    "trans", "reduce_add"};
+  return kinds;
+}
+
+bool is_gemm_kind(const std::string& kind) {
+  return kind == "gemm";
+}
+
+bool is_math_kind(const std::string& kind) {
+  const auto& k = math_kinds();
+  return std::find(k.begin(), k.end(), kind) != k.end();
+}
+
+}  // namespace kb

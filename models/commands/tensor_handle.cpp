@@ -1,0 +1,68 @@
+#include "models/commands/tensor_handle.h"
+
+#include "models/common/address_map.h"
+
+namespace kb {
+
+unsigned dtype_bytes(DType t) {
+  switch (t) {
+    case DType::kFp16:
+    case DType::kBf16:
+      return 2;
+    case DType::kFp32:
+    case DType::kInt32:
+      return 4;
+  }
+  return 0;
+}
+
+const char* to_string(DType t) {
+  switch (t) {
+    case DType::kFp16:
+      return "fp16";
+    case DType::kBf16:
+      return "bf16";
+    case DType::kFp32:
+      return "fp32";
+    case DType::kInt32:
+      return "int32";
+  }
+  return "?";
+}
+
+int64_t TensorHandle::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return shape.empty() ? 0 : n;
+}
+
+int64_t TensorHandle::rows() const {
+  int64_t n = 1;
+  for (size_t i = 0; i + 1 < shape.size(); ++i) n *= shape[i];
+  return n;
+}
+
+int64_t TensorHandle::cols() const {
+  return shape.empty() ? 0 : shape.back();
+}
+
+bool TensorHandle::in_tcm() const {
+  auto loc = decode_address(addr);
+  return loc && loc->space == Space::kTcm;
+}
+
+bool TensorHandle::in_hbm() const {
+  auto loc = decode_address(addr);
+  return loc && loc->space == Space::kHbm;
+}
+
+std::string TensorHandle::describe() const {
+  std::string s = "#" + std::to_string(id) + " [";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  s += "] ";
+  s += to_string(dtype);
+  s += " @" + format_address(addr);
+  return s;
+}
+
+}  // namespace kb

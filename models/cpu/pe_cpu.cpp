@@ -1,0 +1,196 @@
+#include "models/cpu/pe_cpu.h"
+
+#include "models/commands/op_kinds.h"
+#include "models/common/errors.h"
+#include "models/common/sim_time.h"
+#include "models/pe/pe_engine.h"
+#include "models/scheduler/composite_request.h"
+
+namespace kb {
+
+namespace {
+uint64_t ceil_div(int64_t a, unsigned b) {
+  return static_cast<uint64_t>((a + b - 1) / b);
+}
+}  // namespace
+
+PeCpu::PeCpu(const sc_core::sc_module_name& name, const PeConfig& cfg)
+    : sc_core::sc_module(name),
+      cmd_out("cmd_out"),
+      stage_out("stage_out"),
+      cost_(cfg.cost_model, cfg.clock_ghz),
+      cfg_(cfg) {
+  const std::string full = this->name();
+  pe_path_ = full.substr(0, full.rfind('.'));
+}
+
+void PeCpu::launch(std::function<void()> kernel, const std::string& label) {
+  sc_core::sc_spawn_options opts;
+  opts.set_stack_size(static_cast<int>(cfg_.cpu.stack_bytes));
+  ++running_;
+  sc_core::sc_spawn(
+      [this, k = std::move(kernel)] {
+        k();
+        --running_;
+      },
+      sc_core::sc_gen_unique_name(label.c_str()), &opts);
+}
+
+void PeCpu::fault(uint64_t id, const char* kind, const std::string& why) {
+  const std::string msg =
+      std::string(name()) + ": command #" + std::to_string(id) + " (" + kind + "): " + why;
+  SC_REPORT_ERROR("/kernbench/pe_cpu", msg.c_str());
+  throw SimulationError(msg);  // not reached: the report policy throws
+}
+
+void PeCpu::build_token(InFlight& f) {
+  TileToken& t = f.token;
+  t.cmd_id = f.status->id;
+  t.tile = "op";
+  auto need_tcm = [&](const TensorHandle& h, const char* what) {
+    if (!h.in_tcm())
+      fault(t.cmd_id, f.status->kind,
+            std::string(what) + " " + h.describe() + " is not in TCM: this command reads TCM only");
+  };
+  if (auto* c = std::get_if<DmaReadCmd>(&f.cmd)) {
+    Stage s;
+    s.kind = StageKind::kDmaRead;
+    s.op_kind = "dma_read";
+    s.transfer = {c->src, c->dst, c->row_bytes, c->rows, c->src_stride, c->dst_stride, t.cmd_id};
+    s.bytes = c->row_bytes * c->rows;
+    s.addr = c->src;
+    t.stages.push_back(s);
+  } else if (auto* w = std::get_if<DmaWriteCmd>(&f.cmd)) {
+    Stage s;
+    s.kind = StageKind::kDmaWrite;
+    s.op_kind = "dma_write";
+    s.transfer = {w->src, w->dst, w->row_bytes, w->rows, w->src_stride, w->dst_stride, t.cmd_id};
+    s.bytes = w->row_bytes * w->rows;
+    s.addr = w->dst;
+    t.stages.push_back(s);
+  } else if (auto* g = std::get_if<GemmCmd>(&f.cmd)) {
+    need_tcm(g->a, "operand a");
+    need_tcm(g->b, "operand b");
+    need_tcm(g->out, "output");
+    if (g->a.numel() != g->m * g->k || g->b.numel() != g->k * g->n || g->out.numel() != g->m * g->n)
+      fault(t.cmd_id, f.status->kind,
+            "mismatched shapes: a " + g->a.describe() + ", b " + g->b.describe() + ", out " +
+                g->out.describe() + " for m,k,n = " + std::to_string(g->m) + "," +
+                std::to_string(g->k) + "," + std::to_string(g->n));
+    Stage fetch;
+    fetch.kind = StageKind::kFetch;
+    fetch.op_kind = "fetch";
+    fetch.bytes = g->a.bytes() + g->b.bytes() + (g->accumulate ? g->out.bytes() : 0);
+    fetch.addr = g->a.addr;
+    Stage gemm;
+    gemm.kind = StageKind::kGemm;
+    gemm.op_kind = "gemm";
+    gemm.native_tiles =
+        static_cast<unsigned>(ceil_div(g->m, cfg_.gemm.tile_m) * ceil_div(g->k, cfg_.gemm.tile_k) *
+                              ceil_div(g->n, cfg_.gemm.tile_n));
+    gemm.flops = static_cast<uint64_t>(2 * g->m * g->k * g->n);
+    gemm.addr = g->out.addr;
+    Stage store;
+    store.kind = StageKind::kStore;
+    store.op_kind = "store";
+    store.bytes = g->out.bytes();
+    store.addr = g->out.addr;
+    t.stages = {fetch, gemm, store};
+  } else if (auto* m = std::get_if<MathCmd>(&f.cmd)) {
+    if (!is_math_kind(m->kind))
+      fault(t.cmd_id, f.status->kind, "unknown op kind '" + m->kind + "'");
+    for (const auto& in : m->inputs) need_tcm(in, "input");
+    need_tcm(m->out, "output");
+    Stage s;
+    s.kind = StageKind::kMath;
+    s.op_kind = m->kind;
+    s.elements = static_cast<uint64_t>(m->out.numel());
+    s.addr = m->out.addr;
+    t.stages.push_back(s);
+  } else if (auto* c = std::get_if<CopyCmd>(&f.cmd)) {
+    need_tcm(c->src, "source");
+    need_tcm(c->dst, "destination");
+    Stage fetch;
+    fetch.kind = StageKind::kFetch;
+    fetch.op_kind = "copy";
+    fetch.bytes = c->src.bytes();
+    fetch.addr = c->src.addr;
+    Stage store = fetch;
+    store.kind = StageKind::kStore;
+    store.addr = c->dst.addr;
+    t.stages = {fetch, store};
+  }
+}
+
+CommandHandle PeCpu::issue(Command cmd) {
+  // Drop finished commands from the front (they complete roughly in order).
+  while (!in_flight_.empty() && in_flight_.front()->status->done) in_flight_.pop_front();
+  auto f = std::make_unique<InFlight>();
+  f->cmd = std::move(cmd);
+  f->status = std::make_shared<CommandStatus>();
+  f->status->id = next_id_++;
+  f->status->kind = command_name(f->cmd);
+  const std::string why = cost_.check(f->cmd);
+  if (!why.empty()) fault(f->status->id, f->status->kind, why);
+  build_token(*f);
+
+  const double ns = cost_.dispatch_ns(f->cmd);
+  f->status->dispatch_start_ns = to_ns(sc_core::sc_time_stamp());
+  dispatching_ = true;
+  last_cmd_ = f->status->id;
+  if (ns > 0) sc_core::wait(ns_to_time(ns));
+  dispatching_ = false;
+  f->status->issued_ns = to_ns(sc_core::sc_time_stamp());
+  ++stats_.commands;
+  stats_.dispatch_ns += ns;
+  ++stats_.by_kind[f->status->kind];
+  stats_.dispatch_ns_by_kind[f->status->kind] += ns;
+
+  InFlight* raw = f.get();
+  CommandHandle handle = f->status;
+  in_flight_.push_back(std::move(f));
+  if (auto* comp = std::get_if<CompositeCmd>(&raw->cmd)) {
+    CompositeRequest req;
+    req.cmd = comp;
+    req.cmd_id = raw->status->id;
+    req.on_done = [this, raw] { complete(*raw); };
+    tlm::tlm_generic_payload trans;
+    trans.set_command(tlm::TLM_IGNORE_COMMAND);
+    trans.set_data_ptr(nullptr);
+    trans.set_data_length(0);
+    trans.set_streaming_width(0);
+    trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    trans.set_extension(&req);
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    cmd_out->b_transport(trans, delay);
+    trans.clear_extension(&req);
+  } else if (raw->token.stages.empty()) {
+    complete(*raw);  // PeCpuOverheadCmd: its cost was the whole command
+  } else {
+    raw->token.on_done = [this, raw](TileToken&) { complete(*raw); };
+    post_token(*stage_out[static_cast<int>(engine_of(raw->token.current().kind))], &raw->token);
+  }
+  return handle;
+}
+
+void PeCpu::complete(InFlight& f) {
+  f.status->done = true;
+  f.status->done_ns = to_ns(sc_core::sc_time_stamp());
+  f.status->event.notify();
+  any_done_.notify();
+}
+
+void PeCpu::wait(const CommandHandle& h) {
+  while (!h->done) sc_core::wait(h->event);
+}
+
+void PeCpu::wait_all() {
+  for (;;) {
+    bool all = true;
+    for (const auto& f : in_flight_) all = all && f->status->done;
+    if (all) return;
+    sc_core::wait(any_done_);
+  }
+}
+
+}  // namespace kb

@@ -1,0 +1,23 @@
+// PE_GEMM: the matrix engine. A stage covering `native_tiles` native tiles
+// (tile_m x tile_k x tile_n) takes native_tiles * 2*tile_m*tile_k*tile_n / peak:
+// an edge tile costs a full tile. 32x64x32 at 8 TFLOP/s = 16.384 ns.
+#pragma once
+
+#include "models/pe/pe_engine.h"
+#include "platform/config/topology_config.h"
+
+namespace kb {
+
+class PeGemm : public PeEngine {
+ public:
+  PeGemm(const sc_core::sc_module_name& name, const GemmConfig& cfg);
+  double native_tile_ns() const { return native_tile_ns_; }
+
+ protected:
+  sc_core::sc_time service_time(const Stage& stage) const override;
+
+ private:
+  double native_tile_ns_;
+};
+
+}  // namespace kb

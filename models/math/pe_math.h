@@ -1,0 +1,23 @@
+// PE_MATH: the vector engine. Latency = ceil(elements / lanes) cycles at the
+// PE clock; the op_kind is an opaque label to the engine.
+#pragma once
+
+#include "models/pe/pe_engine.h"
+#include "platform/config/topology_config.h"
+
+namespace kb {
+
+class PeMath : public PeEngine {
+ public:
+  PeMath(const sc_core::sc_module_name& name, const MathConfig& cfg, double clock_ghz);
+  double stage_ns(uint64_t elements) const;
+
+ protected:
+  sc_core::sc_time service_time(const Stage& stage) const override;
+
+ private:
+  unsigned lanes_;
+  double clock_ghz_;
+};
+
+}  // namespace kb

@@ -1,0 +1,153 @@
+#include "models/pe/pe_engine.h"
+
+#include "models/common/sim_time.h"
+#include "models/trace/op_log.h"
+
+namespace kb {
+
+namespace {
+
+// Carries a token pointer through a TLM generic payload.
+struct TokenExtension : tlm::tlm_extension<TokenExtension> {
+  TileToken* token = nullptr;
+  tlm::tlm_extension_base* clone() const override { return new TokenExtension(*this); }
+  void copy_from(const tlm::tlm_extension_base& other) override {
+    token = static_cast<const TokenExtension&>(other).token;
+  }
+};
+
+}  // namespace
+
+void post_token(tlm::tlm_fw_transport_if<>& engine, TileToken* token) {
+  TokenExtension ext;
+  ext.token = token;
+  tlm::tlm_generic_payload trans;
+  trans.set_command(tlm::TLM_IGNORE_COMMAND);
+  trans.set_address(0);
+  trans.set_data_ptr(nullptr);
+  trans.set_data_length(0);
+  trans.set_streaming_width(0);
+  trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  trans.set_extension(&ext);
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  engine.b_transport(trans, delay);
+  trans.clear_extension(&ext);
+}
+
+PeEngine::PeEngine(const sc_core::sc_module_name& name, EngineKind kind,
+                   std::vector<std::string> lanes)
+    : sc_core::sc_module(name), stage_in("stage_in"), stage_out("stage_out"), kind_(kind) {
+  const std::string full = this->name();
+  pe_path_ = full.substr(0, full.rfind('.'));
+  stage_in.register_b_transport(this, &PeEngine::b_transport);
+  for (unsigned i = 0; i < lanes.size(); ++i) {
+    lanes_.push_back(std::make_unique<Lane>());
+    lanes_.back()->stats.label = lanes[i];
+    sc_core::sc_spawn([this, i] { worker(i); }, ("lane_" + std::to_string(i)).c_str());
+  }
+}
+
+void PeEngine::b_transport(int, tlm::tlm_generic_payload& trans, sc_core::sc_time&) {
+  TokenExtension* ext = nullptr;
+  trans.get_extension(ext);
+  if (!ext || !ext->token) {
+    trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    SC_REPORT_ERROR(
+        "/kernbench/pe_engine",
+        (std::string(name()) + ": stage socket received a payload without a token").c_str());
+    return;
+  }
+  trans.set_response_status(tlm::TLM_OK_RESPONSE);
+  accept(ext->token);
+}
+
+unsigned PeEngine::lane_of(const Stage&) const {
+  return 0;
+}
+
+void PeEngine::accept(TileToken* token) {
+  Lane& l = *lanes_.at(lane_of(token->current()));
+  l.queue.push_back(token);
+  update_depth(l);
+  l.arrived.notify();
+}
+
+void PeEngine::update_depth(Lane& l) {
+  l.depth = static_cast<unsigned>(l.queue.size()) + (l.busy ? 1u : 0u);
+  if (l.depth > l.stats.max_queue) l.stats.max_queue = l.depth;
+}
+
+void PeEngine::serve(TileToken&, Stage& stage) {
+  const sc_core::sc_time t = service_time(stage);
+  if (t != sc_core::SC_ZERO_TIME) sc_core::wait(t);
+}
+
+void PeEngine::worker(unsigned lane) {
+  Lane& l = *lanes_[lane];
+  for (;;) {
+    while (l.queue.empty()) sc_core::wait(l.arrived);
+    TileToken* token = l.queue.front();
+    l.queue.pop_front();
+    l.busy = true;
+    l.current_cmd = token->cmd_id;
+    update_depth(l);
+    Stage& stage = token->current();
+    const double start = to_ns(sc_core::sc_time_stamp());
+    serve(*token, stage);
+    const double end = to_ns(sc_core::sc_time_stamp());
+    l.stats.busy_ns += end - start;
+    l.busy = false;
+    l.current_cmd = 0;
+    update_depth(l);
+    record(*token, stage, lane, start, end);
+    advance(*token);
+  }
+}
+
+void PeEngine::record(const TileToken& token, const Stage& stage, unsigned lane, double start_ns,
+                      double end_ns) {
+  LaneStats& s = lanes_.at(lane)->stats;
+  ++s.stages;
+  s.bytes += stage.bytes;
+  if (!op_log_) return;
+  OpRecord r;
+  r.t_start_ns = start_ns;
+  r.t_end_ns = end_ns;
+  r.pe = pe_path_;
+  r.engine = s.label;
+  r.stage = to_string(stage.kind);
+  r.op_kind = stage.op_kind;
+  r.cmd_id = token.cmd_id;
+  r.tile = token.tile;
+  r.bytes = stage.bytes;
+  r.addr = stage.addr;
+  op_log_->add(std::move(r));
+}
+
+void PeEngine::advance(TileToken& token) {
+  ++token.next;
+  if (token.finished()) {
+    if (token.on_done) token.on_done(token);
+    return;
+  }
+  const auto next = static_cast<int>(engine_of(token.current().kind));
+  post_token(*stage_out[next], &token);
+}
+
+void PeEngine::lane_enter(unsigned lane) {
+  Lane& l = *lanes_.at(lane);
+  if (l.active++ == 0) {
+    l.active_since = to_ns(sc_core::sc_time_stamp());
+    l.busy = true;
+  }
+}
+
+void PeEngine::lane_leave(unsigned lane) {
+  Lane& l = *lanes_.at(lane);
+  if (--l.active == 0) {
+    l.stats.busy_ns += to_ns(sc_core::sc_time_stamp()) - l.active_since;
+    l.busy = false;
+  }
+}
+
+}  // namespace kb

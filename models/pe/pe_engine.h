@@ -1,0 +1,94 @@
+// Base of the PE's stage engines (PE_DMA, PE_TCM, PE_GEMM, PE_MATH).
+//
+// Tile tokens arrive on `stage_in` (a TLM b_transport that only posts the
+// token: zero time) and leave on `stage_out`, which is bound to every engine
+// of the PE in EngineKind order. An engine has one or more lanes; each lane
+// is a serial worker (one SC_THREAD asleep on one event) that serves one
+// stage at a time in FIFO order, records it in the op log and hands the token
+// to the engine of its next stage.
+#pragma once
+
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <systemc>
+#include <tlm>
+#include <vector>
+
+#include "models/pe/stage.h"
+
+namespace kb {
+
+class OpLog;
+
+// Posts a token to an engine's stage_in over a TLM socket (zero time).
+void post_token(tlm::tlm_fw_transport_if<>& engine, TileToken* token);
+
+class PeEngine : public sc_core::sc_module {
+ public:
+  tlm_utils::multi_passthrough_target_socket<PeEngine> stage_in;
+  tlm_utils::multi_passthrough_initiator_socket<PeEngine> stage_out;
+
+  EngineKind engine_kind() const { return kind_; }
+  void set_op_log(OpLog* log) { op_log_ = log; }
+  const std::string& pe_path() const { return pe_path_; }
+
+  struct LaneStats {
+    std::string label;  // op-log engine name, e.g. "tcm.fetch"
+    uint64_t stages = 0;
+    uint64_t bytes = 0;
+    double busy_ns = 0;  // time with at least one stage in service
+    unsigned max_queue = 0;
+  };
+  unsigned num_lanes() const { return static_cast<unsigned>(lanes_.size()); }
+  const LaneStats& lane_stats(unsigned lane) const { return lanes_.at(lane)->stats; }
+  // Traced into the VCD.
+  const bool& lane_busy(unsigned lane) const { return lanes_.at(lane)->busy; }
+  const unsigned& lane_depth(unsigned lane) const { return lanes_.at(lane)->depth; }
+  const uint64_t& lane_cmd(unsigned lane) const { return lanes_.at(lane)->current_cmd; }
+
+ protected:
+  PeEngine(const sc_core::sc_module_name& name, EngineKind kind, std::vector<std::string> lanes);
+
+  // A token arrived for its current stage. Default: queue it on its lane.
+  virtual void accept(TileToken* token);
+  // Which lane serves a stage (default 0).
+  virtual unsigned lane_of(const Stage& s) const;
+  // The serial service of one stage: wait for its duration (worker thread).
+  virtual void serve(TileToken& token, Stage& stage);
+  // Service time of a stage on this engine.
+  virtual sc_core::sc_time service_time(const Stage& stage) const = 0;
+
+  // Records a finished stage and moves the token on (or completes it).
+  void record(const TileToken& token, const Stage& stage, unsigned lane, double start_ns,
+              double end_ns);
+  void advance(TileToken& token);
+  // Busy accounting for engines whose stages overlap (DMA).
+  void lane_enter(unsigned lane);
+  void lane_leave(unsigned lane);
+
+ private:
+  struct Lane {
+    std::deque<TileToken*> queue;
+    sc_core::sc_event arrived;
+    bool busy = false;
+    unsigned depth = 0;
+    uint64_t current_cmd = 0;
+    unsigned active = 0;
+    double active_since = 0;
+    LaneStats stats;
+  };
+  void b_transport(int port, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  void worker(unsigned lane);
+  void update_depth(Lane& l);
+
+  EngineKind kind_;
+  std::string pe_path_;
+  OpLog* op_log_ = nullptr;
+  std::vector<std::unique_ptr<Lane>> lanes_;
+};
+
+}  // namespace kb

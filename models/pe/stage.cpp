@@ -1,0 +1,53 @@
+#include "models/pe/stage.h"
+
+namespace kb {
+
+const char* to_string(EngineKind e) {
+  switch (e) {
+    case EngineKind::kDma:
+      return "dma";
+    case EngineKind::kTcm:
+      return "tcm";
+    case EngineKind::kGemm:
+      return "gemm";
+    case EngineKind::kMath:
+      return "math";
+  }
+  return "?";
+}
+
+const char* to_string(StageKind s) {
+  switch (s) {
+    case StageKind::kDmaRead:
+      return "DMA_READ";
+    case StageKind::kDmaWrite:
+      return "DMA_WRITE";
+    case StageKind::kFetch:
+      return "FETCH";
+    case StageKind::kStore:
+      return "STORE";
+    case StageKind::kGemm:
+      return "GEMM";
+    case StageKind::kMath:
+      return "MATH";
+  }
+  return "?";
+}
+
+EngineKind engine_of(StageKind s) {
+  switch (s) {
+    case StageKind::kDmaRead:
+    case StageKind::kDmaWrite:
+      return EngineKind::kDma;
+    case StageKind::kFetch:
+    case StageKind::kStore:
+      return EngineKind::kTcm;
+    case StageKind::kGemm:
+      return EngineKind::kGemm;
+    case StageKind::kMath:
+      return EngineKind::kMath;
+  }
+  return EngineKind::kMath;
+}
+
+}  // namespace kb

@@ -1,0 +1,57 @@
+// Tile tokens: the unit of work that flows through a PE's engines.
+//
+// A token carries an ordered list of stages; each stage names the engine that
+// serves it. An engine serves one stage at a time in FIFO order, then hands
+// the token to the engine of its next stage over a TLM socket, so tile i+1's
+// DMA overlaps tile i's GEMM. When the last stage is done the token's
+// `on_done` runs (the scheduler's or the CPU's completion accounting).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "models/commands/commands.h"
+#include "models/dma/dma_transfer.h"
+
+namespace kb {
+
+// Engines of a PE, in the order their stage sockets are bound.
+enum class EngineKind : uint8_t { kDma = 0, kTcm = 1, kGemm = 2, kMath = 3 };
+constexpr unsigned kNumEngineKinds = 4;
+const char* to_string(EngineKind e);
+
+enum class StageKind : uint8_t { kDmaRead, kDmaWrite, kFetch, kStore, kGemm, kMath };
+const char* to_string(StageKind s);
+EngineKind engine_of(StageKind s);
+
+struct Stage {
+  StageKind kind = StageKind::kMath;
+  std::string op_kind;         // the op log's op_kind: gemm, relu, fetch, dma_read, ...
+  uint64_t bytes = 0;          // bytes moved (DMA, FETCH, STORE)
+  uint64_t elements = 0;       // MATH: output elements
+  unsigned native_tiles = 0;   // GEMM: native tiles charged (an edge tile costs a full one)
+  uint64_t flops = 0;          // GEMM: useful flops (2*m*k*n)
+  DmaTransfer transfer;        // DMA stages
+  uint64_t addr = 0;           // the address the op log shows
+  const OpSpec* op = nullptr;  // the OpSpec this stage executes (composites)
+  // Which of this stage's addresses are offsets into the token's TCM staging
+  // slot (fixed up by the scheduler when it assigns the slot).
+  enum : uint8_t { kStagedSrc = 1, kStagedDst = 2, kStagedAddr = 4 };
+  uint8_t staged = 0;
+};
+
+struct TileToken {
+  uint64_t cmd_id = 0;
+  std::string tile;  // "m0.n1.k3", "prologue2", "op" ...
+  std::vector<Stage> stages;
+  size_t next = 0;  // index of the stage to serve next
+  int slot = -1;    // TCM staging slot held while in flight (-1: none)
+  std::function<void(TileToken&)> on_done;
+
+  Stage& current() { return stages.at(next); }
+  bool finished() const { return next >= stages.size(); }
+};
+
+}  // namespace kb

@@ -1,0 +1,133 @@
+#include "models/scheduler/pe_scheduler.h"
+
+#include <string>
+
+#include "models/pe/pe_engine.h"
+#include "models/scheduler/composite_request.h"
+
+namespace kb {
+
+PeScheduler::PeScheduler(const sc_core::sc_module_name& name, const TilingConfig& tiling,
+                         unsigned staging_buffers, uint64_t staging_base)
+    : sc_core::sc_module(name),
+      cmd_in("cmd_in"),
+      stage_out("stage_out"),
+      tiling_(tiling),
+      staging_base_(staging_base) {
+  for (unsigned i = staging_buffers; i-- > 0;) free_slots_.push_back(static_cast<int>(i));
+  cmd_in.register_b_transport(this, &PeScheduler::b_transport);
+  sc_core::sc_spawn([this] { feeder(); }, "feeder");
+}
+
+void PeScheduler::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&) {
+  CompositeRequest* req = nullptr;
+  trans.get_extension(req);
+  if (!req || !req->cmd) {
+    trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return;
+  }
+  auto e = std::make_unique<Entry>();
+  e->cmd_id = req->cmd_id;
+  e->on_done = req->on_done;
+  try {
+    e->plan = make_tile_plan(*req->cmd, tiling_, req->cmd_id);
+  } catch (const PlanError& err) {
+    trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    const std::string pe = std::string(name()).substr(0, std::string(name()).rfind('.'));
+    SC_REPORT_ERROR("/kernbench/pe_scheduler",
+                    (std::string(name()) + ": composite command #" + std::to_string(req->cmd_id) +
+                     " on " + pe + " rejected: " + err.what())
+                        .c_str());
+    return;
+  }
+  std::vector<uint64_t> ids;
+  for (const auto& h : req->cmd->rw_handles) ids.push_back(h.id);
+  e->ticket = hazards_.arrive(ids);
+  entries_.push_back(std::move(e));
+  trans.set_response_status(tlm::TLM_OK_RESPONSE);
+  kick_.notify(sc_core::SC_ZERO_TIME);
+}
+
+std::vector<TileToken>& PeScheduler::phase_tokens(Entry& e) {
+  return e.phase == 0 ? e.plan.prologue : e.phase == 1 ? e.plan.tiles : e.plan.post;
+}
+
+bool PeScheduler::needs_slot(const TileToken& t) const {
+  for (const Stage& s : t.stages)
+    if (s.staged) return true;
+  return false;
+}
+
+void PeScheduler::assign_slot(TileToken& t, int slot) {
+  t.slot = slot;
+  const uint64_t base = staging_base_ + static_cast<uint64_t>(slot) * tiling_.slot_bytes();
+  for (Stage& s : t.stages) {
+    if (s.staged & Stage::kStagedSrc) s.transfer.src += base;
+    if (s.staged & Stage::kStagedDst) s.transfer.dst += base;
+    if (s.staged & Stage::kStagedAddr) s.addr += base;
+  }
+}
+
+void PeScheduler::enter_next_phase(Entry* e) {
+  // Skip empty phases; the composite completes after its last phase.
+  while (e->phase < 3) {
+    ++e->phase;
+    e->fed = e->completed = 0;
+    if (e->phase == 3 || !phase_tokens(*e).empty()) break;
+  }
+  if (e->phase == 3) {
+    hazards_.retire(e->ticket);
+    ++composites_done_;
+    // The entry (and the token whose callback got us here) is freed later by
+    // the feeder, never from inside a token's own callback.
+    if (e->on_done) e->on_done();
+  }
+  kick_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void PeScheduler::on_token_done(Entry* e, TileToken& t) {
+  if (t.slot >= 0) free_slots_.push_back(t.slot);
+  t.slot = -1;
+  --in_flight_;
+  if (++e->completed == phase_tokens(*e).size()) enter_next_phase(e);
+  kick_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void PeScheduler::feeder() {
+  for (;;) {
+    entries_.remove_if([](const std::unique_ptr<Entry>& p) { return p->phase == 3; });
+    bool fed_any = false;
+    for (auto& up : entries_) {
+      Entry* e = up.get();
+      if (e->phase == 3) continue;
+      if (!e->admitted) {
+        if (!hazards_.admissible(e->ticket)) continue;
+        e->admitted = true;
+        if (phase_tokens(*e).empty()) {
+          enter_next_phase(e);
+          fed_any = true;
+          if (e->phase == 3) continue;
+        }
+      }
+      auto& tokens = phase_tokens(*e);
+      while (e->fed < tokens.size()) {
+        TileToken& t = tokens[e->fed];
+        if (needs_slot(t)) {
+          if (free_slots_.empty()) break;
+          assign_slot(t, free_slots_.back());
+          free_slots_.pop_back();
+        }
+        t.on_done = [this, e](TileToken& tok) { on_token_done(e, tok); };
+        ++e->fed;
+        ++in_flight_;
+        ++tokens_fed_;
+        fed_any = true;
+        post_token(*stage_out[static_cast<int>(engine_of(t.current().kind))], &t);
+      }
+      if (free_slots_.empty()) break;
+    }
+    if (!fed_any) sc_core::wait(kick_);
+  }
+}
+
+}  // namespace kb

@@ -1,0 +1,72 @@
+// PE_SCHEDULER: turns each CompositeCmd into a tile plan and feeds its
+// tokens to the engines.
+//
+// Admission follows the strict-FIFO hazard rule (HazardTracker). An admitted
+// composite runs in three phases: its prologue tokens, then its tile tokens,
+// then its post-loop tokens, each phase starting once the previous one has
+// completed (the tiles consume what the prologue produced). Tile tokens that
+// stage data hold one of `staging_buffers` TCM slots from feed to completion,
+// which bounds the tokens in flight. A plan error (two GEMMs, mismatched
+// shapes, an operand outside the TCM, an unknown op kind) is SC_REPORT_ERROR
+// naming this PE and the command.
+#pragma once
+
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+#include <cstdint>
+#include <deque>
+#include <list>
+#include <memory>
+#include <systemc>
+#include <tlm>
+#include <vector>
+
+#include "models/scheduler/hazard_tracker.h"
+#include "models/scheduler/tile_plan.h"
+
+namespace kb {
+
+struct CompositeRequest;
+
+class PeScheduler : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<PeScheduler> cmd_in;
+  tlm_utils::multi_passthrough_initiator_socket<PeScheduler> stage_out;  // EngineKind order
+
+  // `staging_base`: TCM address of the first staging slot.
+  PeScheduler(const sc_core::sc_module_name& name, const TilingConfig& tiling,
+              unsigned staging_buffers, uint64_t staging_base);
+
+  uint64_t composites_done() const { return composites_done_; }
+  uint64_t tokens_fed() const { return tokens_fed_; }
+  const unsigned& in_flight_value() const { return in_flight_; }
+
+ private:
+  struct Entry {
+    uint64_t ticket = 0;
+    uint64_t cmd_id = 0;
+    std::function<void()> on_done;
+    TilePlan plan;
+    int phase = 0;  // 0 prologue, 1 tiles, 2 post, 3 done
+    size_t fed = 0, completed = 0;
+    bool admitted = false;
+  };
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  void feeder();
+  std::vector<TileToken>& phase_tokens(Entry& e);
+  bool needs_slot(const TileToken& t) const;
+  void assign_slot(TileToken& t, int slot);
+  void on_token_done(Entry* e, TileToken& t);
+  void enter_next_phase(Entry* e);
+
+  TilingConfig tiling_;
+  uint64_t staging_base_;
+  std::vector<int> free_slots_;
+  HazardTracker hazards_;
+  std::list<std::unique_ptr<Entry>> entries_;  // arrival order
+  sc_core::sc_event kick_;
+  unsigned in_flight_ = 0;
+  uint64_t composites_done_ = 0, tokens_fed_ = 0;
+};
+
+}  // namespace kb

@@ -1,0 +1,244 @@
+#include "models/scheduler/tile_plan.h"
+
+#include <algorithm>
+#include <string>
+
+#include "models/commands/op_kinds.h"
+
+namespace kb {
+
+namespace {
+
+std::string shape_str(const TensorHandle& h) {
+  std::string s = "[";
+  for (size_t i = 0; i < h.shape.size(); ++i) s += (i ? "," : "") + std::to_string(h.shape[i]);
+  return s + "]";
+}
+
+void require_2d(const TensorHandle& h, const std::string& what) {
+  if (h.shape.size() != 2)
+    throw PlanError("gemm: " + what + " must be 2-D, got " + shape_str(h) + " (" + h.describe() +
+                    ")");
+}
+
+Stage math_stage(const OpSpec& op, uint64_t elements) {
+  Stage s;
+  s.kind = StageKind::kMath;
+  s.op_kind = op.kind;
+  s.elements = elements;
+  s.op = &op;
+  s.addr = op.out ? op.out->addr : (op.operands.empty() ? 0 : op.operands.front().second.addr);
+  return s;
+}
+
+Stage dma_stage(StageKind kind, uint64_t src, uint64_t dst, uint64_t row_bytes, uint64_t rows,
+                uint64_t src_stride, uint64_t dst_stride, uint8_t staged) {
+  Stage s;
+  s.kind = kind;
+  s.op_kind = kind == StageKind::kDmaRead ? "dma_read" : "dma_write";
+  s.transfer.src = src;
+  s.transfer.dst = dst;
+  s.transfer.row_bytes = row_bytes;
+  s.transfer.rows = static_cast<uint32_t>(rows);
+  s.transfer.src_stride = rows > 1 ? src_stride : 0;
+  s.transfer.dst_stride = rows > 1 ? dst_stride : 0;
+  s.bytes = row_bytes * rows;
+  s.addr = kind == StageKind::kDmaRead ? src : dst;
+  s.staged = staged;
+  return s;
+}
+
+void check_kind(const OpSpec& op, size_t index) {
+  if (!is_gemm_kind(op.kind) && !is_math_kind(op.kind))
+    throw PlanError("op #" + std::to_string(index) + ": unknown op kind '" + op.kind + "'");
+}
+
+void require_tcm(const OpSpec& op, size_t index, const char* where) {
+  auto bad = [&](const std::string& name, const TensorHandle& h) {
+    throw PlanError(std::string(where) + " op #" + std::to_string(index) + " '" + op.kind + "' " +
+                    name + " " + h.describe() +
+                    " is not in TCM: recipe/MATH operands must be in TCM");
+  };
+  for (const auto& [name, h] : op.operands)
+    if (!h.in_tcm()) bad("operand '" + name + "'", h);
+  if (op.out && !op.out->in_tcm()) bad("output", *op.out);
+}
+
+}  // namespace
+
+uint64_t math_elements(const OpSpec& op) {
+  if (op.out) return static_cast<uint64_t>(op.out->numel());
+  if (!op.operands.empty()) return static_cast<uint64_t>(op.operands.front().second.numel());
+  return 0;
+}
+
+TilePlan make_tile_plan(const CompositeCmd& cmd, const TilingConfig& tiling, uint64_t cmd_id) {
+  TilePlan plan;
+  if (cmd.ops.empty()) throw PlanError("composite has no ops");
+  size_t gemm_idx = cmd.ops.size();
+  for (size_t i = 0; i < cmd.ops.size(); ++i) {
+    check_kind(cmd.ops[i], i);
+    if (!is_gemm_kind(cmd.ops[i].kind)) continue;
+    if (gemm_idx != cmd.ops.size())
+      throw PlanError("two GEMMs in one composite (ops #" + std::to_string(gemm_idx) + " and #" +
+                      std::to_string(i) + "); a composite holds at most one");
+    gemm_idx = i;
+  }
+  auto single = [&](std::string tile, std::vector<Stage> stages) {
+    TileToken t;
+    t.cmd_id = cmd_id;
+    t.tile = std::move(tile);
+    t.stages = std::move(stages);
+    return t;
+  };
+
+  // MATH-only plan: every op in order, off-chip operands staged through DMA.
+  if (gemm_idx == cmd.ops.size()) {
+    for (size_t i = 0; i < cmd.ops.size(); ++i) {
+      const OpSpec& op = cmd.ops[i];
+      std::vector<Stage> stages;
+      uint64_t staged_off = 0;
+      for (const auto& [name, h] : op.operands) {
+        if (h.in_tcm()) continue;
+        if (staged_off + h.bytes() > tiling.slot_bytes())
+          throw PlanError("op #" + std::to_string(i) + " '" + op.kind + "' operand '" + name +
+                          "' " + h.describe() + " is off-chip and larger than a staging slot (" +
+                          std::to_string(tiling.slot_bytes()) + " bytes): load it into TCM first");
+        stages.push_back(dma_stage(
+            StageKind::kDmaRead, h.addr, staged_off,
+            static_cast<uint64_t>(h.cols()) * dtype_bytes(h.dtype), static_cast<uint64_t>(h.rows()),
+            static_cast<uint64_t>(h.stride()) * dtype_bytes(h.dtype), 0, Stage::kStagedDst));
+        staged_off += h.bytes();
+      }
+      stages.push_back(math_stage(op, math_elements(op)));
+      if (op.out && !op.out->in_tcm()) {
+        const TensorHandle& o = *op.out;
+        stages.push_back(dma_stage(
+            StageKind::kDmaWrite, tiling.slot_c_offset(), o.addr,
+            static_cast<uint64_t>(o.cols()) * dtype_bytes(o.dtype), static_cast<uint64_t>(o.rows()),
+            0, static_cast<uint64_t>(o.stride()) * dtype_bytes(o.dtype), Stage::kStagedSrc));
+      }
+      plan.tiles.push_back(single("op" + std::to_string(i), std::move(stages)));
+    }
+    return plan;
+  }
+
+  plan.has_gemm = true;
+  const OpSpec& gemm = cmd.ops[gemm_idx];
+  const TensorHandle* a = gemm.operand("a");
+  const TensorHandle* b = gemm.operand("b");
+  if (!a || !b) throw PlanError("gemm: operands 'a' and 'b' are required");
+  if (!gemm.out) throw PlanError("gemm: an output handle is required");
+  const TensorHandle& out = *gemm.out;
+  require_2d(*a, "a");
+  require_2d(*b, "b");
+  require_2d(out, "out");
+  const int64_t M = a->shape[0], K = a->shape[1], N = b->shape[1];
+  if (b->shape[0] != K)
+    throw PlanError("gemm: mismatched shapes: a " + shape_str(*a) + " and b " + shape_str(*b) +
+                    " disagree on K (" + std::to_string(K) + " vs " + std::to_string(b->shape[0]) +
+                    ")");
+  if (out.shape[0] != M || out.shape[1] != N)
+    throw PlanError("gemm: mismatched shapes: out " + shape_str(out) + " is not [" +
+                    std::to_string(M) + "," + std::to_string(N) + "] = a " + shape_str(*a) +
+                    " x b " + shape_str(*b));
+  for (const char* dim : {"m", "k", "n"}) {
+    const int64_t want = dim[0] == 'm' ? M : dim[0] == 'k' ? K : N;
+    const int64_t got = gemm.extra_int(dim, want);
+    if (got != want)
+      throw PlanError(std::string("gemm: mismatched shapes: extra ") + dim + "=" +
+                      std::to_string(got) + " but the operands give " + std::to_string(want));
+  }
+
+  // Prologue: KERNEL-scope ops before the GEMM, TCM-resident.
+  for (size_t i = 0; i < gemm_idx; ++i) {
+    const OpSpec& op = cmd.ops[i];
+    if (op.scope != Scope::kKernel)
+      throw PlanError("op #" + std::to_string(i) + " '" + op.kind +
+                      "' before the GEMM must have "
+                      "KERNEL scope (got " +
+                      to_string(op.scope) + ")");
+    require_tcm(op, i, "prologue");
+    plan.prologue.push_back(
+        single("prologue" + std::to_string(i), {math_stage(op, math_elements(op))}));
+  }
+  std::vector<const OpSpec*> k_ops, out_ops;
+  for (size_t i = gemm_idx + 1; i < cmd.ops.size(); ++i) {
+    const OpSpec& op = cmd.ops[i];
+    // An epilogue may name the GEMM's own output (accumulate form); any other
+    // operand must already be on chip.
+    for (const auto& [name, h] : op.operands)
+      if (h.id != out.id && !h.in_tcm())
+        throw PlanError("epilogue op #" + std::to_string(i) + " '" + op.kind + "' operand '" +
+                        name + "' " + h.describe() +
+                        " is not in TCM: recipe/MATH operands must be in TCM");
+    if (op.scope == Scope::kKTile) k_ops.push_back(&op);
+    if (op.scope == Scope::kOutputTile) out_ops.push_back(&op);
+    if (op.scope == Scope::kKernel)
+      plan.post.push_back(single("post" + std::to_string(i), {math_stage(op, math_elements(op))}));
+  }
+
+  const unsigned tm = tiling.tile_m, tk = tiling.tile_k, tn = tiling.tile_n;
+  plan.m_tiles = static_cast<unsigned>((M + tm - 1) / tm);
+  plan.k_tiles = static_cast<unsigned>((K + tk - 1) / tk);
+  plan.n_tiles = static_cast<unsigned>((N + tn - 1) / tn);
+  const uint64_t ea = dtype_bytes(a->dtype), eb = dtype_bytes(b->dtype),
+                 eo = dtype_bytes(out.dtype);
+  for (unsigned mi = 0; mi < plan.m_tiles; ++mi)
+    for (unsigned ni = 0; ni < plan.n_tiles; ++ni)
+      for (unsigned ki = 0; ki < plan.k_tiles; ++ki) {
+        const uint64_t mm = std::min<int64_t>(tm, M - int64_t{mi} * tm);
+        const uint64_t kk = std::min<int64_t>(tk, K - int64_t{ki} * tk);
+        const uint64_t nn = std::min<int64_t>(tn, N - int64_t{ni} * tn);
+        const uint64_t a_at = a->addr + (uint64_t{mi} * tm * a->stride() + uint64_t{ki} * tk) * ea;
+        const uint64_t b_at = b->addr + (uint64_t{ki} * tk * b->stride() + uint64_t{ni} * tn) * eb;
+        std::vector<Stage> st;
+        if (!a->in_tcm())
+          st.push_back(dma_stage(StageKind::kDmaRead, a_at, tiling.slot_a_offset(), kk * ea, mm,
+                                 a->stride() * ea, kk * ea, Stage::kStagedDst));
+        if (!b->in_tcm())
+          st.push_back(dma_stage(StageKind::kDmaRead, b_at, tiling.slot_b_offset(), nn * eb, kk,
+                                 b->stride() * eb, nn * eb, Stage::kStagedDst));
+        Stage fetch;
+        fetch.kind = StageKind::kFetch;
+        fetch.op_kind = "fetch";
+        fetch.bytes = mm * kk * ea + kk * nn * eb;
+        fetch.addr = a->in_tcm() ? a_at : tiling.slot_a_offset();
+        if (!a->in_tcm()) fetch.staged = Stage::kStagedAddr;
+        st.push_back(fetch);
+        Stage g;
+        g.kind = StageKind::kGemm;
+        g.op_kind = "gemm";
+        g.native_tiles = 1;
+        g.flops = 2 * mm * kk * nn;
+        g.op = &gemm;
+        g.addr = out.addr;
+        st.push_back(g);
+        for (const OpSpec* op : k_ops) st.push_back(math_stage(*op, mm * nn));
+        if (ki + 1 == plan.k_tiles) {
+          for (const OpSpec* op : out_ops) st.push_back(math_stage(*op, mm * nn));
+          const uint64_t o_at =
+              out.addr + (uint64_t{mi} * tm * out.stride() + uint64_t{ni} * tn) * eo;
+          Stage store;
+          store.kind = StageKind::kStore;
+          store.op_kind = "store";
+          store.bytes = mm * nn * eo;
+          if (out.in_tcm()) {
+            store.addr = o_at;
+          } else {
+            store.addr = tiling.slot_c_offset();
+            store.staged = Stage::kStagedAddr;
+          }
+          st.push_back(store);
+          if (!out.in_tcm())
+            st.push_back(dma_stage(StageKind::kDmaWrite, tiling.slot_c_offset(), o_at, nn * eo, mm,
+                                   nn * eo, out.stride() * eo, Stage::kStagedSrc));
+        }
+        plan.tiles.push_back(
+            single("m" + std::to_string(mi) + ".n" + std::to_string(ni) + ".k" + std::to_string(ki),
+                   std::move(st)));
+      }
+  return plan;
+}
+
+}  // namespace kb
