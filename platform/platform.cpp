@@ -6,11 +6,14 @@
 
 #include "models/common/service_queue.h"
 #include "models/common/sim_time.h"
+#include "models/cpu/pe_cpu.h"
 #include "models/dma/pe_dma.h"
 #include "models/hbm/hbm_ctrl.h"
 #include "models/link/link.h"
 #include "models/memory/memory_target.h"
+#include "models/pe/pe_engine.h"
 #include "models/router/router.h"
+#include "models/trace/op_log.h"
 #include "platform/fabric/system.h"
 
 namespace kb {
@@ -28,7 +31,15 @@ TopologyShape shape_of(const TopologyConfig& cfg) {
 }
 
 Platform::Platform(const TopologyConfig& cfg)
-    : cfg_(cfg), map_(shape_of(cfg)), system_(std::make_unique<System>("system", cfg_, map_)) {}
+    : cfg_(cfg),
+      map_(shape_of(cfg)),
+      op_log_(std::make_unique<OpLog>()),
+      system_(std::make_unique<System>("system", cfg_, map_)) {
+  for (unsigned s = 0; s < system_->num_sips(); ++s)
+    for (unsigned c = 0; c < system_->sip(s).num_cubes(); ++c)
+      for (unsigned p = 0; p < system_->sip(s).cube(c).num_pes(); ++p)
+        system_->sip(s).cube(c).pe(p).set_op_log(op_log_.get());
+}
 
 Platform::~Platform() = default;
 
@@ -99,6 +110,15 @@ nlohmann::json Platform::stats() const {
   for_each_object([&](sc_core::sc_object* o) {
     if (auto* q = dynamic_cast<ServiceQueue*>(o)) {
       if (q->stats().requests > 0) out[q->name()] = queue_json(*q);
+    } else if (auto* cpu = dynamic_cast<PeCpu*>(o)) {
+      const auto& s = cpu->stats();
+      if (s.commands == 0) return;
+      nlohmann::json j;
+      j["commands"] = s.commands;
+      j["dispatch_ns"] = s.dispatch_ns;
+      j["commands_by_kind"] = s.by_kind;
+      j["dispatch_ns_by_kind"] = s.dispatch_ns_by_kind;
+      out[cpu->name()] = j;
     } else if (auto* d = dynamic_cast<PeDma*>(o)) {
       for (auto c : {PeDma::Channel::kRead, PeDma::Channel::kWrite}) {
         const auto& s = d->stats(c);
@@ -110,6 +130,19 @@ nlohmann::json Platform::stats() const {
         j["busy_ns"] = to_ns(s.busy_time);
         j["max_outstanding"] = s.max_outstanding;
         out[std::string(d->name()) + "." + PeDma::to_string(c) + "_channel"] = j;
+      }
+    }
+    if (auto* e = dynamic_cast<PeEngine*>(o)) {
+      for (unsigned l = 0; l < e->num_lanes(); ++l) {
+        const auto& s = e->lane_stats(l);
+        if (s.stages == 0) continue;
+        nlohmann::json j;
+        j["stages"] = s.stages;
+        j["bytes"] = s.bytes;
+        j["busy_ns"] = s.busy_ns;
+        j["utilization"] = now > 0 ? s.busy_ns / now : 0.0;
+        j["max_queue_depth"] = s.max_queue;
+        out[e->pe_path() + "." + s.label + ".stages"] = j;
       }
     } else if (auto* r = dynamic_cast<Router*>(o)) {
       if (r->transactions() > 0) out[r->name()] = {{"transactions", r->transactions()}};

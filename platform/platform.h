@@ -17,6 +17,7 @@ namespace kb {
 class System;
 class Pe;
 class Link;
+class OpLog;
 
 struct PeId {
   unsigned sip = 0, cube = 0, pe = 0;
@@ -52,12 +53,16 @@ class Platform {
   // End-of-run statistics per module with any activity, keyed by hierarchical name.
   nlohmann::json stats() const;
 
+  // One record per engine stage, for every PE (see models/trace/op_log.h).
+  OpLog& op_log() { return *op_log_; }
+
   // A one-screen description: SIPs, cubes, PEs, links and bandwidths.
   std::string describe() const;
 
  private:
   TopologyConfig cfg_;
   AddressMap map_;
+  std::unique_ptr<OpLog> op_log_;
   std::unique_ptr<System> system_;
 };
 

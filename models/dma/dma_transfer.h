@@ -18,6 +18,12 @@ struct DmaTransfer {
   uint64_t cmd_id = 0;  // the issuing command, for logs and error messages
 
   uint64_t total_bytes() const { return row_bytes * rows; }
+  // Rows that follow each other on both sides move as one contiguous run
+  // (the engine coalesces them before splitting into bursts).
+  bool coalescible() const {
+    return (src_stride == 0 || src_stride == row_bytes) &&
+           (dst_stride == 0 || dst_stride == row_bytes);
+  }
   uint64_t src_row(uint32_t r) const { return src + r * (src_stride ? src_stride : row_bytes); }
   uint64_t dst_row(uint32_t r) const { return dst + r * (dst_stride ? dst_stride : row_bytes); }
 

@@ -100,10 +100,13 @@ void PeDma::channel_thread(ChannelState* ch) {
       retire_in_order(*ch);
       continue;
     }
-    for (uint32_t r = 0; r < t.rows; ++r) {
-      for (uint64_t off = 0; off < t.row_bytes; off += cfg_.burst_bytes) {
+    const bool runs_together = t.coalescible();
+    const uint32_t rows = runs_together ? 1 : t.rows;
+    const uint64_t row_bytes = runs_together ? t.total_bytes() : t.row_bytes;
+    for (uint32_t r = 0; r < rows; ++r) {
+      for (uint64_t off = 0; off < row_bytes; off += cfg_.burst_bytes) {
         while (ch->outstanding >= cfg_.max_outstanding) sc_core::wait(ch->slot_freed);
-        const uint64_t n = std::min<uint64_t>(cfg_.burst_bytes, t.row_bytes - off);
+        const uint64_t n = std::min<uint64_t>(cfg_.burst_bytes, row_bytes - off);
         ++p->bursts_left;
         ++ch->outstanding;
         ch->stats.max_outstanding = std::max(ch->stats.max_outstanding, ch->outstanding);

@@ -5,6 +5,8 @@
 
 #include "models/common/address_map.h"
 #include "models/common/sim_time.h"
+#include "models/common/tlm_checker.h"
+#include "models/hbm/pc_mapping.h"
 #include "models/memory/payload_access.h"
 
 namespace kb {
@@ -22,10 +24,11 @@ HbmCtrl::HbmCtrl(const sc_core::sc_module_name& name, const HbmConfig& cfg)
 }
 
 unsigned HbmCtrl::pc_of(uint64_t offset) const {
-  return static_cast<unsigned>((offset / cfg_.interleave_bytes) % cfg_.num_pcs);
+  return pc_of_offset(cfg_, offset);
 }
 
-void HbmCtrl::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&) {
+void HbmCtrl::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  TlmCheck check(*this, trans, delay);
   const uint64_t offset = trans.get_address() & addr_bits::kOffsetMask;
   const uint64_t len = trans.get_data_length();
   if (!payload_in_region(trans, cfg_.size_bytes)) {
@@ -53,7 +56,8 @@ void HbmCtrl::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&) {
 }
 
 unsigned int HbmCtrl::transport_dbg(tlm::tlm_generic_payload& trans) {
-  return debug_access(trans, store_, cfg_.size_bytes);
+  TlmDbgCheck check(*this, trans);
+  return check.result(debug_access(trans, store_, cfg_.size_bytes));
 }
 
 }  // namespace kb

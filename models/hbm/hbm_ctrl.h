@@ -1,6 +1,7 @@
 // The HBM controller of one PE's HBM slice.
 //
-// Addresses interleave across pseudo-channels (PCs) every interleave_bytes.
+// Addresses are spread over pseudo-channels (PCs) in chunks of
+// interleave_bytes (models/hbm/pc_mapping.h).
 // Each PC is a FIFO ServiceQueue: a request occupies its PC for
 // bytes / pc_bandwidth, requests to one PC are served strictly in arrival
 // order, and different PCs work in parallel. After its PC service a request

@@ -1,6 +1,7 @@
 #include "models/link/link.h"
 
 #include "models/common/sim_time.h"
+#include "models/common/tlm_checker.h"
 
 namespace kb {
 
@@ -37,6 +38,7 @@ void Link::carry(uint64_t payload_bytes) {
 }
 
 void Link::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  TlmCheck check(*this, trans, delay);
   const bool is_write = trans.get_command() == tlm::TLM_WRITE_COMMAND;
   const uint64_t len = trans.get_data_length();
   carry(is_write ? len : 0);
@@ -46,7 +48,8 @@ void Link::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay)
 }
 
 unsigned int Link::transport_dbg(tlm::tlm_generic_payload& trans) {
-  return out->transport_dbg(trans);
+  TlmDbgCheck check(*this, trans);
+  return check.result(out->transport_dbg(trans));
 }
 
 }  // namespace kb

@@ -2,6 +2,7 @@
 
 #include "models/common/address_map.h"
 #include "models/common/sim_time.h"
+#include "models/common/tlm_checker.h"
 #include "models/memory/payload_access.h"
 
 namespace kb {
@@ -18,7 +19,8 @@ MemoryTarget::MemoryTarget(const sc_core::sc_module_name& name, uint64_t size_by
   in.register_transport_dbg(this, &MemoryTarget::transport_dbg);
 }
 
-void MemoryTarget::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&) {
+void MemoryTarget::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  TlmCheck check(*this, trans, delay);
   const uint64_t len = trans.get_data_length();
   if (!payload_in_region(trans, size_bytes_)) {
     trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
@@ -37,7 +39,8 @@ void MemoryTarget::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time
 }
 
 unsigned int MemoryTarget::transport_dbg(tlm::tlm_generic_payload& trans) {
-  return debug_access(trans, store_, size_bytes_);
+  TlmDbgCheck check(*this, trans);
+  return check.result(debug_access(trans, store_, size_bytes_));
 }
 
 }  // namespace kb

@@ -1,6 +1,7 @@
 #include "models/router/router.h"
 
 #include "models/common/sim_time.h"
+#include "models/common/tlm_checker.h"
 
 namespace kb {
 
@@ -16,6 +17,7 @@ unsigned Router::add_port(PortTarget target) {
 }
 
 void Router::b_transport(int, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  TlmCheck check(*this, trans, delay);
   auto dest = map_.resolve(trans.get_address(), trans.get_data_length(), nullptr);
   if (!dest) {
     trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
@@ -29,12 +31,13 @@ void Router::b_transport(int, tlm::tlm_generic_payload& trans, sc_core::sc_time&
 }
 
 unsigned int Router::transport_dbg(int, tlm::tlm_generic_payload& trans) {
+  TlmDbgCheck check(*this, trans);
   auto dest = map_.resolve(trans.get_address(), trans.get_data_length(), nullptr);
   if (!dest) {
     trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return 0;
   }
-  return out[static_cast<int>(route_(*dest))]->transport_dbg(trans);
+  return check.result(out[static_cast<int>(route_(*dest))]->transport_dbg(trans));
 }
 
 }  // namespace kb

@@ -1,6 +1,7 @@
 // The benches the product ships. Later capabilities register theirs here.
 #include "platform/bench/bench.h"
 #include "platform/bench/dma_bench.h"
+#include "platform/bench/gemm_bench.h"
 #include "platform/bench/milestone_bench.h"
 #include "platform/bench/probe_bench.h"
 
@@ -10,6 +11,8 @@ BenchRegistry BenchRegistry::with_builtin_benches() {
   BenchRegistry r;
   r.add(std::make_unique<ProbeBench>());
   r.add(std::make_unique<DmaBench>());
+  r.add(std::make_unique<GemmBench>());
+  r.add(std::make_unique<GemmSweepBench>());
   r.add(std::make_unique<MilestoneBench>());
   return r;
 }

@@ -13,7 +13,7 @@
 // narrowest edge of the data path (bottleneck_gbps) and the link hops.
 //
 // Contention: N PEs of cube 0 (N in 2, 4, 8 up to the cube size) each read a
-// 32 KiB strided pattern that stays on one pseudo-channel: all on PC0 of
+// 32 KiB of chunks that stay on one pseudo-channel: all on PC0 of
 // pe0's HBM (same_pc), or each on PC0 of the next PE's HBM (different_pc).
 // Reported as the makespan against one reader of the same pattern.
 #pragma once

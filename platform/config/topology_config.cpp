@@ -24,4 +24,12 @@ const char* to_string(SipTopology t) {
   return "?";
 }
 
+const char* to_string(PcMapping m) {
+  switch (m) {
+    case PcMapping::kInterleave: return "interleave";
+    case PcMapping::kXor: return "xor";
+  }
+  return "?";
+}
+
 }  // namespace kb

@@ -16,9 +16,12 @@ namespace kb {
 
 enum class CubeTopology { kMesh, kRing, kTorus2d };
 enum class SipTopology { kRing, kFull };
+// How HBM addresses map to pseudo-channels (see models/hbm/pc_mapping.h).
+enum class PcMapping { kInterleave, kXor };
 
 const char* to_string(CubeTopology t);
 const char* to_string(SipTopology t);
+const char* to_string(PcMapping m);
 
 // One direction of a link: a FIFO serialiser (bandwidth) followed by a
 // propagation latency. Every packet pays header_bytes on the wire.
@@ -36,6 +39,7 @@ struct HbmConfig {
   uint64_t interleave_bytes = 0;  // address interleave across PCs
   double access_latency_ns = 0;   // pipelined latency after a PC's service
   unsigned queue_depth = 0;       // request-queue entries per PC (0 = unbounded)
+  PcMapping pc_mapping = PcMapping::kXor;  // offset -> pseudo-channel
 };
 
 struct TcmConfig {

@@ -55,6 +55,11 @@ void assign(CubeTopology& dst, const KnobValue& v) {
     if (v.text == to_string(t)) dst = t;
   }
 }
+void assign(PcMapping& dst, const KnobValue& v) {
+  for (PcMapping m : {PcMapping::kInterleave, PcMapping::kXor}) {
+    if (v.text == to_string(m)) dst = m;
+  }
+}
 void assign(SipTopology& dst, const KnobValue& v) {
   for (SipTopology t : {SipTopology::kRing, SipTopology::kFull}) {
     if (v.text == to_string(t)) dst = t;
@@ -191,6 +196,7 @@ BindingTable build_bindings() {
       "pe.hbm.access_latency_ns", [](C & c) -> auto& { return c.pe.hbm.access_latency_ns; });
   t.bind(
       "pe.hbm.queue_depth", [](C & c) -> auto& { return c.pe.hbm.queue_depth; });
+  t.bind("pe.hbm.pc_mapping", [](C & c) -> auto& { return c.pe.hbm.pc_mapping; });
   t.bind_memory(
       "pe.tcm", [](C & c) -> auto& { return c.pe.tcm; });
   t.bind(

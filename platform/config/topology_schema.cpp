@@ -160,6 +160,9 @@ std::vector<Knob> build_topology_knobs() {
         "HBM slice: pipelined latency after a pseudo-channel's service, ns");
   b.add("pe.hbm.queue_depth", T::kUint, "64", B::kNone,
         "HBM slice: request-queue entries per pseudo-channel (0 = unbounded)");
+  b.add_enum("pe.hbm.pc_mapping", {"interleave", "xor"}, "xor",
+             "HBM slice: address -> pseudo-channel: interleave (chunk mod PCs) or xor (chunk "
+             "bits folded, so strided rows spread over the PCs)");
   b.add_block("pe.tcm", memory_block(), {"1MiB", "512", "1"},
               "TCM scratchpad (DMA port and FETCH/STORE)");
   b.add("pe.dma.burst_bytes", T::kSize, "1024", B::kAtLeastOne,
@@ -185,7 +188,7 @@ std::vector<Knob> build_topology_knobs() {
   b.add("pe.gemm.tile_n", T::kUint, "32", B::kAtLeastOne, "PE_GEMM: native tile columns (N)");
   b.add("pe.math.lanes", T::kUint, "64", B::kAtLeastOne,
         "PE_MATH: elements per cycle (latency = ceil(elements / lanes) cycles)");
-  b.add("pe.scheduler.staging_buffers", T::kUint, "4", B::kAtLeastOne,
+  b.add("pe.scheduler.staging_buffers", T::kUint, "8", B::kAtLeastOne,
         "PE_SCHEDULER: TCM staging buffers = tile tokens in flight per PE");
 
   return b.take();

@@ -27,8 +27,12 @@ void write_file_atomically(const std::string& path, const std::string& content) 
   }
 }
 
+std::string format_json(const nlohmann::json& j) {
+  return j.dump(2) + "\n";
+}
+
 void write_json_atomically(const std::string& path, const nlohmann::json& j) {
-  write_file_atomically(path, j.dump(2) + "\n");
+  write_file_atomically(path, format_json(j));
 }
 
 }  // namespace kb

@@ -11,4 +11,7 @@ namespace kb {
 void write_file_atomically(const std::string& path, const std::string& content);
 void write_json_atomically(const std::string& path, const nlohmann::json& j);
 
+// The text write_json_atomically writes: 2-space indented, one trailing newline.
+std::string format_json(const nlohmann::json& j);
+
 }  // namespace kb

@@ -7,7 +7,10 @@
 #include <systemc>
 
 #include "models/common/service_queue.h"
+#include "models/cpu/pe_cpu.h"
 #include "models/dma/pe_dma.h"
+#include "models/pe/pe_engine.h"
+#include "models/scheduler/pe_scheduler.h"
 
 namespace kb {
 
@@ -41,12 +44,32 @@ VcdTracer::VcdTracer(const std::string& path, const std::vector<std::string>& sc
         sc_core::sc_trace(tf_, q->busy_flag(), n + ".busy");
         sc_core::sc_trace(tf_, q->depth_value(), n + ".depth");
         signals_ += 2;
-      } else if (auto* d = dynamic_cast<PeDma*>(o)) {
+      } else if (auto* cpu = dynamic_cast<PeCpu*>(o)) {
+        sc_core::sc_trace(tf_, cpu->dispatching_flag(), n + ".dispatching");
+        sc_core::sc_trace(tf_, cpu->last_cmd_value(), n + ".cmd_id");
+        signals_ += 2;
+      } else if (auto* sch = dynamic_cast<PeScheduler*>(o)) {
+        sc_core::sc_trace(tf_, sch->in_flight_value(), n + ".tokens_in_flight");
+        signals_ += 1;
+      }
+      if (auto* d = dynamic_cast<PeDma*>(o)) {
         for (auto c : {PeDma::Channel::kRead, PeDma::Channel::kWrite}) {
           const std::string ch = n + "." + PeDma::to_string(c) + "_channel";
           sc_core::sc_trace(tf_, d->busy_flag(c), ch + ".busy");
           sc_core::sc_trace(tf_, d->outstanding_value(c), ch + ".outstanding");
           signals_ += 2;
+        }
+      }
+      if (auto* e = dynamic_cast<PeEngine*>(o)) {
+        for (unsigned l = 0; l < e->num_lanes(); ++l) {
+          std::string lane = e->lane_stats(l).label;
+          for (char& ch : lane)
+            if (ch == '.') ch = '_';
+          const std::string base = n + ".stage_" + lane;
+          sc_core::sc_trace(tf_, e->lane_busy(l), base + ".busy");
+          sc_core::sc_trace(tf_, e->lane_depth(l), base + ".queue_depth");
+          sc_core::sc_trace(tf_, e->lane_cmd(l), base + ".cmd_id");
+          signals_ += 3;
         }
       }
     }

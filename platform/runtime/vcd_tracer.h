@@ -3,7 +3,9 @@
 // Traced, for every module whose hierarchical name is in scope: each
 // ServiceQueue's busy flag and queue depth (HBM pseudo-channels, link
 // directions' wires, memory ports) and each PE_DMA channel's busy flag and
-// outstanding bursts. Values are written only when they change, with a 1 ps
+// outstanding bursts; each stage engine lane's busy flag, queue depth and
+// current command id; PE_CPU's dispatching flag and last command id;
+// PE_SCHEDULER's tokens in flight. Values are written only when they change, with a 1 ps
 // timebase.
 //
 // A scope is a glob (fnmatch) on hierarchical names; a module is in scope when

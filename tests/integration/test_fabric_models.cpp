@@ -79,6 +79,7 @@ HbmConfig hbm_cfg() {
   h.interleave_bytes = 1024;
   h.access_latency_ns = 5;
   h.queue_depth = 0;
+  h.pc_mapping = PcMapping::kInterleave;
   return h;
 }
 

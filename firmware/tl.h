@@ -1,0 +1,132 @@
+// The `tl` kernel API (SPEC §3): what a firmware kernel, running on a PE's
+// PE_CPU thread, writes against. It builds command descriptors
+// (models/commands) and issues them through PE_CPU, which charges their
+// dispatch cost. Every call that consumes a tensor first waits for the
+// command that produces it (lazy loads and composites return at once);
+// composites that only share rw_handles are ordered by PE_SCHEDULER, not
+// here, so the kernel runs ahead.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/commands/commands.h"
+#include "models/common/address_map.h"
+#include "models/cpu/pe_cpu.h"
+
+namespace kb {
+class TcmArena;
+
+namespace fw {
+
+// Hands out tensor identities (unique within one platform).
+class IdSource {
+ public:
+  uint64_t next() { return ++last_; }
+
+ private:
+  uint64_t last_ = 0;
+};
+
+// A tensor handle plus the command that produces it (null once resolved or
+// for data that was already there).
+struct Tensor {
+  TensorHandle h;
+  CommandHandle pending;
+  const std::vector<int64_t>& shape() const { return h.shape; }
+  uint64_t addr() const { return h.addr; }
+};
+
+// One epilogue (or explicit) op of a composite.
+struct OpArgs {
+  std::string op;
+  Scope scope = Scope::kOutputTile;
+  std::vector<std::pair<std::string, Tensor>> operands;
+  std::vector<std::pair<std::string, ExtraValue>> extra;
+  std::optional<Tensor> out;
+};
+
+struct CompositeArgs {
+  std::string op = "gemm";           // the head op: gemm, or a MATH kind
+  std::optional<Tensor> a, b;        // gemm operands (a TCM or HBM tensor)
+  std::optional<Tensor> out;         // output tensor (HBM via ref, or TCM)
+  std::optional<uint64_t> out_ptr;   // HBM shorthand for out
+  std::optional<DType> out_dtype;    // dtype of an implicit output (default: a's)
+  std::vector<OpSpec> prologue_ops;  // KERNEL-scope ops before the head (recipes expand here)
+  std::vector<OpArgs> epilogue;
+  std::vector<Tensor> rw;  // extra read-and-written handles
+};
+
+struct LaunchPosition {
+  unsigned program[3] = {0, 0, 0};
+  unsigned programs[3] = {1, 1, 1};
+};
+
+class Tl {
+ public:
+  Tl(PeCpu& cpu, TcmArena& arena, const AddressMap& map, const Location& pe, IdSource& ids,
+     LaunchPosition pos);
+
+  // Data already in memory (no movement).
+  Tensor ref(uint64_t addr, std::vector<int64_t> shape, DType dtype = DType::kFp16);
+  // A fresh TCM tensor from the arena (contents undefined).
+  Tensor empty(std::vector<int64_t> shape, DType dtype = DType::kFp16);
+  // DMA into TCM; lazy: returns at once, the first consumer waits.
+  Tensor load(const Tensor& src);
+  // TCM -> HBM (or anywhere) DMA.
+  Tensor store(const Tensor& dst, const Tensor& src);
+  // Primitive GEMM on TCM operands: a [m,k] x b [k,n] (+ acc).
+  Tensor dot(const Tensor& a, const Tensor& b, std::optional<Tensor> acc = std::nullopt);
+  // Primitive MATH op on TCM operands; the output is a fresh TCM tensor
+  // shaped like the first input unless `out` is given.
+  Tensor math(const std::string& kind, std::vector<Tensor> inputs,
+              std::vector<std::pair<std::string, ExtraValue>> extra = {},
+              std::optional<Tensor> out = std::nullopt);
+  // One CompositeCmd; returns its output at once (non-blocking).
+  Tensor composite(const CompositeArgs& args);
+  // Charges an explicit PE_CPU cost.
+  void overhead(double cycles);
+
+  void wait(const Tensor& t);
+  void wait();  // everything this kernel issued
+
+  // RAII: TCM allocated inside the scope is released when it ends.
+  class ScratchScope {
+   public:
+    explicit ScratchScope(Tl& tl);
+    ~ScratchScope();
+    ScratchScope(const ScratchScope&) = delete;
+    ScratchScope& operator=(const ScratchScope&) = delete;
+
+   private:
+    Tl& tl_;
+    uint64_t mark_;
+  };
+  ScratchScope scratch_scope() { return ScratchScope(*this); }
+  // Persists `src` into `dst` (a tensor allocated outside the current scope).
+  Tensor copy_to(const Tensor& dst, const Tensor& src);
+
+  unsigned program_id(unsigned axis) const { return pos_.program[axis]; }
+  unsigned num_programs(unsigned axis) const { return pos_.programs[axis]; }
+  const Location& pe() const { return pe_; }
+  PeCpu& cpu() { return cpu_; }
+  double now_ns() const;
+
+ private:
+  void resolve(const Tensor& t);
+  TensorHandle tcm_handle(std::vector<int64_t> shape, DType dtype);
+
+  PeCpu& cpu_;
+  TcmArena& arena_;
+  const AddressMap& map_;
+  Location pe_;
+  IdSource& ids_;
+  LaunchPosition pos_;
+};
+
+}  // namespace fw
+}  // namespace kb

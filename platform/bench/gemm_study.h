@@ -1,0 +1,46 @@
+// The GEMM study on one PE (SPEC §5 gemm): a composite GEMM C = A·W with
+// A [M,K], W [K,N], C [M,N] fp16 in the PE's HBM, in three operand-staging
+// variants:
+//   load_ref   A pre-loaded to TCM, W streamed from HBM
+//   ref_ref    both streamed
+//   load_load  both pre-loaded
+// The window runs from the composite's issue (PE_CPU starts its dispatch) to
+// its completion; the up-front loads are outside it. Beside each measurement
+// the analytic model fill + n_tiles x bottleneck + tail, computed from the
+// topology's configured latencies and bandwidths (no fitted constants).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace kb {
+
+class Platform;
+class HostRuntime;
+struct TopologyConfig;
+
+struct GemmShape {
+  int64_t m = 32, k = 64, n = 32;
+};
+
+struct GemmAnalytic {
+  double fill_ns = 0, tail_ns = 0, bottleneck_ns = 0, window_ns = 0;
+  std::string bottleneck;  // which unit bounds the steady state
+  unsigned n_tiles = 0;
+};
+
+// The analytic model of one point.
+GemmAnalytic gemm_analytic(const TopologyConfig& cfg, const GemmShape& s,
+                           const std::string& variant);
+
+// "" when the variant's pre-loaded operands fit the TCM arena, else why not.
+std::string gemm_fit(const TopologyConfig& cfg, const GemmShape& s, const std::string& variant);
+
+// Runs one point on an elaborated platform (PE sip0.cube0.pe0) and returns its
+// metrics (window_ns, tflops_per_pe, mac_util, mac_util_analytic,
+// hbm_bw_util, stage_busy_ns, dispatch_ns, n_tiles, ...).
+nlohmann::json run_gemm_point(HostRuntime& rt, const GemmShape& s, const std::string& variant);
+
+}  // namespace kb

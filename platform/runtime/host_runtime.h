@@ -1,0 +1,46 @@
+// The host runtime: allocate device tensors, launch kernels on PEs, run.
+//
+// Tensors are allocated in a chosen PE's HBM slice (a bump allocator per
+// PE). A launch runs one firmware kernel per program of a grid on the PEs the
+// DPPolicy picks; each program gets its own `tl` context, its TCM
+// allocations are released when it ends. run() simulates until every launched
+// kernel and every command it issued has drained.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "firmware/tl.h"
+#include "platform/platform.h"
+#include "platform/runtime/dp_policy.h"
+
+namespace kb {
+
+using Kernel = std::function<void(fw::Tl&)>;
+
+class HostRuntime {
+ public:
+  explicit HostRuntime(Platform& platform);
+  ~HostRuntime();
+
+  // A tensor in `pe`'s HBM, `align`-byte aligned. Throws UsageError when full.
+  fw::Tensor alloc_hbm(const PeId& pe, std::vector<int64_t> shape, DType dtype = DType::kFp16,
+                       uint64_t align = 64);
+  // Posts one kernel per program; they start when run() simulates.
+  void launch(const Kernel& kernel, const LaunchGrid& grid = {}, const DpPolicy& policy = {});
+  // Simulates until the launched work drains; returns the simulated time (ns).
+  double run();
+
+  fw::IdSource& ids() { return ids_; }
+  Platform& platform() { return platform_; }
+
+ private:
+  Platform& platform_;
+  fw::IdSource ids_;
+  std::map<std::tuple<unsigned, unsigned, unsigned>, uint64_t> hbm_used_;
+  std::vector<std::unique_ptr<fw::Tl>> contexts_;
+};
+
+}  // namespace kb

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (tests/fuzz) with clang, ASan and UBSan into
+# ./build-fuzz and runs each one for SECONDS (default 60), then prints each
+# target's executions per second and coverage (libFuzzer's final stats).
+#
+#   bash scripts/fuzz.sh [SECONDS] [TARGET...]
+#
+# Seeds: tests/fuzz/corpus/<target>/ (committed), tests/fuzz/regressions/<target>/
+# (inputs that once crashed; the unit suite replays both) and, for the YAML
+# target, topologies/. What a run discovers accumulates in build-fuzz/corpus/
+# (not committed). A crash, sanitizer report, uncaught exception, timeout
+# (> 10 s for one input) or out-of-memory leaves its input in
+# build-fuzz/artifacts/ and makes the script exit 1: turn it into a
+# regression (copy the file to tests/fuzz/regressions/<target>/, add a named
+# test in tests/unit/test_fuzz_regressions.cpp) and fix the bug.
+#
+# Needs clang++ with libFuzzer (Debian: clang, libclang-rt-dev); downloads nothing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds="${1:-60}"
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_topology_yaml fuzz_set_override fuzz_bench_params)
+
+cxx="${KB_FUZZ_CXX:-}"
+if [ -z "$cxx" ]; then
+  for c in clang++ clang++-14; do
+    if command -v "$c" > /dev/null; then cxx="$c"; break; fi
+  done
+fi
+if [ -z "$cxx" ]; then
+  echo "fuzz.sh: clang++ not found (apt-get install clang libclang-rt-dev)" >&2
+  exit 2
+fi
+
+build=build-fuzz
+cmake -S . -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DKB_FUZZ=ON -DKB_BUILD_TESTS=OFF -DKB_WERROR=ON > "$build.configure.log" 2>&1 ||
+  { cat "$build.configure.log" >&2; exit 2; }
+cmake --build "$build" -j2 --target "${targets[@]}"
+
+# UBSan: stop at the first report so libFuzzer records the input (by default
+# UBSan prints and carries on). ASan: the fuzz bodies start no SystemC
+# process, so no coroutine-stack caveat applies here (compare tests/CMakeLists.txt).
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
+
+mkdir -p "$build/artifacts"
+status=0
+summary=()
+for t in "${targets[@]}"; do
+  work="$build/corpus/$t"
+  mkdir -p "$work"
+  seeds=("tests/fuzz/corpus/$t" "tests/fuzz/regressions/$t")
+  [ "$t" = fuzz_topology_yaml ] && seeds+=(topologies)
+  log="$build/$t.log"
+  echo "== $t: ${seconds}s"
+  rc=0
+  "./$build/tests/fuzz/$t" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 \
+    -rss_limit_mb=2048 -artifact_prefix="$build/artifacts/$t-" "$work" "${seeds[@]}" \
+    > "$log" 2>&1 || rc=$?
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+  ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+  corpus=$(find "$work" -type f | wc -l)
+  if [ "$rc" -ne 0 ]; then
+    status=1
+    echo "!! $t failed (exit $rc); log: $log" >&2
+    grep -E 'ERROR|runtime error|Test unit written|uncaught|invariant' "$log" | head -20 >&2 || true
+  fi
+  summary+=("$(printf '%-20s %-6s %10s %8s %6s %6s %7s' "$t" "$([ "$rc" -eq 0 ] && echo ok || echo FAIL)" \
+    "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "$corpus")")
+done
+
+echo
+printf '%-20s %-6s %10s %8s %6s %6s %7s\n' target result execs exec/s cov ft corpus
+printf '%s\n' "${summary[@]}"
+exit "$status"
