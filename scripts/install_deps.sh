@@ -10,6 +10,7 @@ PACKAGES=(
   libboost-program-options-dev
   nlohmann-json3-dev        # every JSON we read or write
   libgtest-dev              # GoogleTest
+  python3-matplotlib        # scripts/plot_*.py
 )
 
 missing=()

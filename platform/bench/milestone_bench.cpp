@@ -1,5 +1,6 @@
 #include "platform/bench/milestone_bench.h"
 
+#include "platform/bench/gemm_bench.h"
 #include "platform/bench/probe_bench.h"
 
 namespace kb {
@@ -17,6 +18,18 @@ BenchResult MilestoneBench::run(BenchContext& ctx) {
     out.points.push_back(pt);
   }
   for (auto& t : r.tables) out.tables.push_back(t);
+
+  // gemm: the 32x3072x32 study point in each variant.
+  GemmSweepBench gemm;
+  BenchParams gemm_params("gemm-sweep", gemm.params(), {"shapes=32x3072x32"});
+  BenchContext gemm_ctx{ctx.platform, gemm_params, ctx.data_mode};
+  BenchResult g = gemm.run(gemm_ctx);
+  out.metrics["gemm"] = g.metrics;
+  for (auto& pt : g.points) {
+    pt["study"] = "gemm";
+    out.points.push_back(pt);
+  }
+  for (auto& t : g.tables) out.tables.push_back(t);
   return out;
 }
 

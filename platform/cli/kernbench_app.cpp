@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "models/common/errors.h"
+#include "models/trace/op_log.h"
 #include "platform/bench/bench.h"
 #include "platform/config/topology_loader.h"
 #include "platform/platform.h"
@@ -29,34 +30,42 @@ constexpr int kExitOk = 0, kExitInternal = 1, kExitUsage = 2, kExitSimulation = 
 struct Options {
   bool help = false, list_benches = false, check_topology = false, describe_topology = false;
   bool quiet = false, data = false;
-  std::string topology, bench = "milestone", json, out, vcd;
+  std::string topology, bench = "milestone", json, out, vcd, oplog, trace;
   std::vector<std::string> sets, params, vcd_scopes;
 };
 
 po::options_description make_options(Options& o) {
   po::options_description d("kernbench options");
-  d.add_options()("help,h", po::bool_switch(&o.help), "print this help and exit")(
-      "list-benches", po::bool_switch(&o.list_benches), "list the benches and their parameters")(
-      "topology,t", po::value(&o.topology)->value_name("FILE"),
-      "topology YAML (default: the embedded ahbm_1sip.yaml)")(
-      "set,s", po::value(&o.sets)->value_name("KEY=VALUE")->composing(),
-      "override one topology knob, e.g. --set sip.cube_link.bandwidth_gbps=64 (repeatable)")(
-      "describe-topology", po::bool_switch(&o.describe_topology),
-      "print every topology knob with its default and description")(
-      "check-topology", po::bool_switch(&o.check_topology),
-      "validate the topology, print SIPs, cubes, PEs, links and bandwidths, and exit")(
-      "bench,b", po::value(&o.bench)->value_name("NAME"),
-      "bench to run (default: milestone, the default study)")(
-      "param,p", po::value(&o.params)->value_name("KEY=VALUE")->composing(),
-      "bench parameter (repeatable); see --list-benches")(
-      "data", po::bool_switch(&o.data), "data mode: memories hold real bytes (timing unchanged)")(
-      "json", po::value(&o.json)->value_name("FILE"), "write the JSON result to FILE")(
-      "out", po::value(&o.out)->value_name("DIR"),
-      "output directory: the JSON result goes to DIR/<bench>.json unless --json is given")(
-      "vcd", po::value(&o.vcd)->value_name("FILE"), "write a VCD waveform of the scoped modules")(
-      "vcd-scope", po::value(&o.vcd_scopes)->value_name("PATH")->composing(),
-      "glob on hierarchical names to trace (repeatable; default: the first PE and its cube)")(
-      "quiet,q", po::bool_switch(&o.quiet), "print only errors");
+  // clang-format off
+  d.add_options()
+      ("help,h", po::bool_switch(&o.help), "print this help and exit")
+      ("list-benches", po::bool_switch(&o.list_benches), "list the benches and their parameters")
+      ("topology,t", po::value(&o.topology)->value_name("FILE"),
+       "topology YAML (default: the embedded ahbm_1sip.yaml)")
+      ("set,s", po::value(&o.sets)->value_name("KEY=VALUE")->composing(),
+       "override one topology knob, e.g. --set sip.cube_link.bandwidth_gbps=64 (repeatable)")
+      ("describe-topology", po::bool_switch(&o.describe_topology),
+       "print every topology knob with its default and description")
+      ("check-topology", po::bool_switch(&o.check_topology),
+       "validate the topology, print SIPs, cubes, PEs, links and bandwidths, and exit")
+      ("bench,b", po::value(&o.bench)->value_name("NAME"),
+       "bench to run (default: milestone, the default study)")
+      ("param,p", po::value(&o.params)->value_name("KEY=VALUE")->composing(),
+       "bench parameter (repeatable); see --list-benches")
+      ("data", po::bool_switch(&o.data), "data mode: memories hold real bytes (timing unchanged)")
+      ("json", po::value(&o.json)->value_name("FILE"), "write the JSON result to FILE")
+      ("out", po::value(&o.out)->value_name("DIR"),
+       "output directory: the JSON result goes to DIR/<bench>.json unless --json is given")
+      ("oplog", po::value(&o.oplog)->value_name("FILE"),
+       "write the op log: one JSON line per engine stage (start, end, PE, engine, stage, "
+       "op_kind, command id, tile, bytes, address)")
+      ("trace", po::value(&o.trace)->value_name("FILE"),
+       "write a Chrome/Perfetto trace of the op log (one track per engine)")
+      ("vcd", po::value(&o.vcd)->value_name("FILE"), "write a VCD waveform of the scoped modules")
+      ("vcd-scope", po::value(&o.vcd_scopes)->value_name("PATH")->composing(),
+       "glob on hierarchical names to trace (repeatable; default: the first PE and its cube)")
+      ("quiet,q", po::bool_switch(&o.quiet), "print only errors");
+  // clang-format on
   return d;
 }
 
@@ -115,6 +124,19 @@ int run(int argc, char* argv[]) {
   } else if (!o.params.empty()) {
     throw UsageError("--param needs a bench; --check-topology runs none");
   }
+  // Every output's directory must exist before anything runs.
+  for (const auto& [flag, path] : {std::pair<const char*, const std::string&>{"--json", o.json},
+                                   {"--oplog", o.oplog},
+                                   {"--trace", o.trace},
+                                   {"--vcd", o.vcd}}) {
+    if (path.empty()) continue;
+    const size_t slash = path.rfind('/');
+    const std::string dir =
+        slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+    struct stat st {};
+    if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      throw UsageError(std::string(flag) + " " + path + ": directory '" + dir + "' does not exist");
+  }
   std::string json_path = o.json;
   if (!o.out.empty()) {
     if (!ensure_dir(o.out)) throw UsageError("--out " + o.out + ": cannot create directory");
@@ -148,6 +170,8 @@ int run(int argc, char* argv[]) {
   j["metrics"] = result.metrics;
   j["points"] = result.points;
   j["stats"] = platform.stats();
+  j["op_log"] = {{"records", platform.op_log().records().size()},
+                 {"fnv1a64", platform.op_log().hash()}};
 
   if (!o.quiet) {
     for (const auto& t : result.tables) std::cout << t.render() << "\n";
@@ -157,6 +181,14 @@ int run(int argc, char* argv[]) {
   if (vcd) {
     vcd->finish();
     if (!o.quiet) std::cout << "wrote " << o.vcd << "\n";
+  }
+  if (!o.oplog.empty()) {
+    write_file_atomically(o.oplog, platform.op_log().to_jsonl());
+    if (!o.quiet) std::cout << "wrote " << o.oplog << "\n";
+  }
+  if (!o.trace.empty()) {
+    write_file_atomically(o.trace, platform.op_log().to_chrome_trace());
+    if (!o.quiet) std::cout << "wrote " << o.trace << "\n";
   }
   if (!json_path.empty()) {
     write_json_atomically(json_path, j);
