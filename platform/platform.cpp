@@ -1,5 +1,6 @@
 #include "platform/platform.h"
 
+#include <algorithm>
 #include <functional>
 #include <sstream>
 #include <systemc>
@@ -61,9 +62,8 @@ void for_each_object(const std::function<void(sc_core::sc_object*)>& fn) {
 
 void Platform::set_data_mode(bool on) {
   for_each_object([on](sc_core::sc_object* o) {
-    if (auto* h = dynamic_cast<HbmCtrl*>(o)) h->set_data_mode(on);
-    if (auto* m = dynamic_cast<MemoryTarget*>(o)) m->set_data_mode(on);
-    if (auto* d = dynamic_cast<PeDma*>(o)) d->set_data_mode(on);
+    if (auto* pe = dynamic_cast<Pe*>(o)) pe->set_data_mode(on);
+    if (auto* m = dynamic_cast<MemoryTarget*>(o)) m->set_data_mode(on);  // SRAM, host
   });
 }
 
@@ -92,6 +92,49 @@ FabricPath Platform::route(const PeId& from, uint64_t addr) const {
     r = pt.next;
   }
   throw std::logic_error("routing loop towards " + format_address(addr));
+}
+
+namespace {
+
+void debug_access(System& sys, const AddressMap& map, tlm::tlm_command cmd, uint64_t addr,
+                  uint8_t* data, uint64_t len) {
+  std::string why;
+  if (!map.resolve(addr, len, &why)) throw std::invalid_argument(why);
+  // Page-sized pieces keep each debug payload small.
+  for (uint64_t done = 0; done < len;) {
+    const auto n = static_cast<unsigned>(std::min<uint64_t>(len - done, 1u << 20));
+    tlm::tlm_generic_payload t;
+    t.set_command(cmd);
+    t.set_address(addr + done);
+    t.set_data_ptr(data + done);
+    t.set_data_length(n);
+    t.set_streaming_width(n);
+    t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    const unsigned got = sys.host.debug->transport_dbg(t);
+    if (got != n)
+      throw std::invalid_argument("debug access to " + format_address(addr + done) + " moved " +
+                                  std::to_string(got) + " of " + std::to_string(n) + " bytes");
+    done += n;
+  }
+}
+
+}  // namespace
+
+void Platform::finish_elaboration() {
+  // Multi-target sockets complete their bindings at the end of elaboration;
+  // a backdoor access before the first run needs that done. Running zero
+  // time initialises every process and lets them go to sleep.
+  if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) sc_core::sc_start(sc_core::SC_ZERO_TIME);
+}
+
+void Platform::debug_write(uint64_t addr, const uint8_t* data, uint64_t len) {
+  finish_elaboration();
+  debug_access(*system_, map_, tlm::TLM_WRITE_COMMAND, addr, const_cast<uint8_t*>(data), len);
+}
+
+void Platform::debug_read(uint64_t addr, uint8_t* data, uint64_t len) {
+  finish_elaboration();
+  debug_access(*system_, map_, tlm::TLM_READ_COMMAND, addr, data, len);
 }
 
 nlohmann::json Platform::stats() const {

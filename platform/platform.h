@@ -50,6 +50,15 @@ class Platform {
 
   FabricPath route(const PeId& from, uint64_t addr) const;
 
+  // Backdoor access (TLM transport_dbg from the host, through the fabric):
+  // no simulated time passes. Throws std::invalid_argument naming the address
+  // when it is unmapped or out of range.
+  void debug_write(uint64_t addr, const uint8_t* data, uint64_t len);
+  void debug_read(uint64_t addr, uint8_t* data, uint64_t len);
+  // Ends elaboration (a zero-time start) if nothing has run yet. Tracing
+  // (VcdTracer) must be set up before this.
+  void finish_elaboration();
+
   // End-of-run statistics per module with any activity, keyed by hierarchical name.
   nlohmann::json stats() const;
 

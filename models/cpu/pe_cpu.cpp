@@ -90,11 +90,22 @@ void PeCpu::build_token(InFlight& f) {
                               ceil_div(g->n, cfg_.gemm.tile_n));
     gemm.flops = static_cast<uint64_t>(2 * g->m * g->k * g->n);
     gemm.addr = g->out.addr;
+    gemm.single_op = true;
+    gemm.accumulate_out = g->accumulate;
+    gemm.a_view = g->a;
+    gemm.b_view = g->b;
+    gemm.out_view = g->out;
+    if (g->a.dtype != g->b.dtype)
+      fault(t.cmd_id, f.status->kind,
+            std::string("dtype mismatch: a is ") + to_string(g->a.dtype) + " but b is " +
+                to_string(g->b.dtype));
     Stage store;
     store.kind = StageKind::kStore;
     store.op_kind = "store";
     store.bytes = g->out.bytes();
     store.addr = g->out.addr;
+    store.single_op = true;
+    store.out_view = g->out;
     t.stages = {fetch, gemm, store};
   } else if (auto* m = std::get_if<MathCmd>(&f.cmd)) {
     if (!is_math_kind(m->kind))
@@ -106,6 +117,9 @@ void PeCpu::build_token(InFlight& f) {
     s.op_kind = m->kind;
     s.elements = static_cast<uint64_t>(m->out.numel());
     s.addr = m->out.addr;
+    s.inputs = m->inputs;
+    s.output = m->out;
+    s.math_extra = m->extra;
     t.stages.push_back(s);
   } else if (auto* c = std::get_if<CopyCmd>(&f.cmd)) {
     need_tcm(c->src, "source");
@@ -118,6 +132,8 @@ void PeCpu::build_token(InFlight& f) {
     Stage store = fetch;
     store.kind = StageKind::kStore;
     store.addr = c->dst.addr;
+    store.inputs = {c->src};
+    store.output = c->dst;
     t.stages = {fetch, store};
   }
 }

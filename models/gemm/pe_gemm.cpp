@@ -1,6 +1,7 @@
 #include "models/gemm/pe_gemm.h"
 
 #include "models/common/sim_time.h"
+#include "models/pe/pe_data.h"
 
 namespace kb {
 
@@ -10,6 +11,49 @@ PeGemm::PeGemm(const sc_core::sc_module_name& name, const GemmConfig& cfg)
 
 sc_core::sc_time PeGemm::service_time(const Stage& stage) const {
   return ns_to_time(stage.native_tiles * native_tile_ns_);
+}
+
+NdArray matmul_fp32(const NdArray& a, const NdArray& b) {
+  const int64_t m = a.shape.at(0), k = a.shape.at(1), n = b.shape.at(1);
+  if (b.shape.at(0) != k) throw MathError("gemm: inner dimensions differ");
+  NdArray c;
+  c.shape = {m, n};
+  c.data.assign(static_cast<size_t>(m * n), 0.0f);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p) {
+      const float av = a.data[static_cast<size_t>(i * k + p)];
+      const float* brow = &b.data[static_cast<size_t>(p * n)];
+      float* crow = &c.data[static_cast<size_t>(i * n)];
+      for (int64_t j = 0; j < n; ++j) crow[j] += av * brow[j];  // fp32 accumulate
+    }
+  return c;
+}
+
+void accumulate_into(NdArray& acc, const NdArray& x) {
+  for (size_t i = 0; i < acc.data.size(); ++i) acc.data[i] += x.data[i];
+}
+
+void PeGemm::serve(TileToken& token, Stage& stage) {
+  PeEngine::serve(token, stage);
+  if (!data()) return;
+  try {
+    NdArray p = matmul_fp32(data()->read(stage.a_view), data()->read(stage.b_view));
+    const PeData::TileKey key{token.cmd_id, stage.mi, stage.ni};
+    if (stage.single_op) {
+      if (stage.accumulate_out) accumulate_into(p, data()->read(stage.out_view));
+      data()->accumulators()[key] = std::move(p);
+    } else if (stage.accumulate_partial) {
+      NdArray& acc = data()->accumulators()[key];
+      if (stage.first_k || acc.data.empty())
+        acc = std::move(p);
+      else
+        accumulate_into(acc, p);
+    } else {
+      data()->partials()[key] = std::move(p);
+    }
+  } catch (const MathError& e) {
+    compute_fault(token, stage, e.what());
+  }
 }
 
 }  // namespace kb

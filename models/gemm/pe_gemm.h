@@ -3,6 +3,7 @@
 // an edge tile costs a full tile. 32x64x32 at 8 TFLOP/s = 16.384 ns.
 #pragma once
 
+#include "models/math/math_eval.h"
 #include "models/pe/pe_engine.h"
 #include "platform/config/topology_config.h"
 
@@ -15,9 +16,15 @@ class PeGemm : public PeEngine {
 
  protected:
   sc_core::sc_time service_time(const Stage& stage) const override;
+  // Data mode: the tile's product, accumulated in fp32 into the output tile.
+  void serve(TileToken& token, Stage& stage) override;
 
  private:
   double native_tile_ns_;
 };
+
+// C = A·B with fp32 accumulation (data mode).
+NdArray matmul_fp32(const NdArray& a, const NdArray& b);
+void accumulate_into(NdArray& acc, const NdArray& x);
 
 }  // namespace kb

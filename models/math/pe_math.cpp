@@ -1,6 +1,9 @@
 #include "models/math/pe_math.h"
 
 #include "models/common/sim_time.h"
+#include "models/gemm/pe_gemm.h"
+#include "models/math/math_eval.h"
+#include "models/pe/pe_data.h"
 
 namespace kb {
 
@@ -14,6 +17,70 @@ double PeMath::stage_ns(uint64_t elements) const {
 
 sc_core::sc_time PeMath::service_time(const Stage& stage) const {
   return ns_to_time(stage_ns(stage.elements));
+}
+
+namespace {
+
+// A K_TILE op may carry one value per K step in a list extra: it sees the
+// value of its own step as a scalar.
+std::vector<std::pair<std::string, ExtraValue>> extras_for_step(const Stage& s) {
+  std::vector<std::pair<std::string, ExtraValue>> out;
+  if (!s.op) return out;
+  for (const auto& [k, v] : s.op->extra) {
+    if (auto* l = std::get_if<std::vector<double>>(&v); l && s.math_on == Stage::MathOn::kPartial) {
+      if (s.ki >= l->size())
+        throw MathError("extra '" + k + "' has " + std::to_string(l->size()) +
+                        " values but this is K step " + std::to_string(s.ki));
+      out.push_back({k, (*l)[s.ki]});
+    } else {
+      out.push_back({k, v});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void PeMath::serve(TileToken& token, Stage& stage) {
+  PeEngine::serve(token, stage);
+  if (!data()) return;
+  try {
+    const auto extra = stage.op ? extras_for_step(stage) : stage.math_extra;
+    if (stage.math_on == Stage::MathOn::kTensors) {
+      std::vector<NdArray> ins;
+      for (const auto& h : stage.inputs) ins.push_back(data()->read(h));
+      for (size_t i = 1; i < stage.inputs.size(); ++i)
+        if (stage.inputs[i].dtype != stage.inputs[0].dtype)
+          throw MathError(std::string("dtype mismatch between operands: ") +
+                          to_string(stage.inputs[0].dtype) + " and " +
+                          to_string(stage.inputs[i].dtype));
+      NdArray r = math_eval(stage.op_kind, ins, extra);
+      if (r.numel() != stage.output.numel())
+        throw MathError("result shape does not match the output " + stage.output.describe());
+      data()->write(stage.output, r);
+      return;
+    }
+    const PeData::TileKey key{token.cmd_id, stage.mi, stage.ni};
+    auto& table =
+        stage.math_on == Stage::MathOn::kPartial ? data()->partials() : data()->accumulators();
+    NdArray& cur = table[key];
+    std::vector<NdArray> ins{cur};
+    const int64_t mm = cur.shape.at(0), nn = cur.shape.at(1);
+    for (const auto& h : stage.inputs)
+      ins.push_back(tile_of(data()->read(h), stage.out_m, stage.out_n, stage.m0, mm, stage.n0, nn));
+    NdArray r = math_eval(stage.op_kind, ins, extra);
+    if (r.shape != cur.shape) throw MathError("an epilogue op must keep the tile's shape");
+    cur = std::move(r);
+    if (stage.math_on == Stage::MathOn::kPartial && stage.accumulate_partial) {
+      NdArray& acc = data()->accumulators()[key];
+      if (stage.first_k || acc.data.empty())
+        acc = cur;
+      else
+        accumulate_into(acc, cur);
+    }
+  } catch (const MathError& e) {
+    compute_fault(token, stage, e.what());
+  }
 }
 
 }  // namespace kb

@@ -14,6 +14,9 @@ class PeMath : public PeEngine {
 
  protected:
   sc_core::sc_time service_time(const Stage& stage) const override;
+  // Data mode: evaluates the op kind (models/math/math_eval.h) on TCM
+  // tensors, or on the current GEMM tile for epilogue ops.
+  void serve(TileToken& token, Stage& stage) override;
 
  private:
   unsigned lanes_;

@@ -134,6 +134,15 @@ void PeEngine::advance(TileToken& token) {
   post_token(*stage_out[next], &token);
 }
 
+void PeEngine::compute_fault(const TileToken& token, const Stage& stage,
+                             const std::string& why) const {
+  const std::string msg = std::string(name()) + ": command #" + std::to_string(token.cmd_id) +
+                          " tile " + token.tile + " " + to_string(stage.kind) + " '" +
+                          stage.op_kind + "': " + why;
+  SC_REPORT_ERROR("/kernbench/data", msg.c_str());
+  throw std::runtime_error(msg);  // not reached: the report policy throws
+}
+
 void PeEngine::lane_enter(unsigned lane) {
   Lane& l = *lanes_.at(lane);
   if (l.active++ == 0) {

@@ -23,6 +23,7 @@
 namespace kb {
 
 class OpLog;
+class PeData;
 
 // Posts a token to an engine's stage_in over a TLM socket (zero time).
 void post_token(tlm::tlm_fw_transport_if<>& engine, TileToken* token);
@@ -34,6 +35,8 @@ class PeEngine : public sc_core::sc_module {
 
   EngineKind engine_kind() const { return kind_; }
   void set_op_log(OpLog* log) { op_log_ = log; }
+  // Data mode: the PE's data (null = timing only).
+  void set_data(PeData* data) { data_ = data; }
   const std::string& pe_path() const { return pe_path_; }
 
   struct LaneStats {
@@ -66,6 +69,10 @@ class PeEngine : public sc_core::sc_module {
   void record(const TileToken& token, const Stage& stage, unsigned lane, double start_ns,
               double end_ns);
   void advance(TileToken& token);
+  PeData* data() const { return data_; }
+  // A data-mode compute failure: SC_REPORT_ERROR naming the engine and command.
+  [[noreturn]] void compute_fault(const TileToken& token, const Stage& stage,
+                                  const std::string& why) const;
   // Busy accounting for engines whose stages overlap (DMA).
   void lane_enter(unsigned lane);
   void lane_leave(unsigned lane);
@@ -88,6 +95,7 @@ class PeEngine : public sc_core::sc_module {
   EngineKind kind_;
   std::string pe_path_;
   OpLog* op_log_ = nullptr;
+  PeData* data_ = nullptr;
   std::vector<std::unique_ptr<Lane>> lanes_;
 };
 

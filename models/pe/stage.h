@@ -38,8 +38,35 @@ struct Stage {
   const OpSpec* op = nullptr;  // the OpSpec this stage executes (composites)
   // Which of this stage's addresses are offsets into the token's TCM staging
   // slot (fixed up by the scheduler when it assigns the slot).
-  enum : uint8_t { kStagedSrc = 1, kStagedDst = 2, kStagedAddr = 4 };
+  enum : uint8_t {
+    kStagedSrc = 1,
+    kStagedDst = 2,
+    kStagedAddr = 4,
+    kStagedA = 8,     // a_view
+    kStagedB = 16,    // b_view
+    kStagedOut = 32,  // out_view / output
+  };
   uint8_t staged = 0;
+
+  // ---- data mode: what the stage computes on (timing never reads these) ----
+  // GEMM tile step / STORE: the operand tiles and the output tile as TCM views.
+  TensorHandle a_view, b_view, out_view;
+  uint32_t mi = 0, ni = 0, ki = 0;
+  int64_t m0 = 0, n0 = 0;        // the output tile's origin in the [M, N] output
+  int64_t out_m = 0, out_n = 0;  // M, N of the GEMM output
+  bool first_k = true;
+  // GEMM or K_TILE MATH stage after which this K step's partial product is
+  // added into the output tile's accumulator.
+  bool accumulate_partial = false;
+  bool single_op = false;       // a GemmCmd / CopyCmd rather than a composite tile
+  bool accumulate_out = false;  // GemmCmd with accumulate: start from the output's value
+  // MATH: what the op reads and writes.
+  enum class MathOn : uint8_t { kTensors, kPartial, kAccumulator };
+  MathOn math_on = MathOn::kTensors;
+  std::vector<TensorHandle> inputs;  // kTensors: all inputs; otherwise the other operands
+  std::vector<bool> staged_inputs;   // inputs whose address is slot-relative
+  TensorHandle output;               // kTensors
+  std::vector<std::pair<std::string, ExtraValue>> math_extra;  // single-op MathCmd extras
 };
 
 struct TileToken {

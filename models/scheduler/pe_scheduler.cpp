@@ -53,8 +53,11 @@ std::vector<TileToken>& PeScheduler::phase_tokens(Entry& e) {
 }
 
 bool PeScheduler::needs_slot(const TileToken& t) const {
-  for (const Stage& s : t.stages)
+  for (const Stage& s : t.stages) {
     if (s.staged) return true;
+    for (bool b : s.staged_inputs)
+      if (b) return true;
+  }
   return false;
 }
 
@@ -65,6 +68,14 @@ void PeScheduler::assign_slot(TileToken& t, int slot) {
     if (s.staged & Stage::kStagedSrc) s.transfer.src += base;
     if (s.staged & Stage::kStagedDst) s.transfer.dst += base;
     if (s.staged & Stage::kStagedAddr) s.addr += base;
+    if (s.staged & Stage::kStagedA) s.a_view.addr += base;
+    if (s.staged & Stage::kStagedB) s.b_view.addr += base;
+    if (s.staged & Stage::kStagedOut) {
+      s.out_view.addr += base;
+      s.output.addr += base;
+    }
+    for (size_t i = 0; i < s.staged_inputs.size(); ++i)
+      if (s.staged_inputs[i]) s.inputs[i].addr += base;
   }
 }
 

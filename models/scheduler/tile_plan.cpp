@@ -28,7 +28,36 @@ Stage math_stage(const OpSpec& op, uint64_t elements) {
   s.elements = elements;
   s.op = &op;
   s.addr = op.out ? op.out->addr : (op.operands.empty() ? 0 : op.operands.front().second.addr);
+  for (const auto& o : op.operands) {
+    s.inputs.push_back(o.second);
+    s.staged_inputs.push_back(false);
+  }
+  // An op without an output handle works in place on its first operand.
+  if (op.out)
+    s.output = *op.out;
+  else if (!op.operands.empty())
+    s.output = op.operands.front().second;
   return s;
+}
+
+// A MATH stage of a GEMM plan that works on the current tile (its K step's
+// partial product, or the output tile's accumulator) with the op's operands
+// as further inputs.
+Stage tile_math_stage(const OpSpec& op, uint64_t elements, Stage::MathOn on) {
+  Stage s = math_stage(op, elements);
+  s.math_on = on;
+  s.output = TensorHandle{};
+  return s;
+}
+
+TensorHandle view(uint64_t addr, uint64_t rows, uint64_t cols, int64_t row_stride, DType dtype) {
+  TensorHandle v;
+  v.id = 0;
+  v.addr = addr;
+  v.shape = {static_cast<int64_t>(rows), static_cast<int64_t>(cols)};
+  v.row_stride = row_stride;
+  v.dtype = dtype;
+  return v;
 }
 
 Stage dma_stage(StageKind kind, uint64_t src, uint64_t dst, uint64_t row_bytes, uint64_t rows,
@@ -97,9 +126,14 @@ TilePlan make_tile_plan(const CompositeCmd& cmd, const TilingConfig& tiling, uin
     for (size_t i = 0; i < cmd.ops.size(); ++i) {
       const OpSpec& op = cmd.ops[i];
       std::vector<Stage> stages;
+      Stage math = math_stage(op, math_elements(op));
       uint64_t staged_off = 0;
-      for (const auto& [name, h] : op.operands) {
+      for (size_t oi = 0; oi < op.operands.size(); ++oi) {
+        const auto& [name, h] = op.operands[oi];
         if (h.in_tcm()) continue;
+        math.inputs[oi].addr = staged_off;  // lands contiguously in the staging slot
+        math.inputs[oi].row_stride = 0;
+        math.staged_inputs[oi] = true;
         if (staged_off + h.bytes() > tiling.slot_bytes())
           throw PlanError("op #" + std::to_string(i) + " '" + op.kind + "' operand '" + name +
                           "' " + h.describe() + " is off-chip and larger than a staging slot (" +
@@ -110,7 +144,12 @@ TilePlan make_tile_plan(const CompositeCmd& cmd, const TilingConfig& tiling, uin
             static_cast<uint64_t>(h.stride()) * dtype_bytes(h.dtype), 0, Stage::kStagedDst));
         staged_off += h.bytes();
       }
-      stages.push_back(math_stage(op, math_elements(op)));
+      if (op.out && !op.out->in_tcm()) {
+        math.output.addr = tiling.slot_c_offset();
+        math.output.row_stride = 0;
+        math.staged |= Stage::kStagedOut;
+      }
+      stages.push_back(math);
       if (op.out && !op.out->in_tcm()) {
         const TensorHandle& o = *op.out;
         stages.push_back(dma_stage(
@@ -133,6 +172,9 @@ TilePlan make_tile_plan(const CompositeCmd& cmd, const TilingConfig& tiling, uin
   require_2d(*a, "a");
   require_2d(*b, "b");
   require_2d(out, "out");
+  if (a->dtype != b->dtype)
+    throw PlanError(std::string("gemm: dtype mismatch: a is ") + to_string(a->dtype) +
+                    " but b is " + to_string(b->dtype));
   const int64_t M = a->shape[0], K = a->shape[1], N = b->shape[1];
   if (b->shape[0] != K)
     throw PlanError("gemm: mismatched shapes: a " + shape_str(*a) + " and b " + shape_str(*b) +
@@ -213,10 +255,29 @@ TilePlan make_tile_plan(const CompositeCmd& cmd, const TilingConfig& tiling, uin
         g.flops = 2 * mm * kk * nn;
         g.op = &gemm;
         g.addr = out.addr;
+        if (a->in_tcm()) {
+          g.a_view = view(a_at, mm, kk, a->stride(), a->dtype);
+        } else {
+          g.a_view = view(tiling.slot_a_offset(), mm, kk, 0, a->dtype);
+          g.staged |= Stage::kStagedA;
+        }
+        if (b->in_tcm()) {
+          g.b_view = view(b_at, kk, nn, b->stride(), b->dtype);
+        } else {
+          g.b_view = view(tiling.slot_b_offset(), kk, nn, 0, b->dtype);
+          g.staged |= Stage::kStagedB;
+        }
+        g.first_k = ki == 0;
+        g.accumulate_partial = k_ops.empty();
         st.push_back(g);
-        for (const OpSpec* op : k_ops) st.push_back(math_stage(*op, mm * nn));
+        for (size_t q = 0; q < k_ops.size(); ++q) {
+          Stage m = tile_math_stage(*k_ops[q], mm * nn, Stage::MathOn::kPartial);
+          m.accumulate_partial = q + 1 == k_ops.size();
+          st.push_back(m);
+        }
         if (ki + 1 == plan.k_tiles) {
-          for (const OpSpec* op : out_ops) st.push_back(math_stage(*op, mm * nn));
+          for (const OpSpec* op : out_ops)
+            st.push_back(tile_math_stage(*op, mm * nn, Stage::MathOn::kAccumulator));
           const uint64_t o_at =
               out.addr + (uint64_t{mi} * tm * out.stride() + uint64_t{ni} * tn) * eo;
           Stage store;
@@ -225,14 +286,26 @@ TilePlan make_tile_plan(const CompositeCmd& cmd, const TilingConfig& tiling, uin
           store.bytes = mm * nn * eo;
           if (out.in_tcm()) {
             store.addr = o_at;
+            store.out_view = view(o_at, mm, nn, out.stride(), out.dtype);
           } else {
             store.addr = tiling.slot_c_offset();
-            store.staged = Stage::kStagedAddr;
+            store.staged = Stage::kStagedAddr | Stage::kStagedOut;
+            store.out_view = view(tiling.slot_c_offset(), mm, nn, 0, out.dtype);
           }
           st.push_back(store);
           if (!out.in_tcm())
             st.push_back(dma_stage(StageKind::kDmaWrite, tiling.slot_c_offset(), o_at, nn * eo, mm,
                                    nn * eo, out.stride() * eo, Stage::kStagedSrc));
+        }
+        for (Stage& x : st) {
+          x.mi = mi;
+          x.ni = ni;
+          x.ki = ki;
+          x.first_k = ki == 0;
+          x.m0 = int64_t{mi} * tm;
+          x.n0 = int64_t{ni} * tn;
+          x.out_m = M;
+          x.out_n = N;
         }
         plan.tiles.push_back(
             single("m" + std::to_string(mi) + ".n" + std::to_string(ni) + ".k" + std::to_string(ki),

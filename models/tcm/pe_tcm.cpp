@@ -1,6 +1,7 @@
 #include "models/tcm/pe_tcm.h"
 
 #include "models/common/sim_time.h"
+#include "models/pe/pe_data.h"
 
 namespace kb {
 
@@ -18,6 +19,28 @@ unsigned PeTcm::lane_of(const Stage& s) const {
 
 sc_core::sc_time PeTcm::service_time(const Stage& stage) const {
   return transfer_time(stage.bytes, bandwidth_gbps_);
+}
+
+}  // namespace kb
+
+namespace kb {
+
+void PeTcm::serve(TileToken& token, Stage& stage) {
+  PeEngine::serve(token, stage);
+  if (!data() || stage.kind != StageKind::kStore) return;
+  try {
+    if (stage.op_kind == "copy") {
+      data()->write(stage.output, data()->read(stage.inputs.at(0)));
+      return;
+    }
+    const PeData::TileKey key{token.cmd_id, stage.mi, stage.ni};
+    auto it = data()->accumulators().find(key);
+    if (it == data()->accumulators().end()) throw MathError("no accumulated tile to store");
+    data()->write(stage.out_view, it->second);
+    data()->accumulators().erase(it);
+  } catch (const MathError& e) {
+    compute_fault(token, stage, e.what());
+  }
 }
 
 }  // namespace kb

@@ -28,6 +28,9 @@ class PeTcm : public PeEngine {
  protected:
   unsigned lane_of(const Stage& s) const override;
   sc_core::sc_time service_time(const Stage& stage) const override;
+  // Data mode: STORE writes the output tile (from the GEMM accumulator, or
+  // the source tensor of a copy) into the TCM.
+  void serve(TileToken& token, Stage& stage) override;
 
  private:
   double bandwidth_gbps_;

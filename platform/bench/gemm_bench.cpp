@@ -73,7 +73,7 @@ BenchResult GemmBench::run(BenchContext& ctx) {
   if (!why.empty()) throw UsageError("gemm " + variant + ": " + why);
   HostRuntime rt(ctx.platform);
   BenchResult res;
-  nlohmann::json pt = run_gemm_point(rt, s, variant);
+  nlohmann::json pt = run_gemm_point(rt, s, variant, ctx.data_mode);
   res.points.push_back(pt);
   res.metrics = pt;
   SummaryTable t = gemm_table("gemm on sip0.cube0.pe0 (stage busy in ns inside the window)");
@@ -105,7 +105,7 @@ BenchResult GemmSweepBench::run(BenchContext& ctx) {
   HostRuntime rt(ctx.platform);
   BenchResult res;
   SummaryTable t = gemm_table("gemm-sweep on sip0.cube0.pe0 (stage busy in ns inside the window)");
-  double worst_gap = 0;
+  double worst_gap = 0, worst_err = 0;
   for (const GemmShape& s : shapes)
     for (const std::string& v : variants) {
       const std::string why = gemm_fit(ctx.platform.config(), s, v);
@@ -114,7 +114,9 @@ BenchResult GemmSweepBench::run(BenchContext& ctx) {
         pt = {{"M", s.m},     {"K", s.k},        {"N", s.n},
               {"variant", v}, {"skipped", true}, {"reason", why}};
       } else {
-        pt = run_gemm_point(rt, s, v);
+        pt = run_gemm_point(rt, s, v, ctx.data_mode);
+        if (pt.contains("max_rel_err"))
+          worst_err = std::max(worst_err, pt["max_rel_err"].get<double>());
         worst_gap = std::max(worst_gap, std::abs(pt["mac_util"].get<double>() -
                                                  pt["mac_util_analytic"].get<double>()));
       }
@@ -122,6 +124,7 @@ BenchResult GemmSweepBench::run(BenchContext& ctx) {
       res.points.push_back(pt);
     }
   res.metrics["max_mac_util_gap_pp"] = 100.0 * worst_gap;
+  if (ctx.data_mode) res.metrics["max_rel_err"] = worst_err;
   res.tables.push_back(t);
   return res;
 }

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <vector>
 
 #include "models/commands/commands.h"
+#include "models/common/dtype_convert.h"
 #include "models/hbm/pc_mapping.h"
 #include "models/trace/op_log.h"
 #include "platform/config/topology_config.h"
@@ -242,7 +244,8 @@ GemmAnalytic gemm_analytic(const TopologyConfig& c, const GemmShape& s,
   return a;
 }
 
-nlohmann::json run_gemm_point(HostRuntime& rt, const GemmShape& s, const std::string& variant) {
+nlohmann::json run_gemm_point(HostRuntime& rt, const GemmShape& s, const std::string& variant,
+                              bool data) {
   Platform& p = rt.platform();
   const TopologyConfig& c = p.config();
   const PeId pe{0, 0, 0};
@@ -250,6 +253,17 @@ nlohmann::json run_gemm_point(HostRuntime& rt, const GemmShape& s, const std::st
   const fw::Tensor A = rt.alloc_hbm(pe, {s.m, s.k}, DType::kFp16, align);
   const fw::Tensor W = rt.alloc_hbm(pe, {s.k, s.n}, DType::kFp16, align);
   const fw::Tensor C = rt.alloc_hbm(pe, {s.m, s.n}, DType::kFp16, align);
+  std::vector<float> a_vals, w_vals;
+  if (data) {
+    std::mt19937_64 rng(0x6b65726e62656e63ull);  // fixed seed: deterministic
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    a_vals.resize(static_cast<size_t>(s.m * s.k));
+    w_vals.resize(static_cast<size_t>(s.k * s.n));
+    for (float& v : a_vals) v = round_to(u(rng), DType::kFp16);
+    for (float& v : w_vals) v = round_to(u(rng), DType::kFp16);
+    rt.write(A, a_vals);
+    rt.write(W, w_vals);
+  }
   CommandHandle h;
   rt.launch([&](fw::Tl& tl) {
     fw::Tensor a = streams_a(variant) ? A : tl.load(A);
@@ -304,6 +318,21 @@ nlohmann::json run_gemm_point(HostRuntime& rt, const GemmShape& s, const std::st
   j["dispatch_ns"] = h->issued_ns - h->dispatch_start_ns;
   j["n_tiles"] = n_tiles;
   j["cmd_id"] = h->id;
+  if (data) {
+    const std::vector<float> c = rt.read(C);
+    double max_abs = 0, max_ref = 0;
+    for (int64_t i = 0; i < s.m; ++i)
+      for (int64_t jj = 0; jj < s.n; ++jj) {
+        double ref = 0;
+        for (int64_t p = 0; p < s.k; ++p)
+          ref += static_cast<double>(a_vals[static_cast<size_t>(i * s.k + p)]) *
+                 w_vals[static_cast<size_t>(p * s.n + jj)];
+        max_ref = std::max(max_ref, std::abs(ref));
+        max_abs = std::max(max_abs, std::abs(c[static_cast<size_t>(i * s.n + jj)] - ref));
+      }
+    j["max_abs_err"] = max_abs;
+    j["max_rel_err"] = max_ref > 0 ? max_abs / max_ref : max_abs;
+  }
   return j;
 }
 

@@ -41,6 +41,11 @@ std::string gemm_fit(const TopologyConfig& cfg, const GemmShape& s, const std::s
 // Runs one point on an elaborated platform (PE sip0.cube0.pe0) and returns its
 // metrics (window_ns, tflops_per_pe, mac_util, mac_util_analytic,
 // hbm_bw_util, stage_busy_ns, dispatch_ns, n_tiles, ...).
-nlohmann::json run_gemm_point(HostRuntime& rt, const GemmShape& s, const std::string& variant);
+// With `data` (the platform in data mode) A and W get random fp16 values in
+// [-1, 1) from a fixed seed and the result reports C's error against a
+// double-precision reference: max_abs_err and max_rel_err = max|C - ref| /
+// max|ref|.
+nlohmann::json run_gemm_point(HostRuntime& rt, const GemmShape& s, const std::string& variant,
+                              bool data = false);
 
 }  // namespace kb

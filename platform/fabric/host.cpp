@@ -6,7 +6,9 @@ Host::Host(const sc_core::sc_module_name& name, const TopologyConfig& cfg, const
     : sc_core::sc_module(name),
       port("port", map, 0.0),
       memory("memory", cfg.host.memory_bytes, cfg.host.memory_bandwidth_gbps,
-             cfg.host.memory_latency_ns) {
+             cfg.host.memory_latency_ns),
+      debug("debug") {
+  debug.bind(port.in);
   port.add_port({nullptr, memory.name(), nullptr});
   port.out.bind(memory.in);
   port.set_route_policy([](const Location& d) { return d.space == Space::kHost ? 0u : 1u; });

@@ -54,3 +54,17 @@ void Pe::set_op_log(OpLog* log) {
 }
 
 }  // namespace kb
+
+namespace kb {
+
+void Pe::set_data_mode(bool on) {
+  data_ = on ? std::make_unique<PeData>(tcm.dma_port.store(), self_) : nullptr;
+  for (PeEngine* e : {static_cast<PeEngine*>(&dma), static_cast<PeEngine*>(&tcm),
+                      static_cast<PeEngine*>(&gemm), static_cast<PeEngine*>(&math)})
+    e->set_data(data_.get());
+  hbm.set_data_mode(on);
+  tcm.dma_port.set_data_mode(on);
+  dma.set_data_mode(on);
+}
+
+}  // namespace kb

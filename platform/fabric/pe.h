@@ -14,6 +14,7 @@
 #include "models/gemm/pe_gemm.h"
 #include "models/hbm/hbm_ctrl.h"
 #include "models/math/pe_math.h"
+#include "models/pe/pe_data.h"
 #include "models/router/router.h"
 #include "models/scheduler/pe_scheduler.h"
 #include "models/tcm/pe_tcm.h"
@@ -32,6 +33,8 @@ class Pe : public sc_core::sc_module {
 
   const Location& location() const { return self_; }
   void set_op_log(OpLog* log);
+  // Data mode: memories hold bytes and the engines compute.
+  void set_data_mode(bool on);
 
   Router xbar;
   HbmCtrl hbm;
@@ -44,6 +47,7 @@ class Pe : public sc_core::sc_module {
 
  private:
   Location self_;
+  std::unique_ptr<PeData> data_;
 };
 
 }  // namespace kb

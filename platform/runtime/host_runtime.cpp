@@ -1,8 +1,10 @@
 #include "platform/runtime/host_runtime.h"
 
+#include "models/common/dtype_convert.h"
 #include "models/common/errors.h"
 #include "platform/fabric/pe.h"
 #include "platform/fabric/system.h"
+#include "platform/runtime/npy.h"
 
 namespace kb {
 
@@ -26,6 +28,52 @@ fw::Tensor HostRuntime::alloc_hbm(const PeId& pe, std::vector<int64_t> shape, DT
   used = start + t.h.bytes();
   t.h.addr = platform_.address_map().hbm(pe.sip, pe.cube, pe.pe, start);
   return t;
+}
+
+void HostRuntime::write(const fw::Tensor& t, const std::vector<float>& values) {
+  const TensorHandle& h = t.h;
+  if (static_cast<int64_t>(values.size()) != h.numel())
+    throw UsageError("write of " + std::to_string(values.size()) + " values into " + h.describe());
+  const uint64_t esize = dtype_bytes(h.dtype);
+  std::vector<uint8_t> row(static_cast<size_t>(h.cols()) * esize);
+  for (int64_t r = 0; r < h.rows(); ++r) {
+    encode_elements(values.data() + r * h.cols(), static_cast<uint64_t>(h.cols()), h.dtype,
+                    row.data());
+    platform_.debug_write(h.addr + static_cast<uint64_t>(r * h.stride()) * esize, row.data(),
+                          row.size());
+  }
+}
+
+std::vector<float> HostRuntime::read(const fw::Tensor& t) {
+  const TensorHandle& h = t.h;
+  const uint64_t esize = dtype_bytes(h.dtype);
+  std::vector<float> out;
+  out.reserve(static_cast<size_t>(h.numel()));
+  std::vector<uint8_t> row(static_cast<size_t>(h.cols()) * esize);
+  for (int64_t r = 0; r < h.rows(); ++r) {
+    platform_.debug_read(h.addr + static_cast<uint64_t>(r * h.stride()) * esize, row.data(),
+                         row.size());
+    const auto v = decode_elements(row.data(), static_cast<uint64_t>(h.cols()), h.dtype);
+    out.insert(out.end(), v.begin(), v.end());
+  }
+  return out;
+}
+
+fw::Tensor HostRuntime::from_npy(const PeId& pe, const std::string& path) {
+  NpyArray a = read_npy(path);
+  fw::Tensor t = alloc_hbm(pe, a.shape, a.dtype);
+  platform_.debug_write(t.h.addr, a.bytes.data(), a.bytes.size());
+  return t;
+}
+
+void HostRuntime::to_npy(const fw::Tensor& t, const std::string& path) {
+  NpyArray a;
+  a.shape = t.h.shape;
+  a.dtype = t.h.dtype == DType::kBf16 ? DType::kFp32 : t.h.dtype;
+  const std::vector<float> v = read(t);
+  a.bytes.resize(v.size() * dtype_bytes(a.dtype));
+  encode_elements(v.data(), v.size(), a.dtype, a.bytes.data());
+  write_npy(path, a);
 }
 
 void HostRuntime::launch(const Kernel& kernel, const LaunchGrid& grid, const DpPolicy& policy) {

@@ -28,6 +28,16 @@ class HostRuntime {
   // A tensor in `pe`'s HBM, `align`-byte aligned. Throws UsageError when full.
   fw::Tensor alloc_hbm(const PeId& pe, std::vector<int64_t> shape, DType dtype = DType::kFp16,
                        uint64_t align = 64);
+  // Data mode (Platform::set_data_mode): fill and read tensors through the
+  // host's backdoor (TLM transport_dbg; no simulated time). Values convert to
+  // and from the tensor's dtype, rounding to nearest even. Memory that was
+  // never written reads as zero (a documented choice: allocations are zeros).
+  void write(const fw::Tensor& t, const std::vector<float>& values);
+  std::vector<float> read(const fw::Tensor& t);
+  // A tensor in `pe`'s HBM holding a .npy file's contents.
+  fw::Tensor from_npy(const PeId& pe, const std::string& path);
+  void to_npy(const fw::Tensor& t, const std::string& path);
+
   // Posts one kernel per program; they start when run() simulates.
   void launch(const Kernel& kernel, const LaunchGrid& grid = {}, const DpPolicy& policy = {});
   // Simulates until the launched work drains; returns the simulated time (ns).

@@ -1,0 +1,51 @@
+// The numerics of PE_MATH in data mode (pure; fp32 compute).
+//
+// Binary and ternary ops broadcast numpy-style (shapes aligned at the right;
+// a dimension of 1 stretches). Reductions take `reduce_axis` (default -1) and
+// keep the reduced dimension (keepdims). Op kinds:
+//   add sub mul div max max_elem mul_bcast bias reduce_add  binary, broadcast
+//   fma                              a*b + c, broadcast
+//   relu exp neg recip copy cast gelu silu   unary
+//   scale                            x * extra "factor" (or "scale")
+//   dequant                          x * (operand "scale" broadcast, or extra "scale")
+//   rmax rsum                        reductions along reduce_axis, keepdims
+//   exp_diff                         exp(a - b), broadcast
+//   trans                            swaps the last two dimensions (moves data)
+//   mask                             causal mask: element (i, j) of the last two
+//                                    dims becomes -inf when j > i + extra "offset"
+// Special values (the rule the kernels rely on):
+//   exp_diff(a, b) is 0 wherever a is -inf, whatever b is: the online-softmax
+//   correction exp(m - m_new) with m = m_new = -inf (a fully masked row) is 0,
+//   not NaN. Otherwise NaN propagates (max, exp, arithmetic), as in numpy.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/commands/commands.h"
+
+namespace kb {
+
+struct NdArray {
+  std::vector<int64_t> shape;
+  std::vector<float> data;
+  int64_t numel() const;
+};
+
+class MathError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Evaluates one op kind. Throws MathError (unknown kind, shapes that do not
+// broadcast, a missing operand or extra).
+NdArray math_eval(const std::string& kind, const std::vector<NdArray>& inputs,
+                  const std::vector<std::pair<std::string, ExtraValue>>& extra);
+
+// The broadcast shape of two shapes, or MathError.
+std::vector<int64_t> broadcast_shape(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
+
+}  // namespace kb
