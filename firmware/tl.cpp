@@ -2,6 +2,7 @@
 
 #include <systemc>
 
+#include "firmware/recipes.h"
 #include "models/common/errors.h"
 #include "models/common/sim_time.h"
 #include "models/tcm/tcm_arena.h"
@@ -114,31 +115,100 @@ Tensor Tl::math(const std::string& kind, std::vector<Tensor> inputs,
   return result;
 }
 
+void Tl::fail(const std::string& why) {
+  const std::string msg = cpu_.pe_path() + ": " + why;
+  SC_REPORT_ERROR("/kernbench/tl", msg.c_str());
+  throw SimulationError(msg);  // not reached: the report policy throws
+}
+
+std::optional<Tensor> Tl::lower_recipes(const CompositeArgs& args, CompositeCmd& cmd) {
+  std::optional<Tensor> primary;
+  for (const RecipeCall& call : args.prologue) {
+    const Recipe* r = find_recipe(call.recipe);
+    if (!r) {
+      std::string known;
+      for (const auto& n : recipe_names()) known += (known.empty() ? "" : ", ") + n;
+      fail("tl.composite: unknown recipe '" + call.recipe + "' (known: " + known + ")");
+    }
+    std::vector<std::pair<std::string, TensorHandle>> slots;
+    auto slot = [&](const std::string& name) -> const TensorHandle& {
+      for (const auto& s : slots)
+        if (s.first == name) return s.second;
+      fail("recipe " + r->name + ": internal slot '" + name + "' missing");
+    };
+    for (const RecipeOperand& o : r->operands) {
+      const Tensor* t = nullptr;
+      for (const auto& [n, v] : call.operands)
+        if (n == o.name) t = &v;
+      if (!t) fail("tl.composite: recipe " + r->name + " needs operand '" + o.name + "'");
+      if (!t->h.in_tcm())
+        fail("tl.composite: recipe " + r->name + " operand '" + o.name + "' " + t->h.describe() +
+             " is not in TCM: recipe operands must be in TCM");
+      // Read-only operands may still be in flight (e.g. the scores of the
+      // previous composite): wait for them. Read-write ones are ordered by
+      // PE_SCHEDULER through rw_handles, so the CPU runs ahead.
+      if (o.access == Access::kRead)
+        resolve(*t);
+      else
+        cmd.rw_handles.push_back(t->h);
+      slots.push_back({o.name, t->h});
+    }
+    for (const RecipeScratch& sc : r->scratch) {
+      std::vector<int64_t> shape = slot(sc.shape_from).shape;
+      if (sc.reduce_last && !shape.empty()) shape.back() = 1;
+      DType dt = slot(sc.shape_from).dtype;
+      if (sc.primary_out && args.b) dt = args.b->h.dtype;
+      TensorHandle h;
+      for (const auto& [n, t] : call.scratch)
+        if (n == sc.name) h = t.h;
+      if (!h.valid()) h = tcm_handle(shape, dt);
+      slots.push_back({sc.name, h});
+      if (sc.primary_out) {
+        if (args.a)
+          fail("tl.composite: auto-bind conflict: recipe " + r->name +
+               " binds its primary output " + sc.name +
+               " to the GEMM's 'a'; do not pass 'a' as well");
+        Tensor t;
+        t.h = h;
+        primary = t;
+      }
+    }
+    for (const RecipeStep& st : r->steps) {
+      OpSpec op;
+      op.kind = st.op_kind;
+      op.scope = Scope::kKernel;
+      for (const auto& name : st.reads) op.operands.push_back({name, slot(name)});
+      op.out = slot(st.writes);
+      op.extra = st.extra;
+      cmd.ops.push_back(op);
+    }
+  }
+  return primary;
+}
+
 Tensor Tl::composite(const CompositeArgs& args) {
   CompositeCmd cmd;
+  const std::optional<Tensor> auto_a = lower_recipes(args, cmd);
   for (const OpSpec& p : args.prologue_ops) cmd.ops.push_back(p);
   OpSpec head;
   head.kind = args.op;
   head.scope = Scope::kKernel;
   Tensor out;
   if (args.op == "gemm") {
-    if (!args.a || !args.b) {
-      const std::string msg = cpu_.pe_path() + ": tl.composite(op=gemm) needs a and b";
-      SC_REPORT_ERROR("/kernbench/tl", msg.c_str());
-      throw SimulationError(msg);
-    }
-    resolve(*args.a);
+    const std::optional<Tensor> a = auto_a ? auto_a : args.a;
+    if (!a || !args.b) fail("tl.composite(op=gemm) needs a and b");
+    resolve(*a);
     resolve(*args.b);
-    const int64_t m = args.a->h.shape.empty() ? 0 : args.a->h.shape.front();
-    const int64_t k = args.a->h.cols(), n = args.b->h.cols();
-    head.operands = {{"a", args.a->h}, {"b", args.b->h}};
+    const int64_t m = a->h.shape.empty() ? 0 : a->h.shape.front();
+    const int64_t k = a->h.cols(), n = args.b->h.cols();
+    head.operands = {{"a", a->h}, {"b", args.b->h}};
     head.extra = {{"m", m}, {"k", k}, {"n", n}};
     if (args.out) {
       out = *args.out;
     } else if (args.out_ptr) {
-      out = ref(*args.out_ptr, {m, n}, args.out_dtype.value_or(args.a->h.dtype));
+      out = ref(*args.out_ptr, {m, n}, args.out_dtype.value_or(a->h.dtype));
     } else {
-      out = empty({m, n}, args.out_dtype.value_or(args.a->h.dtype));
+      out = empty({m, n}, args.out_dtype.value_or(a->h.dtype));
     }
   } else {
     if (args.a) {
@@ -161,7 +231,11 @@ Tensor Tl::composite(const CompositeArgs& args) {
     op.kind = e.op;
     op.scope = e.scope;
     for (const auto& [name, t] : e.operands) {
-      if (t.h.id != out.h.id) resolve(t);
+      // The accumulate form (an epilogue naming the composite's own output, or
+      // a handle in rw) is ordered by the scheduler, not awaited here.
+      bool ordered = t.h.id == out.h.id;
+      for (const auto& h : cmd.rw_handles) ordered = ordered || h.id == t.h.id;
+      if (!ordered) resolve(t);
       op.operands.push_back({name, t.h});
     }
     op.extra = e.extra;

@@ -50,13 +50,24 @@ struct OpArgs {
   std::optional<Tensor> out;
 };
 
+// A recipe in a composite's prologue, e.g. {"softmax_merge", {{"s", S}, {"m", m},
+// {"l", l}, {"O", O}}} (see firmware/recipes.h).
+struct RecipeCall {
+  std::string recipe;
+  std::vector<std::pair<std::string, Tensor>> operands;
+  // Optional caller-owned scratch (by name, e.g. "P"); missing ones come from
+  // the TCM arena. Kernels that pipeline tiles pass ping-pong buffers here.
+  std::vector<std::pair<std::string, Tensor>> scratch;
+};
+
 struct CompositeArgs {
   std::string op = "gemm";           // the head op: gemm, or a MATH kind
   std::optional<Tensor> a, b;        // gemm operands (a TCM or HBM tensor)
   std::optional<Tensor> out;         // output tensor (HBM via ref, or TCM)
   std::optional<uint64_t> out_ptr;   // HBM shorthand for out
   std::optional<DType> out_dtype;    // dtype of an implicit output (default: a's)
-  std::vector<OpSpec> prologue_ops;  // KERNEL-scope ops before the head (recipes expand here)
+  std::vector<RecipeCall> prologue;  // recipes, lowered to KERNEL-scope MATH ops
+  std::vector<OpSpec> prologue_ops;  // explicit KERNEL-scope ops before the head
   std::vector<OpArgs> epilogue;
   std::vector<Tensor> rw;  // extra read-and-written handles
 };
@@ -118,6 +129,9 @@ class Tl {
 
  private:
   void resolve(const Tensor& t);
+  [[noreturn]] void fail(const std::string& why);
+  // Expands the recipes into `cmd`; returns the primary output (if any).
+  std::optional<Tensor> lower_recipes(const CompositeArgs& args, CompositeCmd& cmd);
   TensorHandle tcm_handle(std::vector<int64_t> shape, DType dtype);
 
   PeCpu& cpu_;

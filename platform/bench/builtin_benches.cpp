@@ -2,6 +2,8 @@
 #include "platform/bench/bench.h"
 #include "platform/bench/dma_bench.h"
 #include "platform/bench/gemm_bench.h"
+#include "platform/bench/gemm_strategies.h"
+#include "platform/bench/gqa_decode_bench.h"
 #include "platform/bench/milestone_bench.h"
 #include "platform/bench/probe_bench.h"
 
@@ -13,6 +15,8 @@ BenchRegistry BenchRegistry::with_builtin_benches() {
   r.add(std::make_unique<DmaBench>());
   r.add(std::make_unique<GemmBench>());
   r.add(std::make_unique<GemmSweepBench>());
+  r.add(std::make_unique<GqaDecodeBench>());
+  r.add(std::make_unique<GemmStrategiesBench>());
   r.add(std::make_unique<MilestoneBench>());
   return r;
 }

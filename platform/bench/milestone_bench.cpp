@@ -1,6 +1,7 @@
 #include "platform/bench/milestone_bench.h"
 
 #include "platform/bench/gemm_bench.h"
+#include "platform/bench/gqa_decode_bench.h"
 #include "platform/bench/probe_bench.h"
 
 namespace kb {
@@ -30,6 +31,18 @@ BenchResult MilestoneBench::run(BenchContext& ctx) {
     out.points.push_back(pt);
   }
   for (auto& t : g.tables) out.tables.push_back(t);
+
+  // gqa-decode: one KV-head group, S_kv = 1024, every variant.
+  GqaDecodeBench gqa;
+  BenchParams gqa_params("gqa-decode", gqa.params(), {"variant=opt1,opt2,opt3"});
+  BenchContext gqa_ctx{ctx.platform, gqa_params, ctx.data_mode};
+  BenchResult q = gqa.run(gqa_ctx);
+  out.metrics["gqa_decode"] = q.points;
+  for (auto& pt : q.points) {
+    pt["study"] = "gqa-decode";
+    out.points.push_back(pt);
+  }
+  for (auto& t : q.tables) out.tables.push_back(t);
   return out;
 }
 

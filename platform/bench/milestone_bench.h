@@ -1,7 +1,8 @@
 // Bench `milestone`, the default study: every registered study at a modest
 // size on one elaborated platform, one after another, with one summary.
-// Today: the probe (no contention points) and the GEMM study at 32x3072x32
-// in every variant; each capability that adds a study adds it here.
+// Today: the probe (no contention points), the GEMM study at 32x3072x32 in
+// every variant and gqa-decode (S_kv 1024, opt1/opt2/opt3); each capability that adds a study adds
+// it here.
 #pragma once
 
 #include "platform/bench/bench.h"

@@ -1,0 +1,197 @@
+#include "platform/bench/gqa_decode_bench.h"
+
+#include <cmath>
+#include <random>
+#include <sstream>
+
+#include "firmware/kernels/attention_decode.h"
+#include "models/common/dtype_convert.h"
+#include "models/common/errors.h"
+#include "models/trace/op_log.h"
+#include "platform/platform.h"
+#include "platform/runtime/host_runtime.h"
+
+namespace kb {
+
+std::vector<ParamSpec> GqaDecodeBench::params() const {
+  return {{"variant", "opt2", "opt1 | opt2 | opt3 (comma-separated to compare several)"},
+          {"S_kv", "1024", "KV positions (a multiple of tile)"},
+          {"tile", "64", "KV positions per tile"},
+          {"heads", "64", "query heads"},
+          {"kv_heads", "8", "KV heads (G = heads / kv_heads query heads per KV head)"},
+          {"d_head", "128", "head dimension"},
+          {"score_std", "1",
+           "data mode: standard deviation of the scaled scores q.k/sqrt(d) "
+           "(10 spreads them over about +-30)"}};
+}
+
+namespace {
+
+struct DecodeRun {
+  nlohmann::json point;
+};
+
+double reference_and_error(const std::vector<float>& q, const std::vector<float>& kt,
+                           const std::vector<float>& v, const std::vector<float>& out, int64_t G,
+                           int64_t d, int64_t S, double scale) {
+  double max_err = 0;
+  std::vector<double> s(static_cast<size_t>(S));
+  for (int64_t g = 0; g < G; ++g) {
+    double mx = -INFINITY;
+    for (int64_t t = 0; t < S; ++t) {
+      double acc = 0;
+      for (int64_t k = 0; k < d; ++k)
+        acc += static_cast<double>(q[static_cast<size_t>(g * d + k)]) *
+               kt[static_cast<size_t>(k * S + t)];
+      s[static_cast<size_t>(t)] = acc * scale;
+      mx = std::max(mx, s[static_cast<size_t>(t)]);
+    }
+    double sum = 0;
+    for (auto& x : s) sum += (x = std::exp(x - mx));
+    for (int64_t k = 0; k < d; ++k) {
+      double o = 0;
+      for (int64_t t = 0; t < S; ++t)
+        o += s[static_cast<size_t>(t)] * v[static_cast<size_t>(t * d + k)];
+      max_err = std::max(max_err, std::abs(o / sum - out[static_cast<size_t>(g * d + k)]));
+    }
+  }
+  return max_err;
+}
+
+}  // namespace
+
+BenchResult GqaDecodeBench::run(BenchContext& ctx) {
+  const BenchParams& p = ctx.params;
+  const int64_t S = p.integer("S_kv"), T = p.integer("tile"), heads = p.integer("heads");
+  const int64_t kv = p.integer("kv_heads"), d = p.integer("d_head");
+  const double score_std = p.number("score_std");
+  if (score_std <= 0) throw UsageError("--param score_std must be > 0");
+  if (S <= 0 || T <= 0 || heads <= 0 || kv <= 0 || d <= 0)
+    throw UsageError("gqa-decode: S_kv, tile, heads, kv_heads and d_head must be > 0");
+  if (S % T != 0)
+    throw UsageError("gqa-decode: S_kv=" + std::to_string(S) +
+                     " is not a multiple of tile=" + std::to_string(T));
+  if (heads % kv != 0)
+    throw UsageError("gqa-decode: heads=" + std::to_string(heads) +
+                     " is not a multiple of kv_heads=" + std::to_string(kv));
+  const int64_t G = heads / kv;
+  const TopologyConfig& cfg = ctx.platform.config();
+  // TCM: Q, 2 score buffers, 2 scratch sets, m, l, O (+ alignment), plus staging.
+  const uint64_t need = static_cast<uint64_t>(G * d * 2 + 2 * G * T * 4 +
+                                              2 * (G * T * 2 + 4 * G * 4) + 2 * G * 4 + G * d * 4) +
+                        64 * 16;
+  const uint64_t staging = (uint64_t{cfg.pe.gemm.tile_m} * cfg.pe.gemm.tile_k * 4 +
+                            uint64_t{cfg.pe.gemm.tile_k} * cfg.pe.gemm.tile_n * 4 +
+                            uint64_t{cfg.pe.gemm.tile_m} * cfg.pe.gemm.tile_n * 4) *
+                           cfg.pe.scheduler.staging_buffers;
+  if (need + staging > cfg.pe.tcm.size_bytes)
+    throw UsageError("gqa-decode: tile=" + std::to_string(T) + " needs " + std::to_string(need) +
+                     " bytes of TCM besides " + std::to_string(staging) +
+                     " of staging buffers; the TCM has " + std::to_string(cfg.pe.tcm.size_bytes));
+  std::vector<std::string> variants;
+  {
+    std::stringstream ss(p.str("variant"));
+    std::string v;
+    while (std::getline(ss, v, ','))
+      if (v == "opt1" || v == "opt2" || v == "opt3")
+        variants.push_back(v);
+      else
+        throw UsageError("--param variant=" + v + ": expected opt1, opt2 or opt3");
+  }
+
+  HostRuntime rt(ctx.platform);
+  const PeId pe{0, 0, 0};
+  BenchResult res;
+  SummaryTable table{
+      "gqa-decode on sip0.cube0.pe0: G=" + std::to_string(G) + ", d=" + std::to_string(d) +
+          ", S_kv=" + std::to_string(S) + ", tile=" + std::to_string(T),
+      {"variant", "latency_ns", "dispatch_ns/tile", "commands/tile", "k_before_v", "max_abs_err"},
+      {}};
+  for (const std::string& variant : variants) {
+    fw::DecodeArgs a;
+    a.q = rt.alloc_hbm(pe, {G, d});
+    a.kt = rt.alloc_hbm(pe, {d, S});
+    a.v = rt.alloc_hbm(pe, {S, d});
+    a.out = rt.alloc_hbm(pe, {G, d}, DType::kFp32);
+    a.tile = T;
+    a.scale = 1.0 / std::sqrt(static_cast<double>(d));
+    a.variant = variant;
+    std::vector<float> qv, kv_, vv;
+    if (ctx.data_mode) {
+      std::mt19937_64 rng(0x61747465ull);
+      // q, k ~ U(-a, a): q.k/sqrt(d) has standard deviation a^2 / 3.
+      const float amp = static_cast<float>(std::sqrt(3.0 * score_std));
+      std::uniform_real_distribution<float> u(-amp, amp), uv(-1.0f, 1.0f);
+      auto fill = [&](std::vector<float>& x, size_t n,
+                      std::uniform_real_distribution<float>& dist) {
+        x.resize(n);
+        for (float& e : x) e = round_to(dist(rng), DType::kFp16);
+      };
+      fill(qv, static_cast<size_t>(G * d), u);
+      fill(kv_, static_cast<size_t>(d * S), u);
+      fill(vv, static_cast<size_t>(S * d), uv);
+      rt.write(a.q, qv);
+      rt.write(a.kt, kv_);
+      rt.write(a.v, vv);
+    }
+    fw::DecodeTrace trace;
+    double t_start = 0, t_end = 0;
+    rt.launch([&](fw::Tl& tl) {
+      t_start = tl.now_ns();
+      fw::attention_decode(tl, a, &trace);
+      t_end = tl.now_ns();
+    });
+    rt.run();
+
+    // Dispatch and commands per KV tile, averaged over the merge tiles (j >= 1).
+    double dispatch = 0;
+    size_t commands = 0, tiles = 0;
+    for (size_t j = 1; j < trace.per_tile.size(); ++j, ++tiles)
+      for (const auto& h : trace.per_tile[j]) {
+        dispatch += h->issued_ns - h->dispatch_start_ns;
+        ++commands;
+      }
+    // K before V: while a #2's prologue runs, no V-tile DMA may start.
+    bool k_before_v = true;
+    if (variant == "opt2") {
+      const uint64_t v_lo = a.v.addr(), v_hi = v_lo + a.v.h.bytes();
+      const auto& recs = ctx.platform.op_log().records();
+      for (const auto& h : trace.composite2) {
+        double prologue_end = h->issued_ns, gemm_start = h->done_ns;
+        for (const auto& r : recs)
+          if (r.pe == "system.sip0.cube0.pe0" && r.cmd_id == h->id) {
+            if (r.tile.rfind("prologue", 0) == 0) prologue_end = std::max(prologue_end, r.t_end_ns);
+            if (r.stage == "GEMM") gemm_start = std::min(gemm_start, r.t_start_ns);
+          }
+        for (const auto& r : recs)
+          if (r.pe == "system.sip0.cube0.pe0" && r.stage == "DMA_READ" && r.addr >= v_lo &&
+              r.addr < v_hi && r.t_start_ns >= h->issued_ns && r.t_start_ns < prologue_end)
+            k_before_v = false;
+        (void)gemm_start;
+      }
+    }
+    nlohmann::json pt = {{"variant", variant},
+                         {"S_kv", S},
+                         {"tile", T},
+                         {"G", G},
+                         {"d_head", d},
+                         {"latency_ns", t_end - t_start},
+                         {"dispatch_ns_per_tile", tiles ? dispatch / tiles : 0.0},
+                         {"commands_per_tile", tiles ? static_cast<double>(commands) / tiles : 0.0},
+                         {"k_before_v", k_before_v}};
+    std::string err = "-";
+    if (ctx.data_mode) {
+      const double e = reference_and_error(qv, kv_, vv, rt.read(a.out), G, d, S, a.scale);
+      pt["max_abs_err"] = e;
+      err = fmt(e, 5);
+    }
+    table.rows.push_back({variant, fmt(pt["latency_ns"], 1), fmt(pt["dispatch_ns_per_tile"], 2),
+                          fmt(pt["commands_per_tile"], 1), k_before_v ? "yes" : "NO", err});
+    res.points.push_back(pt);
+  }
+  res.tables.push_back(table);
+  if (res.points.size() == 1) res.metrics = res.points[0];
+  return res;
+}
+
+}  // namespace kb
