@@ -187,6 +187,13 @@ std::optional<Tensor> Tl::lower_recipes(const CompositeArgs& args, CompositeCmd&
 }
 
 Tensor Tl::composite(const CompositeArgs& args) {
+  Tensor out;
+  CompositeCmd cmd = build_composite(args, &out);
+  out.pending = cpu_.issue(std::move(cmd));
+  return out;
+}
+
+CompositeCmd Tl::build_composite(const CompositeArgs& args, Tensor* out_tensor) {
   CompositeCmd cmd;
   const std::optional<Tensor> auto_a = lower_recipes(args, cmd);
   for (const OpSpec& p : args.prologue_ops) cmd.ops.push_back(p);
@@ -243,8 +250,8 @@ Tensor Tl::composite(const CompositeArgs& args) {
     cmd.ops.push_back(op);
   }
   for (const Tensor& t : args.rw) cmd.rw_handles.push_back(t.h);
-  out.pending = cpu_.issue(std::move(cmd));
-  return out;
+  if (out_tensor) *out_tensor = out;
+  return cmd;
 }
 
 void Tl::overhead(double cycles) {

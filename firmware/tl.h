@@ -99,6 +99,9 @@ class Tl {
               std::optional<Tensor> out = std::nullopt);
   // One CompositeCmd; returns its output at once (non-blocking).
   Tensor composite(const CompositeArgs& args);
+  // The CompositeCmd composite() would issue (recipes lowered, scratch
+  // allocated), without issuing it; `out` receives its output tensor.
+  CompositeCmd build_composite(const CompositeArgs& args, Tensor* out = nullptr);
   // Charges an explicit PE_CPU cost.
   void overhead(double cycles);
 
