@@ -108,7 +108,21 @@ Tensor Tl::math(const std::string& kind, std::vector<Tensor> inputs,
   MathCmd c;
   c.kind = kind;
   for (const auto& in : inputs) c.inputs.push_back(in.h);
-  Tensor result = out ? *out : empty(inputs.at(0).h.shape, inputs.at(0).h.dtype);
+  // Without an explicit output the result takes the op's result shape: like
+  // the first input, with the last two dimensions swapped for a transpose and
+  // the reduced (last, unless reduce_axis says otherwise) dimension kept as 1.
+  std::vector<int64_t> shape = inputs.at(0).h.shape;
+  if (kind == "trans" && shape.size() >= 2)
+    std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
+  if ((kind == "rmax" || kind == "rsum") && !shape.empty()) {
+    int64_t axis = -1;
+    for (const auto& [k, v] : extra)
+      if (k == "reduce_axis" && std::holds_alternative<int64_t>(v)) axis = std::get<int64_t>(v);
+    if (axis < 0) axis += static_cast<int64_t>(shape.size());
+    if (axis >= 0 && axis < static_cast<int64_t>(shape.size()))
+      shape[static_cast<size_t>(axis)] = 1;
+  }
+  Tensor result = out ? *out : empty(shape, inputs.at(0).h.dtype);
   c.out = result.h;
   c.extra = std::move(extra);
   result.pending = cpu_.issue(c);

@@ -3,6 +3,7 @@
 #include "models/commands/op_kinds.h"
 #include "models/common/errors.h"
 #include "models/common/sim_time.h"
+#include "models/pe/borrowed_extension.h"
 #include "models/pe/pe_engine.h"
 #include "models/scheduler/composite_request.h"
 
@@ -110,7 +111,13 @@ void PeCpu::build_token(InFlight& f) {
   } else if (auto* m = std::get_if<MathCmd>(&f.cmd)) {
     if (!is_math_kind(m->kind))
       fault(t.cmd_id, f.status->kind, "unknown op kind '" + m->kind + "'");
-    for (const auto& in : m->inputs) need_tcm(in, "input");
+    for (const auto& in : m->inputs) {
+      need_tcm(in, "input");
+      if (in.dtype != m->inputs.front().dtype)
+        fault(t.cmd_id, f.status->kind,
+              std::string("dtype mismatch between operands: ") +
+                  to_string(m->inputs.front().dtype) + " and " + to_string(in.dtype));
+    }
     need_tcm(m->out, "output");
     Stage s;
     s.kind = StageKind::kMath;
@@ -176,10 +183,9 @@ CommandHandle PeCpu::issue(Command cmd) {
     trans.set_data_length(0);
     trans.set_streaming_width(0);
     trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    trans.set_extension(&req);
+    BorrowedExtension<CompositeRequest> attach(trans, req);
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
     cmd_out->b_transport(trans, delay);
-    trans.clear_extension(&req);
   } else if (raw->token.stages.empty()) {
     complete(*raw);  // PeCpuOverheadCmd: its cost was the whole command
   } else {

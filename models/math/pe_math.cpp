@@ -55,8 +55,13 @@ void PeMath::serve(TileToken& token, Stage& stage) {
                           to_string(stage.inputs[0].dtype) + " and " +
                           to_string(stage.inputs[i].dtype));
       NdArray r = math_eval(stage.op_kind, ins, extra);
-      if (r.numel() != stage.output.numel())
-        throw MathError("result shape does not match the output " + stage.output.describe());
+      // Same element count is not enough: a transpose into an untransposed
+      // handle would read back as a reshape.
+      std::vector<int64_t> rs = r.shape, os = stage.output.shape;
+      while (rs.size() > 1 && rs.front() == 1) rs.erase(rs.begin());
+      while (os.size() > 1 && os.front() == 1) os.erase(os.begin());
+      if (rs != os)
+        throw MathError("the result's shape does not match the output " + stage.output.describe());
       data()->write(stage.output, r);
       return;
     }

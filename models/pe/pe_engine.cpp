@@ -1,6 +1,7 @@
 #include "models/pe/pe_engine.h"
 
 #include "models/common/sim_time.h"
+#include "models/pe/borrowed_extension.h"
 #include "models/trace/op_log.h"
 
 namespace kb {
@@ -28,10 +29,9 @@ void post_token(tlm::tlm_fw_transport_if<>& engine, TileToken* token) {
   trans.set_data_length(0);
   trans.set_streaming_width(0);
   trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  trans.set_extension(&ext);
+  BorrowedExtension<TokenExtension> attach(trans, ext);
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   engine.b_transport(trans, delay);
-  trans.clear_extension(&ext);
 }
 
 PeEngine::PeEngine(const sc_core::sc_module_name& name, EngineKind kind,

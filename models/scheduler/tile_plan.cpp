@@ -80,6 +80,12 @@ Stage dma_stage(StageKind kind, uint64_t src, uint64_t dst, uint64_t row_bytes, 
 void check_kind(const OpSpec& op, size_t index) {
   if (!is_gemm_kind(op.kind) && !is_math_kind(op.kind))
     throw PlanError("op #" + std::to_string(index) + ": unknown op kind '" + op.kind + "'");
+  if (is_gemm_kind(op.kind)) return;
+  for (const auto& [name, h] : op.operands)
+    if (h.dtype != op.operands.front().second.dtype)
+      throw PlanError("op #" + std::to_string(index) + " '" + op.kind +
+                      "': dtype mismatch between operands: " +
+                      to_string(op.operands.front().second.dtype) + " and " + to_string(h.dtype));
 }
 
 void require_tcm(const OpSpec& op, size_t index, const char* where) {
@@ -207,10 +213,14 @@ TilePlan make_tile_plan(const CompositeCmd& cmd, const TilingConfig& tiling, uin
   std::vector<const OpSpec*> k_ops, out_ops;
   for (size_t i = gemm_idx + 1; i < cmd.ops.size(); ++i) {
     const OpSpec& op = cmd.ops[i];
-    // An epilogue may name the GEMM's own output (accumulate form); any other
-    // operand must already be on chip.
+    // An epilogue may name the GEMM's own output (the accumulate form, which
+    // needs that output on chip); any other operand must be on chip too.
     for (const auto& [name, h] : op.operands)
-      if (h.id != out.id && !h.in_tcm())
+      if (h.id == out.id && !h.in_tcm())
+        throw PlanError("epilogue op #" + std::to_string(i) + " '" + op.kind +
+                        "' accumulates into the GEMM's own output " + h.describe() +
+                        ", which is not in TCM: accumulate into a TCM output and store it");
+      else if (h.id != out.id && !h.in_tcm())
         throw PlanError("epilogue op #" + std::to_string(i) + " '" + op.kind + "' operand '" +
                         name + "' " + h.describe() +
                         " is not in TCM: recipe/MATH operands must be in TCM");
