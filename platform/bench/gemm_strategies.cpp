@@ -167,95 +167,104 @@ void gemm_async_full_kernel(fw::Tl& tl, const GemmOperands& ops, DepSync sync, I
 //   ref_ref    A and W streamed: per step one DmaRead of the [tm, tk] A tile
 //              and one of the W tile, each into one of two buffers
 //   load_load  both pre-loaded: nothing to stream, so the kernel issues
-//              exactly async-full's dots (in the composite's m, n, k order)
+//              async-full's dots, casts and stores, in the composite's
+//              (m, n, k) order instead of async-full's (k, m, n)
 void gemm_async_tiled_kernel(fw::Tl& tl, const GemmOperands& ops, DepSync sync, IssueRecord& rec) {
   const int64_t M = ops.a.shape()[0], K = ops.a.shape()[1], N = ops.w.shape()[1];
   const int64_t tm = ops.tile_m, tk = ops.tile_k, tn = ops.tile_n;
   const int64_t nm = ceil_div(M, tm), nk = ceil_div(K, tk), nn = ceil_div(N, tn);
   const bool stream_a = !ops.a.h.in_tcm(), stream_w = !ops.w.h.in_tcm();
 
-  // Step 1: the steps, in the composite's tile order (m, n, then k), and the
-  // two TCM buffers of each streamed operand (allocated once, reused).
+  // Step 1: the steps are the native tiles in the composite's order: output
+  // tiles (m, n), K tiles inside. Step s uses buffer s % 2 of each streamed
+  // operand; the buffers are allocated once and reused.
+  const int64_t n_steps = nm * nn * nk;
   struct Step {
     int64_t mi, ni, ki;
   };
-  std::vector<Step> steps;
-  for (int64_t mi = 0; mi < nm; ++mi)
-    for (int64_t ni = 0; ni < nn; ++ni)
-      for (int64_t ki = 0; ki < nk; ++ki) steps.push_back({mi, ni, ki});
+  auto step_at = [&](int64_t s) { return Step{s / (nn * nk), (s / nk) % nn, s % nk}; };
   fw::Tensor abuf[2], wbuf[2];
   for (int b = 0; b < 2; ++b) {
     if (stream_a) abuf[b] = tl.empty({tm, tk});
     if (stream_w) wbuf[b] = tl.empty({tk, tn});
   }
-  CommandHandle reader[2];  // the dot that last read buffer b
+  // The operand tiles of a step, in place in HBM (what a DMA reads) or in the
+  // pre-loaded TCM operand (what the dot reads).
+  auto a_tile = [&](const Step& st) {
+    return tile_view(tl, ops.a, st.mi * tm, st.ki * tk, std::min(tm, M - st.mi * tm),
+                     std::min(tk, K - st.ki * tk));
+  };
+  auto w_tile = [&](const Step& st) {
+    return tile_view(tl, ops.w, st.ki * tk, st.ni * tn, std::min(tk, K - st.ki * tk),
+                     std::min(tn, N - st.ni * tn));
+  };
 
-  // The operand tiles of step s as the dot sees them: a buffer the step's
-  // DMA fills, or a view of the pre-loaded operand.
-  auto a_tile = [&](const Step& s) {
-    const int64_t mm = std::min(tm, M - s.mi * tm), kk = std::min(tk, K - s.ki * tk);
-    return tile_view(tl, ops.a, s.mi * tm, s.ki * tk, mm, kk);
+  // Step 2, the prefetch: the DMA of step s's streamed tiles into buffer
+  // s % 2. That buffer was last read by the dot of step s - 2; with kWait
+  // the DMA is issued only once that dot is done (write after read).
+  CommandHandle reader[2];      // the dot that last read buffer b
+  fw::Tensor a_in[2], w_in[2];  // buffer b as filled by its latest DMA (pending on it)
+  auto into = [](const fw::Tensor& buf, const fw::Tensor& src) {
+    fw::Tensor dst = buf;  // an edge tile fills the buffer's top-left corner
+    dst.h.shape = src.h.shape;
+    dst.h.row_stride = buf.h.cols();
+    return dst;
   };
-  auto w_tile = [&](const Step& s) {
-    const int64_t kk = std::min(tk, K - s.ki * tk), nnn = std::min(tn, N - s.ni * tn);
-    return tile_view(tl, ops.w, s.ki * tk, s.ni * tn, kk, nnn);
-  };
-  // Step 2 (per step s): the DMA of its streamed tiles into buffer s % 2.
-  // The buffer was last read by the dot of step s - 2; with kWait the DMA is
-  // issued only once that dot is done (WAR).
-  fw::Tensor a_in[2], w_in[2];  // the filled buffers, pending on their DMA
-  auto prefetch = [&](size_t s) {
+  auto prefetch = [&](int64_t s) {
     const int b = static_cast<int>(s % 2);
     if (reader[b] && sync == DepSync::kWait) tl.cpu().wait(reader[b]);
+    const Step st = step_at(s);
     if (stream_a) {
-      const fw::Tensor src = a_tile(steps[s]);
-      fw::Tensor dst = abuf[b];
-      dst.h.shape = src.h.shape;  // an edge tile fills the buffer's top-left corner
-      dst.h.row_stride = abuf[b].h.cols();
-      a_in[b] = load_into(tl, dst, src);
+      const fw::Tensor src = a_tile(st);
+      a_in[b] = load_into(tl, into(abuf[b], src), src);
       rec.add(a_in[b]);
     }
     if (stream_w) {
-      const fw::Tensor src = w_tile(steps[s]);
-      fw::Tensor dst = wbuf[b];
-      dst.h.shape = src.h.shape;
-      dst.h.row_stride = wbuf[b].h.cols();
-      w_in[b] = load_into(tl, dst, src);
+      const fw::Tensor src = w_tile(st);
+      w_in[b] = load_into(tl, into(wbuf[b], src), src);
       rec.add(w_in[b]);
     }
   };
 
   const fw::Tensor c16[2] = {tl.empty({tm, tn}), tl.empty({tm, tn})};
   CommandHandle store_of[2];
-  size_t out_tile = 0;
-  fw::Tensor acc;
-  if (!steps.empty()) prefetch(0);  // Step 2 for the first step
-  for (size_t s = 0; s < steps.size(); ++s) {
-    const Step& st = steps[s];
-    const int b = static_cast<int>(s % 2);
-    // Step 3 (nowait): the next step's DMA goes out before this step's dot,
-    // so it has the dot's dispatch time to land (nothing to wait for first).
-    if (sync == DepSync::kNoWait && s + 1 < steps.size()) prefetch(s + 1);
-    // Step 4: the dot of step s on buffer b (waits for that buffer's DMA),
-    // accumulating into the output tile's fp32 accumulator from K step 1 on.
-    const fw::Tensor av = stream_a ? a_in[b] : a_tile(st);
-    const fw::Tensor wv = stream_w ? w_in[b] : w_tile(st);
-    acc = st.ki == 0 ? tl.dot(av, wv) : tl.dot(av, wv, acc_input(acc, sync));
-    rec.add(acc);
-    reader[b] = acc.pending;
-    // Step 3 (wait): the next step's DMA goes out right after this dot: the
-    // dot of step s - 1 (the last reader of that buffer) is done, since this
-    // dot waited for it as its accumulator's producer (same output tile) or
-    // the buffer's DMA was already issued after it.
-    if (sync == DepSync::kWait && s + 1 < steps.size()) prefetch(s + 1);
-    // Step 5: the output tile is complete after its last K step: cast it to
-    // fp16 and store it to C (issued, not waited for).
-    if (st.ki + 1 == nk) {
-      cast_and_store(tl, ops, acc, c16[out_tile % 2], store_of[out_tile % 2], st.mi * tm,
-                     st.ni * tn, sync, rec);
-      ++out_tile;
+  int64_t s = 0;
+  if (n_steps > 0 && (stream_a || stream_w)) prefetch(0);
+  for (int64_t mi = 0; mi < nm; ++mi)
+    for (int64_t ni = 0; ni < nn; ++ni) {
+      // The output tile's fp32 accumulator lives in this scope: its TCM is
+      // reused by the next output tile once the store below has been issued
+      // (tl.store waited for the cast, the accumulator's last reader).
+      const auto scope = tl.scratch_scope();
+      fw::Tensor acc;
+      for (int64_t ki = 0; ki < nk; ++ki, ++s) {
+        const int b = static_cast<int>(s % 2);
+        const bool more = s + 1 < n_steps && (stream_a || stream_w);
+        // Step 3 (kNoWait): the next step's DMA goes out before this step's
+        // dot, so it has the dot's dispatch time to land.
+        if (more && sync == DepSync::kNoWait) prefetch(s + 1);
+        // Step 4: the dot of this step on buffer b (it waits for the
+        // buffer's DMA), accumulating into the output tile's accumulator from
+        // the second K step on (with kWait it also waits for the previous
+        // dot, the accumulator's producer).
+        const Step st{mi, ni, ki};
+        const fw::Tensor av = stream_a ? a_in[b] : a_tile(st);
+        const fw::Tensor wv = stream_w ? w_in[b] : w_tile(st);
+        acc = ki == 0 ? tl.dot(av, wv) : tl.dot(av, wv, acc_input(acc, sync));
+        rec.add(acc);
+        reader[b] = acc.pending;
+        // Step 3 (kWait): the next step's DMA goes out right after this dot,
+        // so it overlaps the dot's execution. Its buffer's last reader is the
+        // previous dot: inside an output tile this dot already waited for it
+        // (its accumulator); at an output tile's first K step the prefetch
+        // waits for it.
+        if (more && sync == DepSync::kWait) prefetch(s + 1);
+      }
+      // Step 5: the output tile is complete: cast it to fp16 and store it
+      // to C (issued, not waited for).
+      const size_t t = static_cast<size_t>(mi * nn + ni);
+      cast_and_store(tl, ops, acc, c16[t % 2], store_of[t % 2], mi * tm, ni * tn, sync, rec);
     }
-  }
   // Step 6: one wait for everything issued.
   tl.wait();
 }
@@ -290,7 +299,7 @@ std::string gemm_strategy_fit(const TopologyConfig& cfg, const GemmShape& s,
     if (!streams_w(variant)) need += sz(w_bytes);
     if (streams_a(variant)) need += 2 * sz(uint64_t{g.tile_m} * g.tile_k * 2);
     if (streams_w(variant)) need += 2 * sz(uint64_t{g.tile_k} * g.tile_n * 2);
-    need += out_tiles * acc_tile;  // one accumulator per output tile (not recycled)
+    need += acc_tile;  // one accumulator at a time (recycled per output tile)
   }
   if (need <= arena) return "";
   return strategy + " needs " + std::to_string(need) + " bytes of TCM but the arena has " +
@@ -349,10 +358,12 @@ void window_metrics(nlohmann::json& j, Platform& p, const GemmShape& s, double t
   const TopologyConfig& c = p.config();
   const std::string pe_path = "system.sip0.cube0.pe0";
   std::map<std::string, std::vector<Interval>> by_stage;
+  std::vector<Interval> any_stage;
   uint64_t dma_bytes = 0;
   for (const OpRecord& r : p.op_log().records()) {
     if (r.pe != pe_path || !ids.count(r.cmd_id)) continue;
     by_stage[r.stage].push_back({r.t_start_ns, r.t_end_ns});
+    any_stage.push_back({r.t_start_ns, r.t_end_ns});
     if (r.stage == "DMA_READ" || r.stage == "DMA_WRITE") dma_bytes += r.bytes;
   }
   const double window = t1 - t0;
@@ -374,13 +385,20 @@ void window_metrics(nlohmann::json& j, Platform& p, const GemmShape& s, double t
                         {"store", length(merged(by_stage["STORE"], t0, t1))},
                         {"dma_out", length(merged(by_stage["DMA_WRITE"], t0, t1))}};
   // The window split by what the GEMM engine was doing: busy; idle while
-  // PE_CPU was dispatching (the CPU was the bottleneck); idle otherwise
-  // (waiting for data, for a dependency, or the fill and drain).
+  // PE_CPU was dispatching (cpu_bound: the CPU was the bottleneck); idle
+  // otherwise (waiting for data, for a dependency, or the fill and drain).
   j["gemm_busy_ns"] = gemm_busy;
   j["cpu_bound_ns"] = cpu_bound;
   j["cpu_bound_share"] = cpu_bound / window;
   j["gemm_idle_other_ns"] = window - gemm_busy - cpu_bound;
   j["cpu_dispatching_ns"] = length(disp);
+  // A stricter reading: PE_CPU dispatching while no engine serves any stage
+  // of the point (the whole pipeline waits for the command being issued).
+  // cpu_bound also counts dispatch that overlaps other engines' work (a
+  // FETCH, a DMA) while the GEMM engine waits for that work, not for the CPU.
+  const double starved = length_minus(disp, merged(any_stage, t0, t1));
+  j["cpu_starved_ns"] = starved;
+  j["cpu_starved_share"] = starved / window;
   j["t0_ns"] = t0;
   j["t1_ns"] = t1;
 }
@@ -389,7 +407,7 @@ void window_metrics(nlohmann::json& j, Platform& p, const GemmShape& s, double t
 
 nlohmann::json run_gemm_strategy_point(HostRuntime& rt, const GemmShape& s,
                                        const std::string& strategy, const std::string& variant,
-                                       DepSync sync) {
+                                       DepSync sync, IssueRecord* issued) {
   Platform& p = rt.platform();
   const TopologyConfig& c = p.config();
   const PeId pe{0, 0, 0};
@@ -417,6 +435,8 @@ nlohmann::json run_gemm_strategy_point(HostRuntime& rt, const GemmShape& s,
     j["dispatch_ns"] = disp;
     j["dispatch_ns_by_kind"] = {{"Composite", disp}};
     j["n_tiles"] = g["n_tiles"];
+    j["cmd_id_first"] = id;
+    j["cmd_id_last"] = id;
   } else {
     const uint64_t align = c.pe.hbm.interleave_bytes * c.pe.hbm.num_pcs;
     const fw::Tensor A = rt.alloc_hbm(pe, {s.m, s.k}, DType::kFp16, align);
@@ -467,6 +487,9 @@ nlohmann::json run_gemm_strategy_point(HostRuntime& rt, const GemmShape& s,
     unsigned dots = 0;
     for (const CommandHandle& h : rec.cmds) dots += std::string(h->kind) == "Gemm";
     j["n_tiles"] = dots;
+    j["cmd_id_first"] = *ids.begin();  // the point's commands are consecutive on the PE
+    j["cmd_id_last"] = *ids.rbegin();
+    if (issued) *issued = rec;
   }
 
   // PE_CPU's own account of the point (pre-loads included): the dispatch
@@ -552,7 +575,8 @@ BenchResult GemmStrategiesBench::run(BenchContext& ctx) {
                      fmt(cm.fixed_per_composite_cycles, 0) + " composite cycles, R " +
                      fmt(cm.per_byte_cycles, 5) + " cycles/byte)",
                  {"M", "K", "N", "variant", "strategy", "window_ns", "TFLOP/s", "MAC util", "cmds",
-                  "dispatch_ns", "ns/cmd", "cpu_bound", "gemm_busy", "gemm_idle_other", "vs comp"},
+                  "dispatch_ns", "ns/cmd", "cpu_bound", "cpu_starved", "gemm_busy",
+                  "gemm_idle_other", "vs comp"},
                  {}};
   nlohmann::json ratios = nlohmann::json::object();
   for (const GemmShape& s : shapes)
@@ -589,6 +613,7 @@ BenchResult GemmStrategiesBench::run(BenchContext& ctx) {
                           std::to_string(pt["commands"].get<uint64_t>()), fmt(pt["dispatch_ns"], 1),
                           fmt(pt["cost_per_command_ns"], 3),
                           fmt(100.0 * pt["cpu_bound_share"].get<double>(), 1) + "%",
+                          fmt(100.0 * pt["cpu_starved_share"].get<double>(), 1) + "%",
                           fmt(pt["gemm_busy_ns"], 1), fmt(pt["gemm_idle_other_ns"], 1), vs});
         res.points.push_back(pt);
       }

@@ -21,7 +21,9 @@
 // count and cost per command, and the CPU-bound share of the window: the time
 // the GEMM engine was idle while PE_CPU was dispatching one of the point's
 // commands, from the op log's GEMM intervals and each command's dispatch
-// interval [dispatch_start_ns, issued_ns].
+// interval [dispatch_start_ns, issued_ns]; beside it the stricter
+// cpu_starved share (dispatching while no engine serves any of the point's
+// stages), which is the CPU's share of the critical path.
 #pragma once
 
 #include <cstdint>
@@ -57,12 +59,16 @@ struct IssueRecord {
 //   kWait      the tl contract (SPEC §3): a consumer waits for the command
 //              that produces its input; a DMA into a reused TCM buffer waits
 //              for the command that last read it. Hazard-free by construction.
-//   kNoWait    the accumulator chain and the buffer reuse are left to the
-//              order in which the engines happen to serve the commands (no
-//              CPU wait on them). An upper bound: PE_CPU issues back to back,
-//              but nothing in the model orders a dot's FETCH of the
-//              accumulator after the previous dot's STORE of it, nor a DMA
-//              into a buffer after the FETCH that reads it.
+//   kNoWait    the accumulator chain (dot after dot on one output tile) and
+//              the reuse of TCM buffers (the streamed-tile buffers, the fp16
+//              staging tiles) are left to the order in which the engines
+//              happen to serve the commands: no CPU wait on them. A
+//              dispatch-only bound, not a valid kernel: nothing in the model
+//              orders a dot's FETCH of the accumulator after the previous
+//              dot's STORE of it, nor a DMA into a buffer after the dot that
+//              reads it (in data mode it would race). The other waits (a dot
+//              on its operands' DMA, the cast on the last dot, the store on
+//              the cast) stay.
 enum class DepSync { kWait, kNoWait };
 const char* to_string(DepSync s);
 
@@ -81,10 +87,12 @@ std::string gemm_strategy_fit(const TopologyConfig& cfg, const GemmShape& s,
 // variant, strategy, window_ns, tflops_per_pe, mac_util, commands,
 // commands_by_kind, dispatch_ns, dispatch_ns_formula, cost_per_command_ns,
 // cpu_bound_ns, cpu_bound_share, gemm_busy_ns, gemm_idle_other_ns,
-// stage_busy_ns, preload (commands and dispatch outside the window) ...
+// stage_busy_ns, preload_commands, cmd_id_first/last ... `issued`, when
+// given, receives the handles of the async kernels' commands.
 nlohmann::json run_gemm_strategy_point(HostRuntime& rt, const GemmShape& s,
                                        const std::string& strategy, const std::string& variant,
-                                       DepSync sync = DepSync::kWait);
+                                       DepSync sync = DepSync::kWait,
+                                       IssueRecord* issued = nullptr);
 
 class GemmStrategiesBench : public Bench {
  public:
