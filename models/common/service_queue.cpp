@@ -1,5 +1,7 @@
 #include "models/common/service_queue.h"
 
+#include <tuple>
+
 namespace kb {
 
 ServiceQueue::ServiceQueue(const sc_core::sc_module_name& name, unsigned capacity)
@@ -10,12 +12,13 @@ ServiceQueue::ServiceQueue(const sc_core::sc_module_name& name, unsigned capacit
   dont_initialize();
 }
 
-void ServiceQueue::push(const sc_core::sc_time& service, uint64_t bytes, Completion* done) {
+void ServiceQueue::push(const sc_core::sc_time& service, uint64_t bytes, Completion* done,
+                        uint64_t order) {
   while (capacity_ > 0 && queue_.size() >= capacity_) sc_core::wait(slot_freed_);
   if (done) done->expect(1);
-  queue_.push_back({service, bytes, done});
+  queue_.push_back({service, bytes, done, sc_core::sc_time_stamp(), order, next_seq_++});
   update_depth();
-  if (!busy_) kick_.notify(sc_core::SC_ZERO_TIME);
+  if (!busy_ && !selecting_) kick_.notify(sc_core::SC_ZERO_TIME);
 }
 
 void ServiceQueue::serve() {
@@ -25,10 +28,21 @@ void ServiceQueue::serve() {
     stats_.bytes += current_.bytes;
     stats_.busy_time += current_.service;
     if (current_.done) current_.done->done();
+    // Choose the next request one delta later, once every request arriving
+    // at this instant has been pushed.
+    selecting_ = true;
+    next_trigger(sc_core::SC_ZERO_TIME);
+    return;
   }
+  selecting_ = false;
   if (!queue_.empty()) {
-    current_ = queue_.front();
-    queue_.pop_front();
+    auto best = queue_.begin();
+    for (auto it = queue_.begin(); it != queue_.end(); ++it)
+      if (std::tie(it->arrival, it->order, it->seq) <
+          std::tie(best->arrival, best->order, best->seq))
+        best = it;
+    current_ = *best;
+    queue_.erase(best);
     busy_ = true;
     slot_freed_.notify();
     update_depth();

@@ -1,7 +1,14 @@
 // A serial resource with a FIFO request queue: one link direction, one HBM
-// pseudo-channel, one memory port. Requests are served strictly in arrival
-// order, one at a time; each occupies the server for its service time. The
-// server is a single SC_METHOD asleep on one event (no thread per request).
+// pseudo-channel, one memory port. Requests are served in arrival order, one
+// at a time; each occupies the server for its service time. The server is a
+// single SC_METHOD asleep on one event (no thread per request).
+//
+// Requests that arrive at the same simulated time are served in the order of
+// their `order` key (then of their push), not in the order the kernel happened
+// to wake their senders: the kernel's wake order for equal times depends on
+// every other pending event, so without this a PE's timing would shift with
+// unrelated activity elsewhere. The server picks its next request one delta
+// after it becomes free, so every same-time arrival is in the queue by then.
 //
 // A requester pushes a request and then waits on its Completion. With a
 // bounded queue (capacity > 0) push() blocks the calling thread until a slot
@@ -22,7 +29,7 @@ class ServiceQueue : public sc_core::sc_module {
 
   // Enqueue `service` worth of occupancy; `done->done()` is called when it has
   // been served. Blocks (SC_THREAD only) while a bounded queue is full.
-  void push(const sc_core::sc_time& service, uint64_t bytes, Completion* done);
+  void push(const sc_core::sc_time& service, uint64_t bytes, Completion* done, uint64_t order = 0);
 
   // Observability (also traced into the VCD).
   bool busy() const { return busy_; }
@@ -43,6 +50,9 @@ class ServiceQueue : public sc_core::sc_module {
     sc_core::sc_time service;
     uint64_t bytes;
     Completion* done;
+    sc_core::sc_time arrival;
+    uint64_t order;
+    uint64_t seq;
   };
   void serve();
   void update_depth();
@@ -51,6 +61,8 @@ class ServiceQueue : public sc_core::sc_module {
   std::deque<Request> queue_;
   Request current_{};
   bool busy_ = false;
+  bool selecting_ = false;
+  uint64_t next_seq_ = 0;
   unsigned depth_ = 0;
   sc_core::sc_event kick_;
   sc_core::sc_event slot_freed_;

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "models/common/errors.h"
+#include "models/common/request_order.h"
 #include "models/common/sim_time.h"
 
 namespace kb {
@@ -19,7 +20,9 @@ PeDma::PeDma(const sc_core::sc_module_name& name, const DmaConfig& cfg, const Ad
       cfg_(cfg),
       map_(map),
       self_(self),
-      setup_(ns_to_time(cfg.setup_ns)) {
+      setup_(ns_to_time(cfg.setup_ns)),
+      // Bursts are ordered by (PE, issue sequence): PE index in the high bits.
+      order_base_((((uint64_t{self.sip} << 8 | self.cube) << 6) | self.pe) << 40) {
   for (int i = 0; i < 2; ++i) {
     ChannelState* ch = &channels_[i];
     ch->id = static_cast<Channel>(i);
@@ -110,7 +113,8 @@ void PeDma::channel_thread(ChannelState* ch) {
         ++p->bursts_left;
         ++ch->outstanding;
         ch->stats.max_outstanding = std::max(ch->stats.max_outstanding, ch->outstanding);
-        ch->ready.push_back({p, t.src_row(r) + off, t.dst_row(r) + off, n});
+        ch->ready.push_back(
+            {p, t.src_row(r) + off, t.dst_row(r) + off, n, order_base_ + burst_seq_++});
         if (ch->ready.size() > ch->idle_workers && ch->workers < cfg_.max_outstanding) {
           ++ch->workers;
           ++ch->idle_workers;
@@ -126,11 +130,14 @@ void PeDma::channel_thread(ChannelState* ch) {
 
 void PeDma::worker_thread(ChannelState* ch) {
   tlm::tlm_generic_payload trans;
+  auto* order = new RequestOrder;  // owned by the payload from here on
+  trans.set_extension(order);
   std::vector<unsigned char> buffer(cfg_.burst_bytes);
   for (;;) {
     while (ch->ready.empty()) sc_core::wait(ch->work);
     const Burst b = ch->ready.front();
     ch->ready.pop_front();
+    order->key = b.order;
     --ch->idle_workers;
     run_burst(*ch, b, trans, buffer);
     ++ch->idle_workers;

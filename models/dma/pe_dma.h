@@ -80,6 +80,7 @@ class PeDma : public PeEngine {
   struct Burst {
     Pending* owner;
     uint64_t src, dst, bytes;
+    uint64_t order;  // request order key (models/common/request_order.h)
   };
   struct ChannelState {
     Channel id;
@@ -108,6 +109,8 @@ class PeDma : public PeEngine {
   Location self_;
   sc_core::sc_time setup_;
   bool data_mode_ = false;
+  uint64_t order_base_ = 0;
+  uint64_t burst_seq_ = 0;
   ChannelState channels_[2];
 };
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "models/common/address_map.h"
+#include "models/common/request_order.h"
 #include "models/common/sim_time.h"
 #include "models/common/tlm_checker.h"
 #include "models/hbm/pc_mapping.h"
@@ -42,7 +43,8 @@ void HbmCtrl::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& del
     const uint64_t chunk_end =
         std::min(end, (pos / cfg_.interleave_bytes + 1) * cfg_.interleave_bytes);
     const uint64_t bytes = chunk_end - pos;
-    pcs_[pc_of(pos)]->push(transfer_time(bytes, cfg_.pc_bandwidth_gbps), bytes, &served);
+    pcs_[pc_of(pos)]->push(transfer_time(bytes, cfg_.pc_bandwidth_gbps), bytes, &served,
+                           order_key(trans));
     pos = chunk_end;
   }
   served.wait();

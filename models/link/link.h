@@ -44,7 +44,7 @@ class Link : public sc_core::sc_module {
 
   // Serialise `payload_bytes` on this direction and pay its latency (used
   // for this direction's requests and for responses of the reverse one).
-  void carry(uint64_t payload_bytes);
+  void carry(uint64_t payload_bytes, uint64_t order = 0);
 
  private:
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);

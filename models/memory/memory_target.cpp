@@ -1,6 +1,7 @@
 #include "models/memory/memory_target.h"
 
 #include "models/common/address_map.h"
+#include "models/common/request_order.h"
 #include "models/common/sim_time.h"
 #include "models/common/tlm_checker.h"
 #include "models/memory/payload_access.h"
@@ -27,7 +28,7 @@ void MemoryTarget::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time
     return;
   }
   Completion served;
-  port_.push(transfer_time(len, bandwidth_gbps_), len, &served);
+  port_.push(transfer_time(len, bandwidth_gbps_), len, &served, order_key(trans));
   served.wait();
   if (latency_ != sc_core::SC_ZERO_TIME) sc_core::wait(latency_);
   if (data_mode_) copy_payload(trans, store_);
