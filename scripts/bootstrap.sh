@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The README's two set-up commands, from a fresh Debian machine:
 #   bash scripts/bootstrap.sh run [kernbench args...]   install, build, run the default study
-#   bash scripts/bootstrap.sh test                      install, build, run the whole test suite
-# Builds into ./build (warnings are errors), with -j2 and ccache when present.
+#   bash scripts/bootstrap.sh test                      install, build, run the whole test suite,
+#                                                       then again under ASan + UBSan
+# Builds into ./build and ./build-asan (warnings are errors), with -j2 and ccache when present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,7 +19,16 @@ cmake --build build -j2
 
 if [ "$mode" = run ]; then
   exec ./build/kernbench "$@"
-else
-  cd build
-  exec ctest -j2 --output-on-failure --timeout 600
+fi
+
+(cd build && ctest -j2 --output-on-failure --timeout 600)
+
+# The same suite again under AddressSanitizer + UndefinedBehaviorSanitizer
+# (KB_SANITIZE; the runtime options are set for every test in
+# tests/CMakeLists.txt). KB_TEST_SANITIZE=0 skips this pass.
+if [ "${KB_TEST_SANITIZE:-1}" != 0 ]; then
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKB_WERROR=ON -DKB_SANITIZE=ON
+  cmake --build build-asan -j2
+  cd build-asan
+  ctest -j2 --output-on-failure --timeout 600
 fi

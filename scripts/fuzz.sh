@@ -4,6 +4,7 @@
 # target's executions per second and coverage (libFuzzer's final stats).
 #
 #   bash scripts/fuzz.sh [SECONDS] [TARGET...]
+#   bash scripts/fuzz.sh --available     exit 0 if clang++ with libFuzzer is installed
 #
 # Seeds: tests/fuzz/corpus/<target>/ (committed), tests/fuzz/regressions/<target>/
 # (inputs that once crashed; the unit suite replays both) and, for the YAML
@@ -18,21 +19,30 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds="${1:-60}"
-shift || true
-targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_topology_yaml fuzz_set_override fuzz_bench_params)
-
 cxx="${KB_FUZZ_CXX:-}"
 if [ -z "$cxx" ]; then
   for c in clang++ clang++-14; do
     if command -v "$c" > /dev/null; then cxx="$c"; break; fi
   done
 fi
-if [ -z "$cxx" ]; then
-  echo "fuzz.sh: clang++ not found (apt-get install clang libclang-rt-dev)" >&2
+# clang alone is not enough: libFuzzer ships in the compiler-rt package.
+has_libfuzzer() {
+  [ -n "$cxx" ] && echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { return 0; }' |
+    "$cxx" -x c++ -fsanitize=fuzzer -o /dev/null - > /dev/null 2>&1
+}
+if [ "${1:-}" = --available ]; then
+  has_libfuzzer
+  exit
+fi
+if ! has_libfuzzer; then
+  echo "fuzz.sh: needs clang++ with libFuzzer (apt-get install clang libclang-rt-dev)" >&2
   exit 2
 fi
+
+seconds="${1:-60}"
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_topology_yaml fuzz_set_override fuzz_bench_params)
 
 build=build-fuzz
 cmake -S . -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -62,7 +62,7 @@ class TlmCheck {
            const sc_core::sc_time& delay);
   // Reports exit violations by throwing (through the report handler), hence
   // noexcept(false); never throws while another exception is unwinding.
-  ~TlmCheck() noexcept(false);
+  ~TlmCheck() noexcept(false);  // NOLINT(bugprone-exception-escape): see above
   TlmCheck(const TlmCheck&) = delete;
   TlmCheck& operator=(const TlmCheck&) = delete;
 

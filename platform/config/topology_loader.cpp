@@ -1,5 +1,6 @@
 #include "platform/config/topology_loader.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -253,6 +254,7 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
 
 std::string quoted_list(const std::vector<std::string>& items) {
   std::vector<std::string> q;
+  q.reserve(items.size());
   for (const std::string& s : items) q.push_back("'" + s + "'");
   return join(q, ", ");
 }
@@ -279,6 +281,46 @@ const char* node_kind(const YAML::Node& n) {
 std::string join_path(const std::string& section, const std::string& key) {
   return section.empty() ? key : section + "." + key;
 }
+
+// Where each document of a YAML stream starts (the mark of its root node),
+// found by a parse that builds no nodes. It replaces YAML::LoadAll(), which in
+// yaml-cpp 0.7 loops forever, allocating one null document per turn, when the
+// parser stops consuming input, e.g. on a stray ',' at the top level
+// (jbeder/yaml-cpp#1040, fixed upstream after 0.7 by #1319; found by
+// tests/fuzz/fuzz_topology_yaml). That loop shows as a document whose root
+// starts exactly where the previous one's did.
+class DocumentRoots : public YAML::EventHandler {
+ public:
+  const std::vector<YAML::Mark>& roots() const { return roots_; }
+
+  void OnDocumentStart(const YAML::Mark&) override { in_root_ = true; }
+  void OnDocumentEnd() override { in_root_ = false; }
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    node(mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    node(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    node(mark);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void node(const YAML::Mark& mark) {
+    if (!in_root_) return;
+    roots_.push_back(mark);
+    in_root_ = false;
+  }
+  bool in_root_ = false;
+  std::vector<YAML::Mark> roots_;
+};
 
 // ---------------------------------------------------------------------------
 
@@ -363,17 +405,30 @@ class Loader {
   // --- YAML ----------------------------------------------------------------
 
   void read_yaml(const std::string& text) {
-    std::vector<YAML::Node> docs;
+    YAML::Node root;
     try {
-      docs = YAML::LoadAll(text);
+      std::istringstream in(text);
+      YAML::Parser parser(in);
+      DocumentRoots docs;
+      while (parser.HandleNextDocument(docs)) {
+        const std::vector<YAML::Mark>& r = docs.roots();
+        if (r.size() >= 2 && r[r.size() - 1].pos == r[r.size() - 2].pos) {
+          const auto pos = static_cast<size_t>(r.back().pos);
+          const char c = pos < text.size() ? text[pos] : ' ';
+          fail_at(r.back(), "",
+                  std::string("YAML syntax error: unexpected ") +
+                      (c > ' ' && c < 0x7f ? std::string("'") + c + "'" : "character"));
+        }
+      }
+      if (docs.roots().size() > 1) {
+        fail_at(docs.roots()[1], "",
+                "a topology file holds one YAML document, found " +
+                    std::to_string(docs.roots().size()));
+      }
+      root = YAML::Load(text);  // the one document, now known to parse
     } catch (const YAML::Exception& e) {
       throw ConfigError(at(e.mark) + "YAML syntax error: " + e.msg);
     }
-    if (docs.size() > 1) {
-      fail_at(docs[1].Mark(), "",
-              "a topology file holds one YAML document, found " + std::to_string(docs.size()));
-    }
-    const YAML::Node root = docs.empty() ? YAML::Node() : docs.front();
     if (root.IsNull()) return;  // an empty file: every knob at its default
     if (!root.IsMap()) {
       YAML::Mark m = root.Mark();
@@ -394,7 +449,7 @@ class Loader {
         fail_at(key_node.Mark(), section,
                 std::string("expected a key name, got ") + node_kind(key_node));
       }
-      const std::string key = key_node.Scalar();
+      const std::string& key = key_node.Scalar();
       const std::string path = join_path(section, key);
       const auto dup = seen.emplace(key, key_node.Mark());
       if (!dup.second) {
@@ -485,7 +540,8 @@ class Loader {
       const std::string& text = it == raw_.end() ? k.default_text : it->second.text;
       KnobValue v;
       std::string error;
-      if (!schema_.parse_value(k, text, &v, &error)) throw ConfigError(where(k.path) + error);
+      if (!TopologySchema::parse_value(k, text, &v, &error))
+        throw ConfigError(where(k.path) + error);
       values_[k.path] = v;
     }
   }

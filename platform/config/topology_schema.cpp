@@ -219,7 +219,7 @@ bool all_digits(const std::string& s) {
 bool to_u64(const std::string& digits, uint64_t* out) {
   uint64_t v = 0;
   for (char c : digits) {
-    const uint64_t d = static_cast<uint64_t>(c - '0');
+    const auto d = static_cast<uint64_t>(c - '0');
     if (v > (std::numeric_limits<uint64_t>::max() - d) / 10) return false;
     v = v * 10 + d;
   }
@@ -324,6 +324,24 @@ std::string format_max(const Knob& knob) {
   std::string s = knob.type == KnobType::kSize ? format_size(knob.max) : std::to_string(knob.max);
   if (!knob.max_note.empty()) s += " (" + knob.max_note + ")";
   return s;
+}
+
+// The bound and maximum of a uint or size knob, for a parsed value `v`.
+bool check_integral_bound(const Knob& knob, uint64_t v, const std::string& text,
+                          std::string* error) {
+  if ((knob.bound == Bound::kPositive || knob.bound == Bound::kAtLeastOne) && v < 1) {
+    *error = "must be >= 1, got " + text;
+    return false;
+  }
+  if (knob.bound == Bound::kPowerOfTwo && !is_power_of_two(v)) {
+    *error = "must be a power of two, got " + text;
+    return false;
+  }
+  if (knob.max != 0 && v > knob.max) {
+    *error = "must be <= " + format_max(knob) + ", got " + text;
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -483,7 +501,7 @@ std::vector<std::string> TopologySchema::suggest_knob_paths(const std::string& p
 }
 
 bool TopologySchema::parse_value(const Knob& knob, const std::string& raw, KnobValue* out,
-                                 std::string* error) const {
+                                 std::string* error) {
   const std::string text = trim(raw);
   out->text = text;
   switch (knob.type) {
@@ -529,27 +547,14 @@ bool TopologySchema::parse_value(const Knob& knob, const std::string& raw, KnobV
     }
 
     case KnobType::kUint:
-    case KnobType::kSize: {
+    case KnobType::kSize:
       if (knob.type == KnobType::kUint ? !parse_uint(knob, text, &out->u, error)
                                        : !parse_size(knob, text, &out->u, error)) {
         return false;
       }
-      const uint64_t v = out->u;
-      if ((knob.bound == Bound::kPositive || knob.bound == Bound::kAtLeastOne) && v < 1) {
-        *error = "must be >= 1, got " + text;
-        return false;
-      }
-      if (knob.bound == Bound::kPowerOfTwo && !is_power_of_two(v)) {
-        *error = "must be a power of two, got " + text;
-        return false;
-      }
-      if (knob.max != 0 && v > knob.max) {
-        *error = "must be <= " + format_max(knob) + ", got " + text;
-        return false;
-      }
-      out->d = static_cast<double>(v);
+      if (!check_integral_bound(knob, out->u, text, error)) return false;
+      out->d = static_cast<double>(out->u);
       return true;
-    }
   }
   *error = "unsupported knob type";
   return false;

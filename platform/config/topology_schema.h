@@ -79,10 +79,11 @@ class TopologySchema {
   // whose leaf matches the path's leaf; empty when nothing fits.
   std::vector<std::string> suggest_knob_paths(const std::string& path) const;
 
-  // Parses `text` as a value of `knob` and checks its constraint. Returns
-  // false with `error` set to e.g. "must be > 0, got 0".
-  bool parse_value(const Knob& knob, const std::string& text, KnobValue* out,
-                   std::string* error) const;
+  // Parses `raw` (surrounding blanks ignored, except for a string) as a value
+  // of `knob` and checks its constraint. Returns false with `error` set to
+  // e.g. "must be > 0, got 0".
+  static bool parse_value(const Knob& knob, const std::string& raw, KnobValue* out,
+                          std::string* error);
 
   // "> 0", ">= 1, <= 64", "power of two", "one of mesh|ring|torus2d", or "".
   static std::string describe_constraint(const Knob& knob);

@@ -3,6 +3,8 @@
 #include <iostream>
 #include <systemc>
 
+#include "platform/runtime/sanitizer_support.h"
+
 namespace kb {
 namespace {
 
@@ -35,6 +37,7 @@ void handler(const sc_core::sc_report& rep, const sc_core::sc_actions& actions) 
     default:
       // Thrown as the sc_report itself: the kernel catches exceptions raised
       // inside processes and rethrows sc_reports out of sc_start().
+      prepare_stack_for_sc_exception();  // ASan builds: see sanitizer_support.h
       throw rep;
   }
 }

@@ -11,7 +11,8 @@ namespace kb {
 void write_file_atomically(const std::string& path, const std::string& content);
 void write_json_atomically(const std::string& path, const nlohmann::json& j);
 
-// The text write_json_atomically writes: 2-space indented, one trailing newline.
+// The text write_json_atomically writes: 2-space indented, one trailing
+// newline; bytes that are not valid UTF-8 are written as U+FFFD.
 std::string format_json(const nlohmann::json& j);
 
 }  // namespace kb

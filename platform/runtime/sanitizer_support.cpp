@@ -20,26 +20,72 @@ namespace kb {
 
 #ifdef KB_HAS_ASAN
 
-void recover_stack_after_sc_exception() {
-  pthread_attr_t attr;
-  if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
-  void* lowest = nullptr;
+namespace {
+
+struct Stack {
+  char* low = nullptr;
   size_t size = 0;
-  const int rc = pthread_attr_getstack(&attr, &lowest, &size);
-  pthread_attr_destroy(&attr);
-  if (rc != 0) return;
-  char* const low = static_cast<char*>(lowest);
-  char* const here = static_cast<char*>(__builtin_frame_address(0));
-  if (here < low || here >= low + size) return;  // not on the OS thread's own stack
-  // The switch SystemC did not announce: from the dead coroutine to this stack.
-  __sanitizer_start_switch_fiber(nullptr, low, size);
+  bool contains(const void* p) const {
+    const char* c = static_cast<const char*>(p);
+    return size != 0 && c >= low && c < low + size;
+  }
+};
+
+// The OS thread's own stack (SystemC runs every process on the main thread).
+Stack os_stack() {
+  static const Stack stack = [] {
+    Stack s;
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return s;
+    void* low = nullptr;
+    if (pthread_attr_getstack(&attr, &low, &s.size) != 0) s.size = 0;
+    s.low = static_cast<char*>(low);
+    pthread_attr_destroy(&attr);
+    return s;
+  }();
+  return stack;
+}
+
+bool g_switch_announced = false;
+
+// Makes the OS stack ASan's current stack; must run on it.
+void make_os_stack_current() {
+  const Stack s = os_stack();
+  if (!g_switch_announced) __sanitizer_start_switch_fiber(nullptr, s.low, s.size);
   __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
-  // The frames the rethrow discarded lay below this one.
-  __asan_unpoison_memory_region(low, static_cast<size_t>(here - low));
+  g_switch_announced = false;
+}
+
+}  // namespace
+
+void prepare_stack_for_sc_exception() {
+  const Stack s = os_stack();
+  if (s.size == 0) return;
+  if (s.contains(__builtin_frame_address(0))) {
+    make_os_stack_current();
+  } else if (!g_switch_announced) {  // an SC_THREAD's coroutine stack
+    __sanitizer_start_switch_fiber(nullptr, s.low, s.size);
+    g_switch_announced = true;
+  }
+}
+
+void resync_stack_after_sc_start() {
+  if (os_stack().contains(__builtin_frame_address(0))) make_os_stack_current();
+}
+
+void recover_stack_after_sc_exception() {
+  const Stack s = os_stack();
+  char* const here = static_cast<char*>(__builtin_frame_address(0));
+  if (!s.contains(here)) return;
+  make_os_stack_current();
+  // The frames the exception discarded lay below this one.
+  __asan_unpoison_memory_region(s.low, static_cast<size_t>(here - s.low));
 }
 
 #else
 
+void prepare_stack_for_sc_exception() {}
+void resync_stack_after_sc_start() {}
 void recover_stack_after_sc_exception() {}
 
 #endif

@@ -20,13 +20,12 @@
 #include <functional>
 #include <iomanip>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "platform/config/topology_loader.h"
-
-extern char** environ;
 
 namespace kb {
 namespace {
@@ -54,8 +53,7 @@ const std::vector<GoldenRun>& golden_runs() {
         "--param", "dst=tcm:0.0.0+0", "--param", "bytes=65536"}},
       {"dma_tiny_two_sips",
        {"--bench", "dma", "--topology", "topologies/tiny.yaml", "--set", "system.n_sips=2",
-        "--param", "src=hbm:1.3.1+4096", "--param", "dst=tcm:0.0.0+0", "--param",
-        "bytes=65536"}},
+        "--param", "src=hbm:1.3.1+4096", "--param", "dst=tcm:0.0.0+0", "--param", "bytes=65536"}},
   };
   return runs;
 }
@@ -83,29 +81,31 @@ json run_kernbench(const std::vector<std::string>& args) {
   const std::string out =
       (fs::temp_directory_path() / ("kb_golden_" + std::to_string(getpid()) + ".json")).string();
   std::vector<std::string> argv_s{KB_KERNBENCH_BIN};
+  argv_s.reserve(args.size() + 4);
   for (size_t i = 0; i < args.size(); ++i) {
     const bool is_path = i > 0 && args[i - 1] == "--topology";
     argv_s.push_back(is_path ? kSource + "/" + args[i] : args[i]);
   }
   for (const char* a : {"--json", out.c_str(), "--quiet"}) argv_s.emplace_back(a);
   std::vector<char*> argv;
+  argv.reserve(argv_s.size() + 1);
   for (std::string& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
   if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) {
     ADD_FAILURE() << "cannot spawn " << argv[0];
-    return json();
+    return {};
   }
   int status = 0;
   waitpid(pid, &status, 0);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     ADD_FAILURE() << "kernbench failed (status " << status << ")";
-    return json();
+    return {};
   }
   json j = json::parse(read_text(out));
   fs::remove(out);
   j.erase("wall_s");  // the one field that differs between identical runs
-  std::string& source = j["topology"]["source"].get_ref<std::string&>();
+  auto& source = j["topology"]["source"].get_ref<std::string&>();
   if (source.rfind(kSource + "/", 0) == 0) source.erase(0, kSource.size() + 1);
   return j;
 }
@@ -122,7 +122,7 @@ std::string first_difference(const json& want, const json& got, const std::strin
     for (auto it = want.begin(); it != want.end(); ++it) {
       const std::string path = at + "/" + it.key();
       if (!got.contains(it.key())) return path + ": in the golden, missing from the output";
-      const std::string d = first_difference(it.value(), got[it.key()], path);
+      std::string d = first_difference(it.value(), got[it.key()], path);
       if (!d.empty()) return d;
     }
     for (auto it = got.begin(); it != got.end(); ++it)
@@ -132,7 +132,7 @@ std::string first_difference(const json& want, const json& got, const std::strin
   }
   if (want.is_array() && got.is_array()) {
     for (size_t i = 0; i < want.size() && i < got.size(); ++i) {
-      const std::string d = first_difference(want[i], got[i], at + "/" + std::to_string(i));
+      std::string d = first_difference(want[i], got[i], at + "/" + std::to_string(i));
       if (!d.empty()) return d;
     }
     if (want.size() != got.size())
@@ -144,17 +144,28 @@ std::string first_difference(const json& want, const json& got, const std::strin
   return (at.empty() ? "/" : at) + ": golden " + show(want) + ", got " + show(got);
 }
 
-// The golden file's line that holds the first differing key, for orientation.
+// The golden file's line that holds the first differing key, for orientation:
+// each key of the JSON pointer is looked for after the previous one's line.
 std::string golden_line_of(const std::string& name, const std::string& difference) {
-  const size_t colon = difference.find(':');
-  const std::string pointer = difference.substr(0, colon);
-  const std::string key = pointer.substr(pointer.rfind('/') + 1);
+  const std::string pointer = difference.substr(0, difference.find(": "));
+  std::vector<std::string> lines;
   std::ifstream in(golden_path(name));
-  std::string line;
-  for (int n = 1; std::getline(in, line); ++n)
-    if (line.find("\"" + key + "\"") != std::string::npos)
-      return "tests/golden/" + name + ".json:" + std::to_string(n) + ": " + line;
-  return "";
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  size_t at = 0;
+  bool found = false;
+  std::istringstream segments(pointer);
+  for (std::string key; std::getline(segments, key, '/');) {
+    if (key.empty() || key.find_first_not_of("0123456789") == std::string::npos) continue;
+    for (size_t i = at; i < lines.size(); ++i) {
+      if (lines[i].find("\"" + key + "\":") != std::string::npos) {
+        at = i;
+        found = true;
+        break;
+      }
+    }
+  }
+  if (!found) return "";
+  return "tests/golden/" + name + ".json:" + std::to_string(at + 1) + ": " + lines[at];
 }
 
 bool updating() {
@@ -198,6 +209,10 @@ struct Nudge {
   std::function<double(const TopologyConfig&)> value;
 };
 
+void PrintTo(const Nudge& n, std::ostream* os) {
+  *os << n.knob << " on " << n.run;
+}
+
 class OnePicosecond : public ::testing::TestWithParam<Nudge> {};
 
 TEST_P(OnePicosecond, ChangesTheGoldenResult) {
@@ -210,8 +225,8 @@ TEST_P(OnePicosecond, ChangesTheGoldenResult) {
   std::string topology;
   for (size_t i = 0; i + 1 < run.args.size(); ++i)
     if (run.args[i] == "--topology") topology = kSource + "/" + run.args[i + 1];
-  const TopologyConfig cfg = topology.empty() ? load_default_topology(set_args)
-                                              : load_topology_file(topology, set_args);
+  const TopologyConfig cfg =
+      topology.empty() ? load_default_topology(set_args) : load_topology_file(topology, set_args);
   std::ostringstream value;
   value << std::fixed << std::setprecision(6) << n.value(cfg) + 0.001;
   std::vector<std::string> args = run.args;
@@ -232,37 +247,37 @@ double link_latency(const LinkConfig& l) {
 
 INSTANTIATE_TEST_SUITE_P(
     LatencyKnobs, OnePicosecond,
-    ::testing::Values(
-        Nudge{"pe.hbm.access_latency_ns", "probe_tiny",
-              [](const TopologyConfig& c) { return c.pe.hbm.access_latency_ns; }},
-        Nudge{"pe.xbar_latency_ns", "probe_tiny",
-              [](const TopologyConfig& c) { return c.pe.xbar_latency_ns; }},
-        Nudge{"pe.tcm.latency_ns", "probe_tiny",
-              [](const TopologyConfig& c) { return c.pe.tcm.latency_ns; }},
-        Nudge{"pe.dma.setup_ns", "probe_tiny",
-              [](const TopologyConfig& c) { return c.pe.dma.setup_ns; }},
-        Nudge{"cube.router_latency_ns", "probe_tiny",
-              [](const TopologyConfig& c) { return c.cube.router_latency_ns; }},
-        Nudge{"cube.pe_link.latency_ns", "probe_tiny",
-              [](const TopologyConfig& c) { return link_latency(c.cube.pe_link); }},
-        Nudge{"sip.cube_link.latency_ns", "probe_tiny",
-              [](const TopologyConfig& c) { return link_latency(c.sip.cube_link); }},
-        Nudge{"sip.io_link.latency_ns", "probe_tiny",
-              [](const TopologyConfig& c) { return link_latency(c.sip.io_link); }},
-        Nudge{"sip.hub_latency_ns", "probe_tiny",
-              [](const TopologyConfig& c) { return c.sip.hub_latency_ns; }},
-        Nudge{"host.h2d.latency_ns", "probe_tiny",
-              [](const TopologyConfig& c) { return link_latency(c.host.h2d); }},
-        Nudge{"host.d2h.latency_ns", "probe_tiny",
-              [](const TopologyConfig& c) { return link_latency(c.host.d2h); }},
-        Nudge{"host.memory_latency_ns", "probe_tiny",
-              [](const TopologyConfig& c) { return c.host.memory_latency_ns; }},
-        Nudge{"pe.hbm.access_latency_ns", "probe_default",
-              [](const TopologyConfig& c) { return c.pe.hbm.access_latency_ns; }},
-        Nudge{"cube.sram.latency_ns", "dma_tiny_sram",
-              [](const TopologyConfig& c) { return c.cube.sram.latency_ns; }},
-        Nudge{"system.sip_link.latency_ns", "dma_tiny_two_sips",
-              [](const TopologyConfig& c) { return link_latency(c.system.sip_link); }}),
+    ::testing::Values(Nudge{"pe.hbm.access_latency_ns", "probe_tiny",
+                            [](const TopologyConfig& c) { return c.pe.hbm.access_latency_ns; }},
+                      Nudge{"pe.xbar_latency_ns", "probe_tiny",
+                            [](const TopologyConfig& c) { return c.pe.xbar_latency_ns; }},
+                      Nudge{"pe.tcm.latency_ns", "probe_tiny",
+                            [](const TopologyConfig& c) { return c.pe.tcm.latency_ns; }},
+                      Nudge{"pe.dma.setup_ns", "probe_tiny",
+                            [](const TopologyConfig& c) { return c.pe.dma.setup_ns; }},
+                      Nudge{"cube.router_latency_ns", "probe_tiny",
+                            [](const TopologyConfig& c) { return c.cube.router_latency_ns; }},
+                      Nudge{"cube.pe_link.latency_ns", "probe_tiny",
+                            [](const TopologyConfig& c) { return link_latency(c.cube.pe_link); }},
+                      Nudge{"sip.cube_link.latency_ns", "probe_tiny",
+                            [](const TopologyConfig& c) { return link_latency(c.sip.cube_link); }},
+                      Nudge{"sip.io_link.latency_ns", "probe_tiny",
+                            [](const TopologyConfig& c) { return link_latency(c.sip.io_link); }},
+                      Nudge{"sip.hub_latency_ns", "probe_tiny",
+                            [](const TopologyConfig& c) { return c.sip.hub_latency_ns; }},
+                      Nudge{"host.h2d.latency_ns", "probe_tiny",
+                            [](const TopologyConfig& c) { return link_latency(c.host.h2d); }},
+                      Nudge{"host.d2h.latency_ns", "probe_tiny",
+                            [](const TopologyConfig& c) { return link_latency(c.host.d2h); }},
+                      Nudge{"host.memory_latency_ns", "probe_tiny",
+                            [](const TopologyConfig& c) { return c.host.memory_latency_ns; }},
+                      Nudge{"pe.hbm.access_latency_ns", "probe_default",
+                            [](const TopologyConfig& c) { return c.pe.hbm.access_latency_ns; }},
+                      Nudge{"cube.sram.latency_ns", "dma_tiny_sram",
+                            [](const TopologyConfig& c) { return c.cube.sram.latency_ns; }},
+                      Nudge{
+                          "system.sip_link.latency_ns", "dma_tiny_two_sips",
+                          [](const TopologyConfig& c) { return link_latency(c.system.sip_link); }}),
     [](const auto& info) {
       std::string name = std::string(info.param.run) + "_" + info.param.knob;
       for (char& ch : name)

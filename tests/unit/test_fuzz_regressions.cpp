@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -44,6 +45,10 @@ std::string read_bytes(const fs::path& p) {
   return s.str();
 }
 
+void PrintTo(const Target& t, std::ostream* os) {
+  *os << t.name;
+}
+
 class FuzzReplay : public ::testing::TestWithParam<Target> {};
 
 TEST_P(FuzzReplay, SeedsAndRegressionsRunClean) {
@@ -71,6 +76,36 @@ TEST_P(FuzzReplay, SeedsAndRegressionsRunClean) {
 
 INSTANTIATE_TEST_SUITE_P(Targets, FuzzReplay, ::testing::ValuesIn(kTargets),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// fuzz_topology_yaml, 10 bytes ",\x9e, !\x01!\x01\n,": kernbench hung for ever
+// (and grew without bound) on a topology file whose top level holds a stray
+// ','; yaml-cpp 0.7's LoadAll() never gets past it. Now a syntax error.
+TEST(FuzzRegression, StrayCommaInTopologyYamlIsASyntaxErrorNotAHang) {
+  for (const char* text : {",", ", a", ",\x9e, !\x01!\x01\n,", "# c\n  ,\n"}) {
+    try {
+      (void)load_topology_text(text, "t.yaml");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("YAML syntax error"), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).rfind("t.yaml:", 0), 0u) << e.what();
+    }
+  }
+}
+
+// fuzz_set_override / fuzz_bench_params: a topology name, --set or --param
+// value that is not UTF-8 made the JSON writer throw after the run had
+// finished (kernbench exit 1, no result). Invalid bytes now become U+FFFD.
+TEST(FuzzRegression, ResultJsonWithInvalidUtf8IsWrittenNotThrown) {
+  nlohmann::json j;
+  j["topology"] = {{"name", std::string("unnam\t\0\xff\xff", 9)}};
+  j["params"] = {{"bytes",
+                  "0x8\xff\xff"
+                  "000"}};
+  std::string text;
+  ASSERT_NO_THROW(text = format_json(j));
+  EXPECT_NE(text.find("\xef\xbf\xbd"), std::string::npos) << text;  // U+FFFD in UTF-8
+  EXPECT_NE(text.find("unnam\\t\\u0000"), std::string::npos) << text;
+}
 
 TEST(FuzzSplitLines, SplitsOnNewlinesAndCapsTheCount) {
   const std::string in = "a=1\n\nb=2\nc";

@@ -17,6 +17,7 @@
 #include "models/common/tlm_checker.h"
 #include "models/link/link.h"
 #include "models/memory/memory_target.h"
+#include "platform/runtime/sanitizer_support.h"
 
 namespace kb {
 namespace {
@@ -28,10 +29,10 @@ class ScriptedInitiator : public sc_core::sc_module {
   tlm_utils::simple_initiator_socket<ScriptedInitiator> socket;
   explicit ScriptedInitiator(const sc_core::sc_module_name& name)
       : sc_module(name), socket("socket") {}
-  void spawn(std::function<void(ScriptedInitiator&)> script) {
+  void spawn(const std::function<void(ScriptedInitiator&)>& script) {
     sc_core::sc_spawn([this, script] { script(*this); });
   }
-  void spawn_method(std::function<void(ScriptedInitiator&)> script) {
+  void spawn_method(const std::function<void(ScriptedInitiator&)>& script) {
     sc_core::sc_spawn_options opts;
     opts.spawn_method();
     sc_core::sc_spawn([this, script] { script(*this); }, sc_core::sc_gen_unique_name("method"),
@@ -50,15 +51,17 @@ class ScriptedTarget : public sc_core::sc_module {
   std::function<unsigned(tlm::tlm_generic_payload&)> on_dbg = [](tlm::tlm_generic_payload& t) {
     return t.get_data_length();
   };
-  explicit ScriptedTarget(const sc_core::sc_module_name& name)
-      : sc_module(name), socket("socket") {
+  explicit ScriptedTarget(const sc_core::sc_module_name& name) : sc_module(name), socket("socket") {
     socket.register_b_transport(this, &ScriptedTarget::b_transport);
     socket.register_transport_dbg(this, &ScriptedTarget::transport_dbg);
   }
 
  private:
-  void b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& d) { on_b_transport(t, d); }
-  unsigned transport_dbg(tlm::tlm_generic_payload& t) { return on_dbg(t); }
+  // Not const: register_b_transport / register_transport_dbg take non-const members.
+  void b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& d) {  // NOLINT
+    on_b_transport(t, d);
+  }
+  unsigned transport_dbg(tlm::tlm_generic_payload& t) { return on_dbg(t); }  // NOLINT
 };
 
 LinkConfig link_cfg() {
@@ -92,6 +95,7 @@ std::string protocol_error() {
   try {
     sc_core::sc_start();
   } catch (const sc_core::sc_report& r) {
+    recover_stack_after_sc_exception();
     EXPECT_STREQ(r.get_msg_type(), kTlmProtocolMsgType) << r.what();
     return r.get_msg();
   }
@@ -99,7 +103,8 @@ std::string protocol_error() {
 }
 
 void expect_mentions(const std::string& msg, const std::vector<std::string>& parts) {
-  for (const std::string& p : parts) EXPECT_NE(msg.find(p), std::string::npos) << p << " in: " << msg;
+  for (const std::string& p : parts)
+    EXPECT_NE(msg.find(p), std::string::npos) << p << " in: " << msg;
 }
 
 class TlmChecker : public ::testing::Test {
