@@ -42,7 +42,7 @@ fi
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_topology_yaml fuzz_set_override fuzz_bench_params)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_topology_yaml fuzz_set_override fuzz_bench_params fuzz_npy)
 
 build=build-fuzz
 cmake -S . -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -62,7 +62,10 @@ summary=()
 for t in "${targets[@]}"; do
   work="$build/corpus/$t"
   mkdir -p "$work"
-  seeds=("tests/fuzz/corpus/$t" "tests/fuzz/regressions/$t")
+  seeds=()
+  for d in "tests/fuzz/corpus/$t" "tests/fuzz/regressions/$t"; do
+    [ -d "$d" ] && seeds+=("$d")
+  done
   [ "$t" = fuzz_topology_yaml ] && seeds+=(topologies)
   log="$build/$t.log"
   echo "== $t: ${seconds}s"
@@ -70,10 +73,11 @@ for t in "${targets[@]}"; do
   "./$build/tests/fuzz/$t" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 \
     -rss_limit_mb=2048 -artifact_prefix="$build/artifacts/$t-" "$work" "${seeds[@]}" \
     > "$log" 2>&1 || rc=$?
-  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
-  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
-  ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+  # (A fuzzer that dies early prints no stats: none of these may fail the script.)
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1 || true)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1 || true)
+  cov=$({ grep -o 'cov: [0-9]*' "$log" || true; } | tail -1 | cut -d' ' -f2)
+  ft=$({ grep -o 'ft: [0-9]*' "$log" || true; } | tail -1 | cut -d' ' -f2)
   corpus=$(find "$work" -type f | wc -l)
   if [ "$rc" -ne 0 ]; then
     status=1

@@ -62,6 +62,10 @@ NpyArray parse_npy(const std::string& c, const std::string& what) {
   if (dict_value(header, "fortran_order", what) != "False")
     throw UsageError(what + ": Fortran-order arrays are not supported");
   const std::string shape = dict_value(header, "shape", what);
+  // (An empty or unparenthesised shape used to escape as std::out_of_range;
+  // found by tests/fuzz/fuzz_npy.)
+  if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')')
+    throw UsageError(what + ": malformed shape in .npy header");
   std::string inner = shape.substr(1, shape.size() - 2);
   std::stringstream ss(inner);
   std::string item;
@@ -75,8 +79,11 @@ NpyArray parse_npy(const std::string& c, const std::string& what) {
     if (end == item.c_str() || d < 0 || d > (1ll << 40))
       throw UsageError(what + ": bad shape " + shape);
     a.shape.push_back(d);
+    // Checked before multiplying: (2^40, 2^40) must not wrap to a small count.
+    constexpr uint64_t kMaxElements = uint64_t{1} << 40;
+    if (d != 0 && count > kMaxElements / static_cast<uint64_t>(d))
+      throw UsageError(what + ": array too large");
     count *= static_cast<uint64_t>(d);
-    if (count > (uint64_t{1} << 40)) throw UsageError(what + ": array too large");
   }
   const uint64_t bytes = count * dtype_bytes(a.dtype);
   if (c.size() - pos != bytes)

@@ -14,6 +14,7 @@
 #include <sanitizer/common_interface_defs.h>
 
 #include <cstddef>
+#include <cstdlib>
 #endif
 
 namespace kb {
@@ -47,6 +48,19 @@ Stack os_stack() {
 }
 
 bool g_switch_announced = false;
+
+void make_os_stack_current();
+
+// LeakSanitizer's exit-time scan reads the stack ASan believes current: make
+// it the OS stack, not a coroutine stack that SystemC may have unmapped by
+// then (seen as "Tracer caught signal 11 ... LeakSanitizer has encountered a
+// fatal error" after a test whose SC_THREAD died).
+[[maybe_unused]] const bool g_resync_at_exit = [] {
+  std::atexit([] {
+    if (os_stack().contains(__builtin_frame_address(0))) make_os_stack_current();
+  });
+  return true;
+}();
 
 // Makes the OS stack ASan's current stack; must run on it.
 void make_os_stack_current() {

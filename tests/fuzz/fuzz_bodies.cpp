@@ -10,6 +10,7 @@
 #include "platform/bench/address_text.h"
 #include "platform/bench/bench.h"
 #include "platform/config/topology_loader.h"
+#include "platform/runtime/npy.h"
 #include "platform/runtime/result_writer.h"
 
 namespace kb {
@@ -179,6 +180,34 @@ void bench_params(const uint8_t* data, size_t size) {
   nlohmann::json j;
   j["params"] = params->to_json();
   (void)format_json(j);
+}
+
+void npy(const uint8_t* data, size_t size) {
+  const std::string content(reinterpret_cast<const char*>(data), size);
+  NpyArray a;
+  try {
+    a = parse_npy(content, "<fuzz>");
+  } catch (const UsageError&) {
+    return;
+  }
+  uint64_t elements = 1;
+  for (const int64_t d : a.shape) {
+    expect(d >= 0, "a .npy dimension is >= 0");
+    expect(!__builtin_mul_overflow(elements, static_cast<uint64_t>(d), &elements),
+           "a .npy shape's element count fits 64 bits");
+  }
+  uint64_t bytes = 0;
+  expect(!__builtin_mul_overflow(elements, uint64_t{dtype_bytes(a.dtype)}, &bytes) &&
+             a.bytes.size() == bytes,
+         "a .npy array holds exactly shape x element-size bytes");
+  NpyArray b;
+  try {
+    b = parse_npy(format_npy(a), "<round trip>");
+  } catch (const UsageError& e) {
+    broken(std::string("format_npy output does not parse: ") + e.what());
+  }
+  expect(b.shape == a.shape && b.dtype == a.dtype && b.bytes == a.bytes,
+         "format_npy + parse_npy round-trips");
 }
 
 }  // namespace fuzz

@@ -30,6 +30,11 @@ void set_override(const uint8_t* data, size_t size);
 // through integer(), number(), parse_address_text() and parse_pe_text().
 void bench_params(const uint8_t* data, size_t size);
 
+// The input is a .npy file (platform/runtime/npy.h, what data mode reads
+// tensors from): parse_npy, then the accepted array must be consistent and
+// survive format_npy + parse_npy unchanged.
+void npy(const uint8_t* data, size_t size);
+
 // Splits on '\n' into at most `max_lines` lines (the rest is ignored).
 std::vector<std::string> split_lines(const uint8_t* data, size_t size, size_t max_lines);
 

@@ -18,6 +18,7 @@
 
 #include "models/common/errors.h"
 #include "platform/config/topology_loader.h"
+#include "platform/runtime/npy.h"
 #include "platform/runtime/result_writer.h"
 #include "tests/fuzz/fuzz_bodies.h"
 
@@ -36,6 +37,7 @@ const Target kTargets[] = {
     {"fuzz_topology_yaml", fuzz::topology_yaml, {"topologies"}},
     {"fuzz_set_override", fuzz::set_override, {}},
     {"fuzz_bench_params", fuzz::bench_params, {}},
+    {"fuzz_npy", fuzz::npy, {}},
 };
 
 std::string read_bytes(const fs::path& p) {
@@ -105,6 +107,48 @@ TEST(FuzzRegression, ResultJsonWithInvalidUtf8IsWrittenNotThrown) {
   ASSERT_NO_THROW(text = format_json(j));
   EXPECT_NE(text.find("\xef\xbf\xbd"), std::string::npos) << text;  // U+FFFD in UTF-8
   EXPECT_NE(text.find("unnam\\t\\u0000"), std::string::npos) << text;
+}
+
+// A version-1 .npy file with `header_dict` as its header and no data.
+std::string npy_with_header(const std::string& header_dict) {
+  std::string header = header_dict;
+  header += std::string((64 - (10 + header.size() + 1) % 64) % 64, ' ') + "\n";
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\x00';
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>((header.size() >> 8) & 0xff);
+  return out + header;
+}
+
+// fuzz_npy: an empty (or unparenthesised) shape in a .npy header escaped
+// parse_npy as std::out_of_range (kernbench: "internal error", exit 1)
+// instead of a UsageError naming the file.
+TEST(FuzzRegression, NpyWithoutAParenthesisedShapeIsAUsageError) {
+  for (const char* shape : {"", "3", "(", ")"}) {
+    const std::string npy = npy_with_header(
+        std::string("{'descr': '<f4', 'fortran_order': False, 'shape': ") + shape + ", }");
+    try {
+      (void)parse_npy(npy, "x.npy");
+      ADD_FAILURE() << "accepted shape " << shape;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("x.npy: "), std::string::npos) << e.what();
+    }
+  }
+}
+
+// Found reading parse_npy for the fuzz oracle: the element count was checked
+// only after multiplying, so (2^40, 2^40) wrapped to 0 elements and a file
+// with no data was accepted as a 2^80-element array.
+TEST(FuzzRegression, NpyShapeWhoseElementCountOverflowsIsRejected) {
+  const std::string npy = npy_with_header(
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776, 1099511627776), }");
+  try {
+    (void)parse_npy(npy, "x.npy");
+    ADD_FAILURE() << "accepted a 2^80-element array with no data";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("array too large"), std::string::npos) << e.what();
+  }
 }
 
 TEST(FuzzSplitLines, SplitsOnNewlinesAndCapsTheCount) {
