@@ -26,8 +26,10 @@ const char* to_string(SipTopology t) {
 
 const char* to_string(PcMapping m) {
   switch (m) {
-    case PcMapping::kInterleave: return "interleave";
-    case PcMapping::kXor: return "xor";
+    case PcMapping::kInterleave:
+      return "interleave";
+    case PcMapping::kXor:
+      return "xor";
   }
   return "?";
 }

@@ -33,12 +33,12 @@ struct LinkConfig {
 };
 
 struct HbmConfig {
-  uint64_t size_bytes = 0;        // capacity of one PE's HBM slice
-  unsigned num_pcs = 0;           // pseudo-channels
-  double pc_bandwidth_gbps = 0;   // per pseudo-channel
-  uint64_t interleave_bytes = 0;  // address interleave across PCs
-  double access_latency_ns = 0;   // pipelined latency after a PC's service
-  unsigned queue_depth = 0;       // request-queue entries per PC (0 = unbounded)
+  uint64_t size_bytes = 0;                 // capacity of one PE's HBM slice
+  unsigned num_pcs = 0;                    // pseudo-channels
+  double pc_bandwidth_gbps = 0;            // per pseudo-channel
+  uint64_t interleave_bytes = 0;           // address interleave across PCs
+  double access_latency_ns = 0;            // pipelined latency after a PC's service
+  unsigned queue_depth = 0;                // request-queue entries per PC (0 = unbounded)
   PcMapping pc_mapping = PcMapping::kXor;  // offset -> pseudo-channel
 };
 

@@ -197,7 +197,8 @@ BindingTable build_bindings() {
       "pe.hbm.access_latency_ns", [](C & c) -> auto& { return c.pe.hbm.access_latency_ns; });
   t.bind(
       "pe.hbm.queue_depth", [](C & c) -> auto& { return c.pe.hbm.queue_depth; });
-  t.bind("pe.hbm.pc_mapping", [](C & c) -> auto& { return c.pe.hbm.pc_mapping; });
+  t.bind(
+      "pe.hbm.pc_mapping", [](C & c) -> auto& { return c.pe.hbm.pc_mapping; });
   t.bind_memory(
       "pe.tcm", [](C & c) -> auto& { return c.pe.tcm; });
   t.bind(
@@ -218,14 +219,21 @@ BindingTable build_bindings() {
   t.bind(
       "pe.cost_model.max_composite_logical_bytes",
       [](C & c) -> auto& { return c.pe.cost_model.max_composite_logical_bytes; });
-  t.bind("pe.cpu.stack_bytes", [](C & c) -> auto& { return c.pe.cpu.stack_bytes; });
-  t.bind("pe.gemm.peak_tflops", [](C & c) -> auto& { return c.pe.gemm.peak_tflops; });
-  t.bind("pe.gemm.tile_m", [](C & c) -> auto& { return c.pe.gemm.tile_m; });
-  t.bind("pe.gemm.tile_k", [](C & c) -> auto& { return c.pe.gemm.tile_k; });
-  t.bind("pe.gemm.tile_n", [](C & c) -> auto& { return c.pe.gemm.tile_n; });
-  t.bind("pe.math.lanes", [](C & c) -> auto& { return c.pe.math.lanes; });
-  t.bind("pe.scheduler.staging_buffers",
-         [](C & c) -> auto& { return c.pe.scheduler.staging_buffers; });
+  t.bind(
+      "pe.cpu.stack_bytes", [](C & c) -> auto& { return c.pe.cpu.stack_bytes; });
+  t.bind(
+      "pe.gemm.peak_tflops", [](C & c) -> auto& { return c.pe.gemm.peak_tflops; });
+  t.bind(
+      "pe.gemm.tile_m", [](C & c) -> auto& { return c.pe.gemm.tile_m; });
+  t.bind(
+      "pe.gemm.tile_k", [](C & c) -> auto& { return c.pe.gemm.tile_k; });
+  t.bind(
+      "pe.gemm.tile_n", [](C & c) -> auto& { return c.pe.gemm.tile_n; });
+  t.bind(
+      "pe.math.lanes", [](C & c) -> auto& { return c.pe.math.lanes; });
+  t.bind(
+      "pe.scheduler.staging_buffers",
+      [](C & c) -> auto& { return c.pe.scheduler.staging_buffers; });
 
   t.check_against(topology_schema());
   return t;
