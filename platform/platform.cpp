@@ -16,6 +16,7 @@
 #include "models/router/router.h"
 #include "models/trace/op_log.h"
 #include "platform/fabric/system.h"
+#include "platform/runtime/sanitizer_support.h"
 
 namespace kb {
 
@@ -68,7 +69,13 @@ void Platform::set_data_mode(bool on) {
 }
 
 double Platform::run() {
-  sc_core::sc_start();
+  try {
+    sc_core::sc_start();
+  } catch (...) {
+    recover_stack_after_sc_exception();  // ASan bookkeeping; no-op otherwise
+    throw;
+  }
+  resync_stack_after_sc_start();
   return now_ns();
 }
 
@@ -124,7 +131,10 @@ void Platform::finish_elaboration() {
   // Multi-target sockets complete their bindings at the end of elaboration;
   // a backdoor access before the first run needs that done. Running zero
   // time initialises every process and lets them go to sleep.
-  if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) {
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    resync_stack_after_sc_start();
+  }
 }
 
 void Platform::debug_write(uint64_t addr, const uint8_t* data, uint64_t len) {

@@ -104,7 +104,7 @@ NpyArray read_npy(const std::string& path) {
 std::string format_npy(const NpyArray& a) {
   std::string descr = a.dtype == DType::kFp16 ? "<f2" : a.dtype == DType::kInt32 ? "<i4" : "<f4";
   std::string shape = "(";
-  for (size_t i = 0; i < a.shape.size(); ++i) shape += std::to_string(a.shape[i]) + ", ";
+  for (const int64_t d : a.shape) shape += std::to_string(d) + ", ";
   if (a.shape.size() > 1) shape.resize(shape.size() - 2);
   if (a.shape.size() == 1) shape.resize(shape.size() - 1);
   shape += ")";
