@@ -84,6 +84,72 @@ Tensor Tl::store(const Tensor& dst, const Tensor& src) {
   return out;
 }
 
+void Tl::ipcq_open(const std::vector<PeAddr>& peers, RingSpace space) {
+  for (const PeAddr& p : peers) {
+    std::string why;
+    if (!map_.resolve(map_.ipcq(p.sip, p.cube, p.pe), 1, &why))
+      fail("ipcq_open: peer " + to_string(p) + " does not exist: " + why);
+    rings_[p] = space;
+  }
+  IpcqOpenCmd c;
+  c.peers = peers;
+  c.space = space;
+  cpu_.wait(cpu_.issue(c));
+}
+
+Tensor Tl::send(const PeAddr& peer, const Tensor& src) {
+  resolve(src);
+  IpcqSendCmd c;
+  c.peer = peer;
+  c.src = src.h;
+  Tensor out = src;
+  out.pending = cpu_.issue(c);
+  return out;
+}
+
+Tensor Tl::issue_recv(const PeAddr& peer, const Tensor& dst, bool reduce, const PeAddr* to) {
+  resolve(dst);
+  IpcqRecvCmd c;
+  c.peer = peer;
+  c.dst = dst.h;
+  c.reduce = reduce;
+  if (to) {
+    c.forward = true;
+    c.forward_to = *to;
+  }
+  auto ring = rings_.find(peer);
+  const bool ring_tcm = ring == rings_.end() || ring->second == RingSpace::kTcm;
+  if (reduce && (!ring_tcm || !dst.h.in_tcm())) {
+    if (!ipcq_scratch_) {
+      const IpcqConfig& q = cpu_.config().ipcq;
+      ipcq_scratch_ = empty({static_cast<int64_t>(2 * q.slots * q.slot_bytes)}, DType::kFp16);
+    }
+    c.scratch = ipcq_scratch_->h;
+  }
+  Tensor out = dst;
+  out.pending = cpu_.issue(c);
+  return out;
+}
+
+Tensor Tl::recv(const PeAddr& peer, std::vector<int64_t> shape, DType dtype) {
+  Tensor t = recv_async(peer, empty(std::move(shape), dtype));
+  resolve(t);
+  t.pending = nullptr;
+  return t;
+}
+
+Tensor Tl::recv_async(const PeAddr& peer, const Tensor& dst) {
+  return issue_recv(peer, dst, false, nullptr);
+}
+
+Tensor Tl::recv_reduce(const PeAddr& peer, const Tensor& dst) {
+  return issue_recv(peer, dst, true, nullptr);
+}
+
+Tensor Tl::recv_forward(const PeAddr& peer, const Tensor& dst, const PeAddr& to, bool reduce) {
+  return issue_recv(peer, dst, reduce, &to);
+}
+
 Tensor Tl::dot(const Tensor& a, const Tensor& b, std::optional<Tensor> acc) {
   resolve(a);
   resolve(b);

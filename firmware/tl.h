@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -124,6 +125,26 @@ class Tl {
   // Persists `src` into `dst` (a tensor allocated outside the current scope).
   Tensor copy_to(const Tensor& dst, const Tensor& src);
 
+  // ---- IPCQ point-to-point (models/ipcq/pe_ipcq.h) ----------------------
+  // Opens a receive ring per peer in this PE's `space` memory and grants the
+  // peer its credits; returns once the grants are out. A send to this PE
+  // waits for its grant, a recv needs its ring open.
+  void ipcq_open(const std::vector<PeAddr>& peers, RingSpace space = RingSpace::kTcm);
+  // Sends `src` (contiguous, in this PE's TCM or HBM or its cube's SRAM) to
+  // `peer`; returns `src` pending on the send at once. Do not overwrite src
+  // before wait() on it.
+  Tensor send(const PeAddr& peer, const Tensor& src);
+  // Receives the next message from `peer` into a fresh TCM tensor (blocks).
+  Tensor recv(const PeAddr& peer, std::vector<int64_t> shape, DType dtype = DType::kFp32);
+  // Receives into `dst`; returns `dst` pending (the first consumer waits).
+  Tensor recv_async(const PeAddr& peer, const Tensor& dst);
+  // dst += the next message from `peer` (PE_MATH add), async.
+  Tensor recv_reduce(const PeAddr& peer, const Tensor& dst);
+  // As recv_async / recv_reduce, and every chunk, once in `dst`, is sent on to
+  // `to` by PE_IPCQ (no PE_CPU in the loop): recvCopySend / recvReduceSend.
+  Tensor recv_forward(const PeAddr& peer, const Tensor& dst, const PeAddr& to, bool reduce);
+  PeAddr self() const { return {pe_.sip, pe_.cube, pe_.pe}; }
+
   unsigned program_id(unsigned axis) const { return pos_.program[axis]; }
   unsigned num_programs(unsigned axis) const { return pos_.programs[axis]; }
   const Location& pe() const { return pe_; }
@@ -136,6 +157,7 @@ class Tl {
   // Expands the recipes into `cmd`; returns the primary output (if any).
   std::optional<Tensor> lower_recipes(const CompositeArgs& args, CompositeCmd& cmd);
   TensorHandle tcm_handle(std::vector<int64_t> shape, DType dtype);
+  Tensor issue_recv(const PeAddr& peer, const Tensor& dst, bool reduce, const PeAddr* to);
 
   PeCpu& cpu_;
   TcmArena& arena_;
@@ -143,6 +165,8 @@ class Tl {
   Location pe_;
   IdSource& ids_;
   LaunchPosition pos_;
+  std::map<PeAddr, RingSpace> rings_;  // receive rings this kernel opened
+  std::optional<Tensor> ipcq_scratch_;  // TCM staging for reduces outside TCM
 };
 
 }  // namespace fw

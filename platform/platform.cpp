@@ -6,15 +6,19 @@
 #include <systemc>
 
 #include "models/common/service_queue.h"
+#include "models/common/errors.h"
 #include "models/common/sim_time.h"
 #include "models/cpu/pe_cpu.h"
 #include "models/dma/pe_dma.h"
 #include "models/hbm/hbm_ctrl.h"
+#include "models/ipcq/pe_ipcq.h"
 #include "models/link/link.h"
 #include "models/memory/memory_target.h"
 #include "models/pe/pe_engine.h"
 #include "models/router/router.h"
 #include "models/trace/op_log.h"
+#include "platform/fabric/pe.h"
+#include "platform/fabric/sip.h"
 #include "platform/fabric/system.h"
 #include "platform/runtime/sanitizer_support.h"
 
@@ -76,7 +80,49 @@ double Platform::run() {
     throw;
   }
   resync_stack_after_sc_start();
+  check_drained();
+  for_each_pe([](Pe& pe) { pe.ipcq.reset(); });
   return now_ns();
+}
+
+void Platform::for_each_pe(const std::function<void(Pe&)>& fn) {
+  for (unsigned s = 0; s < system_->num_sips(); ++s)
+    for (unsigned c = 0; c < system_->sip(s).num_cubes(); ++c)
+      for (unsigned p = 0; p < system_->sip(s).cube(c).num_pes(); ++p)
+        fn(system_->sip(s).cube(c).pe(p));
+}
+
+void Platform::check_drained() {
+  std::ostringstream why;
+  unsigned stuck = 0;
+  for_each_pe([&](Pe& pe) {
+    if (!pe.cpu.running() && pe.ipcq.idle()) return;
+    ++stuck;
+    why << "\n  " << pe.name() << ": "
+        << (pe.cpu.running() ? "kernel blocked" : "kernel done, IPCQ not drained");
+    for (const std::string& w : pe.ipcq.waiting()) why << "\n    waits in " << w;
+  });
+  if (stuck == 0) return;
+  const std::string msg = "the simulation ran dry at " + std::to_string(now_ns()) +
+                          " ns with " + std::to_string(stuck) +
+                          " PE(s) still waiting (a deadlock: nothing left can wake them):" +
+                          why.str();
+  throw SimulationError(msg);
+}
+
+Platform::Traffic Platform::traffic() const {
+  Traffic t;
+  for_each_object([&](sc_core::sc_object* o) {
+    auto* l = dynamic_cast<Link*>(o);
+    if (!l) return;
+    const uint64_t b = l->wire().stats().bytes;
+    t.link_bytes += b;
+    if (dynamic_cast<Sip*>(l->get_parent_object())) {
+      const std::string n = l->basename();
+      if (n.rfind("cube", 0) == 0 && n.find("_to_cube") != std::string::npos) t.cube_link_bytes += b;
+    }
+  });
+  return t;
 }
 
 double Platform::now_ns() const {
@@ -172,7 +218,21 @@ nlohmann::json Platform::stats() const {
       j["commands_by_kind"] = s.by_kind;
       j["dispatch_ns_by_kind"] = s.dispatch_ns_by_kind;
       out[cpu->name()] = j;
-    } else if (auto* d = dynamic_cast<PeDma*>(o)) {
+    } else if (auto* q = dynamic_cast<PeIpcq*>(o)) {
+      const auto& s = q->stats();
+      if (s.commands > 0) {
+        nlohmann::json j;
+        j["commands"] = s.commands;
+        j["chunks_sent"] = s.chunks_sent;
+        j["chunks_received"] = s.chunks_received;
+        j["bytes_sent"] = s.bytes_sent;
+        j["messages"] = s.messages;
+        j["credit_stalls"] = s.credit_stalls;
+        j["credit_wait_ns"] = s.credit_wait_ns;
+        out[std::string(q->name()) + ".queues"] = j;
+      }
+    }
+    if (auto* d = dynamic_cast<PeDma*>(o)) {
       for (auto c : {PeDma::Channel::kRead, PeDma::Channel::kWrite}) {
         const auto& s = d->stats(c);
         if (s.transfers == 0) continue;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -45,6 +46,10 @@ class Platform {
   void set_data_mode(bool on);
 
   // Runs the simulation until no activity is left; returns simulated ns now.
+  // If a firmware kernel is still blocked when nothing is left to happen (a
+  // recv from a peer that never sends, say), throws SimulationError naming
+  // every waiting PE and what it waits for. After a clean run every PE_IPCQ
+  // drops its rings, so the next launch opens its own.
   double run();
   double now_ns() const;
 
@@ -62,6 +67,15 @@ class Platform {
   // End-of-run statistics per module with any activity, keyed by hierarchical name.
   nlohmann::json stats() const;
 
+  // Bytes carried so far, summed over link directions (request and response
+  // payload): every link, and the cube<->cube links alone.
+  struct Traffic {
+    uint64_t link_bytes = 0, cube_link_bytes = 0;
+  };
+  Traffic traffic() const;
+  // Visits every PE in (sip, cube, pe) order.
+  void for_each_pe(const std::function<void(Pe&)>& fn);
+
   // One record per engine stage, for every PE (see models/trace/op_log.h).
   OpLog& op_log() { return *op_log_; }
 
@@ -69,6 +83,8 @@ class Platform {
   std::string describe() const;
 
  private:
+  void check_drained();
+
   TopologyConfig cfg_;
   AddressMap map_;
   std::unique_ptr<OpLog> op_log_;

@@ -72,9 +72,27 @@ uint64_t logical_bytes(const Command& c) {
 }
 
 const char* command_name(const Command& c) {
-  static const char* const kNames[] = {"DmaRead", "DmaWrite",  "Gemm",         "Math",
-                                       "Copy",    "Composite", "PeCpuOverhead"};
+  static const char* const kNames[] = {"DmaRead",   "DmaWrite",      "Gemm",     "Math",
+                                       "Copy",      "Composite",     "PeCpuOverhead",
+                                       "IpcqOpen",  "IpcqSend",      "IpcqRecv"};
   return kNames[c.index()];
+}
+
+std::string to_string(const PeAddr& p) {
+  return "sip" + std::to_string(p.sip) + ".cube" + std::to_string(p.cube) + ".pe" +
+         std::to_string(p.pe);
+}
+
+const char* to_string(RingSpace s) {
+  switch (s) {
+    case RingSpace::kTcm:
+      return "tcm";
+    case RingSpace::kHbm:
+      return "hbm";
+    case RingSpace::kSram:
+      return "sram";
+  }
+  return "?";
 }
 
 bool is_composite(const Command& c) {

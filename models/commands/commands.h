@@ -102,8 +102,57 @@ struct PeCpuOverheadCmd {
   static constexpr uint64_t logical_bytes() { return 4 + 1 + 4; }
 };
 
+// ---- PE_IPCQ commands (models/ipcq/pe_ipcq.h) --------------------------------
+
+// A PE, by its place in the system.
+struct PeAddr {
+  unsigned sip = 0, cube = 0, pe = 0;
+  bool operator==(const PeAddr& o) const { return sip == o.sip && cube == o.cube && pe == o.pe; }
+  bool operator<(const PeAddr& o) const {
+    return sip != o.sip ? sip < o.sip : cube != o.cube ? cube < o.cube : pe < o.pe;
+  }
+};
+std::string to_string(const PeAddr& p);  // "sip0.cube3.pe1"
+
+// Where an IPCQ receive ring lives (in the receiving PE's memories).
+enum class RingSpace : uint8_t { kTcm, kHbm, kSram };
+const char* to_string(RingSpace s);
+
+// Opens a receive ring per peer in `space` and grants each peer its credits.
+// 4 framing + 1 opcode + 1 (space) + 1 (count) + 4·N (peer ids)
+struct IpcqOpenCmd {
+  std::vector<PeAddr> peers;
+  RingSpace space = RingSpace::kTcm;
+  uint64_t logical_bytes() const { return 4 + 1 + 1 + 1 + 4 * peers.size(); }
+};
+
+// Sends `src` (this PE's TCM or HBM, or its cube's SRAM) to `peer`, chunked
+// into the peer's ring slots.
+// 4 framing + 1 opcode + 4 (peer id) + 8 (src handle) = 17
+struct IpcqSendCmd {
+  PeAddr peer;
+  TensorHandle src;
+  static constexpr uint64_t logical_bytes() { return 4 + 1 + 4 + 8; }
+};
+
+// Receives the next message from `peer` into `dst` (copy) or adds it into
+// `dst` (reduce, on PE_MATH). With `forward`, every chunk, once in `dst`, is
+// sent on to `forward_to` (NCCL's recvCopySend / recvReduceSend). `scratch`
+// is TCM staging, 2 · slots · slot_bytes, needed when a reduce has a ring or a
+// destination outside TCM.
+// 4 framing + 1 opcode + 4 (peer) + 8 (dst) + 1 (mode flags) + 4 (forward peer) + 8 (scratch) = 30
+struct IpcqRecvCmd {
+  PeAddr peer;
+  TensorHandle dst;
+  bool reduce = false;
+  bool forward = false;
+  PeAddr forward_to;
+  TensorHandle scratch;
+  static constexpr uint64_t logical_bytes() { return 4 + 1 + 4 + 8 + 1 + 4 + 8; }
+};
+
 using Command = std::variant<DmaReadCmd, DmaWriteCmd, GemmCmd, MathCmd, CopyCmd, CompositeCmd,
-                             PeCpuOverheadCmd>;
+                             PeCpuOverheadCmd, IpcqOpenCmd, IpcqSendCmd, IpcqRecvCmd>;
 
 uint64_t logical_bytes(const Command& c);
 const char* command_name(const Command& c);  // "DmaRead", "Composite", ...

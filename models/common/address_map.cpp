@@ -15,6 +15,8 @@ const char* to_string(Space s) {
       return "SRAM";
     case Space::kHost:
       return "HOST";
+    case Space::kIpcq:
+      return "IPCQ";
   }
   return "?";
 }
@@ -31,7 +33,7 @@ uint64_t encode_address(const Location& loc) {
 std::optional<Location> decode_address(uint64_t addr) {
   using namespace addr_bits;
   const unsigned space = static_cast<unsigned>(addr >> kSpaceShift);
-  if (space < 1 || space > 4) return std::nullopt;
+  if (space < 1 || space > 5) return std::nullopt;
   Location loc;
   loc.space = static_cast<Space>(space);
   loc.sip = static_cast<unsigned>((addr >> kSipShift) & (kMaxSips - 1));
@@ -54,6 +56,7 @@ std::string format_address(uint64_t addr) {
   switch (loc->space) {
     case Space::kHbm:
     case Space::kTcm:
+    case Space::kIpcq:
       s += " sip" + std::to_string(loc->sip) + ".cube" + std::to_string(loc->cube) + ".pe" +
            std::to_string(loc->pe);
       break;
@@ -76,6 +79,8 @@ uint64_t AddressMap::region_bytes(Space s) const {
       return shape_.sram_bytes;
     case Space::kHost:
       return shape_.host_bytes;
+    case Space::kIpcq:
+      return addr_bits::kIpcqRegionBytes;
   }
   return 0;
 }
@@ -86,7 +91,7 @@ std::optional<Location> AddressMap::resolve(uint64_t addr, uint64_t len, std::st
     return std::nullopt;
   };
   auto loc = decode_address(addr);
-  if (!loc) return fail("is unmapped (space field must be 1..4)");
+  if (!loc) return fail("is unmapped (space field must be 1..5)");
   if (loc->sip >= shape_.n_sips)
     return fail("names sip " + std::to_string(loc->sip) + " but the platform has " +
                 std::to_string(shape_.n_sips));
@@ -114,6 +119,9 @@ uint64_t AddressMap::tcm(unsigned sip, unsigned cube, unsigned pe, uint64_t off)
 }
 uint64_t AddressMap::sram(unsigned sip, unsigned cube, uint64_t off) const {
   return encode_address({Space::kSram, sip, cube, 0, off});
+}
+uint64_t AddressMap::ipcq(unsigned sip, unsigned cube, unsigned pe, uint64_t off) const {
+  return encode_address({Space::kIpcq, sip, cube, pe, off});
 }
 uint64_t AddressMap::host(uint64_t off) const {
   return encode_address({Space::kHost, 0, 0, 0, off});

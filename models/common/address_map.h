@@ -1,13 +1,14 @@
 // The physical address map (SPEC §1): one 64-bit address decodes to
 // (space, sip, cube, pe, offset).
 //
-//   bits 63..60  space   1 = HBM, 2 = TCM, 3 = SRAM, 4 = HOST (0 and 5..15 unmapped)
+//   bits 63..60  space   1 = HBM, 2 = TCM, 3 = SRAM, 4 = HOST, 5 = IPCQ
+//                        (0 and 6..15 unmapped)
 //   bits 59..54  sip     0..63
 //   bits 53..46  cube    0..255 (index within the SIP, row-major: y * cubes_x + x)
 //   bits 45..40  pe      0..63  (index within the cube)
 //   bits 39..0   offset  up to 1 TiB per region
 //
-// HBM and TCM regions belong to a PE; SRAM to a cube (pe must be 0); HOST is
+// HBM, TCM and IPCQ (the PE_IPCQ's message registers) regions belong to a PE; SRAM to a cube (pe must be 0); HOST is
 // one region (sip, cube and pe must be 0). Whether a decoded address exists on
 // a given platform (indices in range, offset below the region size) is the
 // AddressMap's job; the encoding itself is fixed.
@@ -19,7 +20,7 @@
 
 namespace kb {
 
-enum class Space : uint8_t { kHbm = 1, kTcm = 2, kSram = 3, kHost = 4 };
+enum class Space : uint8_t { kHbm = 1, kTcm = 2, kSram = 3, kHost = 4, kIpcq = 5 };
 const char* to_string(Space s);
 
 struct Location {
@@ -38,6 +39,7 @@ constexpr unsigned kSpaceShift = 60, kSipShift = 54, kCubeShift = 46, kPeShift =
 constexpr unsigned kMaxSips = 64, kMaxCubes = 256, kMaxPes = 64;
 constexpr uint64_t kOffsetMask = (uint64_t{1} << kPeShift) - 1;
 constexpr uint64_t kMaxRegionBytes = uint64_t{1} << kPeShift;
+constexpr uint64_t kIpcqRegionBytes = 4096;  // a PE_IPCQ's register window
 }  // namespace addr_bits
 
 // Pure encoding; does not check against a platform. Throws std::invalid_argument
@@ -66,6 +68,7 @@ class AddressMap {
   uint64_t tcm(unsigned sip, unsigned cube, unsigned pe, uint64_t off = 0) const;
   uint64_t sram(unsigned sip, unsigned cube, uint64_t off = 0) const;
   uint64_t host(uint64_t off = 0) const;
+  uint64_t ipcq(unsigned sip, unsigned cube, unsigned pe, uint64_t off = 0) const;
 
  private:
   TopologyShape shape_;

@@ -15,12 +15,13 @@ uint64_t ceil_div(int64_t a, unsigned b) {
 }
 }  // namespace
 
-PeCpu::PeCpu(const sc_core::sc_module_name& name, const PeConfig& cfg)
+PeCpu::PeCpu(const sc_core::sc_module_name& name, const PeConfig& cfg, const Location& self)
     : sc_core::sc_module(name),
       cmd_out("cmd_out"),
       stage_out("stage_out"),
       cost_(cfg.cost_model, cfg.clock_ghz),
-      cfg_(cfg) {
+      cfg_(cfg),
+      self_(self) {
   const std::string full = this->name();
   pe_path_ = full.substr(0, full.rfind('.'));
 }
@@ -128,6 +129,10 @@ void PeCpu::build_token(InFlight& f) {
     s.output = m->out;
     s.math_extra = m->extra;
     t.stages.push_back(s);
+  } else if (std::holds_alternative<IpcqOpenCmd>(f.cmd) ||
+             std::holds_alternative<IpcqSendCmd>(f.cmd) ||
+             std::holds_alternative<IpcqRecvCmd>(f.cmd)) {
+    build_ipcq_stage(f);
   } else if (auto* c = std::get_if<CopyCmd>(&f.cmd)) {
     need_tcm(c->src, "source");
     need_tcm(c->dst, "destination");
@@ -143,6 +148,50 @@ void PeCpu::build_token(InFlight& f) {
     store.output = c->dst;
     t.stages = {fetch, store};
   }
+}
+
+void PeCpu::build_ipcq_stage(InFlight& f) {
+  TileToken& t = f.token;
+  auto local = [&](const TensorHandle& h, const char* what) {
+    const auto loc = decode_address(h.addr);
+    const bool mine = loc && loc->sip == self_.sip && loc->cube == self_.cube &&
+                      (loc->space == Space::kSram ||
+                       ((loc->space == Space::kTcm || loc->space == Space::kHbm) &&
+                        loc->pe == self_.pe));
+    if (!mine)
+      fault(t.cmd_id, f.status->kind,
+            std::string(what) + " " + h.describe() +
+                " is not this PE's TCM or HBM or its cube's SRAM");
+  };
+  auto not_self = [&](const PeAddr& p) {
+    if (p.sip == self_.sip && p.cube == self_.cube && p.pe == self_.pe)
+      fault(t.cmd_id, f.status->kind, "peer " + to_string(p) + " is this PE itself");
+  };
+  Stage s;
+  s.kind = StageKind::kIpcq;
+  s.ipcq.cmd = &f.cmd;
+  if (auto* o = std::get_if<IpcqOpenCmd>(&f.cmd)) {
+    s.op_kind = "ipcq_open";
+    for (const PeAddr& p : o->peers) not_self(p);
+  } else if (auto* snd = std::get_if<IpcqSendCmd>(&f.cmd)) {
+    s.op_kind = "send";
+    not_self(snd->peer);
+    local(snd->src, "source");
+    if (snd->src.row_stride != 0 && snd->src.row_stride != snd->src.cols())
+      fault(t.cmd_id, f.status->kind, "source " + snd->src.describe() + " is not contiguous");
+    s.bytes = snd->src.bytes();
+    s.addr = snd->src.addr;
+  } else {
+    const auto& r = std::get<IpcqRecvCmd>(f.cmd);
+    s.op_kind = r.reduce ? (r.forward ? "recv_reduce_send" : "recv_reduce")
+                         : (r.forward ? "recv_copy_send" : "recv");
+    not_self(r.peer);
+    if (r.forward) not_self(r.forward_to);
+    local(r.dst, "destination");
+    s.bytes = r.dst.bytes();
+    s.addr = r.dst.addr;
+  }
+  t.stages.push_back(s);
 }
 
 CommandHandle PeCpu::issue(Command cmd) {

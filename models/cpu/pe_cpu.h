@@ -20,6 +20,7 @@
 
 #include "models/commands/commands.h"
 #include "models/commands/cost_model.h"
+#include "models/common/address_map.h"
 #include "models/pe/stage.h"
 #include "platform/config/topology_config.h"
 
@@ -41,7 +42,7 @@ class PeCpu : public sc_core::sc_module {
   tlm_utils::simple_initiator_socket<PeCpu> cmd_out;               // to PE_SCHEDULER
   tlm_utils::multi_passthrough_initiator_socket<PeCpu> stage_out;  // engines, EngineKind order
 
-  PeCpu(const sc_core::sc_module_name& name, const PeConfig& cfg);
+  PeCpu(const sc_core::sc_module_name& name, const PeConfig& cfg, const Location& self = {});
 
   // Runs `kernel` on a new firmware thread of this PE (from now on).
   void launch(std::function<void()> kernel, const std::string& label = "kernel");
@@ -52,6 +53,7 @@ class PeCpu : public sc_core::sc_module {
   void wait(const CommandHandle& h);
   void wait_all();
   const CostModel& cost_model() const { return cost_; }
+  const PeConfig& config() const { return cfg_; }
   const std::string& pe_path() const { return pe_path_; }
 
   struct Stats {
@@ -73,9 +75,11 @@ class PeCpu : public sc_core::sc_module {
   void complete(InFlight& f);
   [[noreturn]] void fault(uint64_t id, const char* kind, const std::string& why);
   void build_token(InFlight& f);
+  void build_ipcq_stage(InFlight& f);
 
   CostModel cost_;
   PeConfig cfg_;
+  Location self_;
   std::string pe_path_;
   uint64_t next_id_ = 1;
   std::deque<std::unique_ptr<InFlight>> in_flight_;

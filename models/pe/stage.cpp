@@ -12,6 +12,8 @@ const char* to_string(EngineKind e) {
       return "gemm";
     case EngineKind::kMath:
       return "math";
+    case EngineKind::kIpcq:
+      return "ipcq";
   }
   return "?";
 }
@@ -30,6 +32,10 @@ const char* to_string(StageKind s) {
       return "GEMM";
     case StageKind::kMath:
       return "MATH";
+    case StageKind::kIpcq:
+      return "IPCQ";
+    case StageKind::kIpcqSignal:
+      return "IPCQ_SIGNAL";
   }
   return "?";
 }
@@ -46,6 +52,9 @@ EngineKind engine_of(StageKind s) {
       return EngineKind::kGemm;
     case StageKind::kMath:
       return EngineKind::kMath;
+    case StageKind::kIpcq:
+    case StageKind::kIpcqSignal:
+      return EngineKind::kIpcq;
   }
   return EngineKind::kMath;
 }

@@ -18,13 +18,31 @@
 namespace kb {
 
 // Engines of a PE, in the order their stage sockets are bound.
-enum class EngineKind : uint8_t { kDma = 0, kTcm = 1, kGemm = 2, kMath = 3 };
-constexpr unsigned kNumEngineKinds = 4;
+enum class EngineKind : uint8_t { kDma = 0, kTcm = 1, kGemm = 2, kMath = 3, kIpcq = 4 };
+constexpr unsigned kNumEngineKinds = 5;
 const char* to_string(EngineKind e);
 
-enum class StageKind : uint8_t { kDmaRead, kDmaWrite, kFetch, kStore, kGemm, kMath };
+enum class StageKind : uint8_t {
+  kDmaRead,
+  kDmaWrite,
+  kFetch,
+  kStore,
+  kGemm,
+  kMath,
+  kIpcq,        // an IPCQ command (open, send, recv) held by PE_IPCQ until done
+  kIpcqSignal,  // a control message PE_IPCQ sends: doorbell (send) or credit (recv)
+};
 const char* to_string(StageKind s);
 EngineKind engine_of(StageKind s);
+
+// What PE_IPCQ needs of a stage (kIpcq: the command; kIpcqSignal: the message).
+struct IpcqStage {
+  const Command* cmd = nullptr;  // kIpcq: the IpcqOpen/Send/RecvCmd
+  enum class Signal : uint8_t { kDoorbell, kCredit } signal = Signal::kDoorbell;
+  PeAddr peer;        // kIpcqSignal: who gets the message
+  unsigned slot = 0;  // the ring slot it is about
+  uint64_t bytes = 0;  // doorbell: payload bytes in the slot
+};
 
 struct Stage {
   StageKind kind = StageKind::kMath;
@@ -67,6 +85,7 @@ struct Stage {
   std::vector<bool> staged_inputs;   // inputs whose address is slot-relative
   TensorHandle output;               // kTensors
   std::vector<std::pair<std::string, ExtraValue>> math_extra;  // single-op MathCmd extras
+  IpcqStage ipcq;  // kIpcq / kIpcqSignal
 };
 
 struct TileToken {

@@ -5,13 +5,15 @@
 
 namespace kb {
 
-PeTcm::PeTcm(const sc_core::sc_module_name& name, const TcmConfig& cfg, uint64_t staging_bytes)
+PeTcm::PeTcm(const sc_core::sc_module_name& name, const TcmConfig& cfg, uint64_t staging_bytes,
+             uint64_t ipcq_bytes)
     : PeEngine(name, EngineKind::kTcm, {"tcm.fetch", "tcm.store"}),
       dma_port("dma_port", cfg.size_bytes, cfg.bandwidth_gbps, cfg.latency_ns),
       bandwidth_gbps_(cfg.bandwidth_gbps),
       staging_offset_(cfg.size_bytes > staging_bytes ? cfg.size_bytes - staging_bytes : 0),
       staging_bytes_(staging_bytes),
-      arena_(0, staging_offset_) {}
+      ipcq_offset_(staging_offset_ > ipcq_bytes ? staging_offset_ - ipcq_bytes : 0),
+      arena_(0, ipcq_offset_) {}
 
 unsigned PeTcm::lane_of(const Stage& s) const {
   return s.kind == StageKind::kStore ? kStoreLane : kFetchLane;

@@ -18,12 +18,14 @@ class PeTcm : public PeEngine {
  public:
   static constexpr unsigned kFetchLane = 0, kStoreLane = 1;
 
-  PeTcm(const sc_core::sc_module_name& name, const TcmConfig& cfg, uint64_t staging_bytes);
+  PeTcm(const sc_core::sc_module_name& name, const TcmConfig& cfg, uint64_t staging_bytes,
+        uint64_t ipcq_bytes = 0);
 
   MemoryTarget dma_port;
   TcmArena& arena() { return arena_; }
   uint64_t staging_offset() const { return staging_offset_; }  // start of the staging region
   uint64_t staging_bytes() const { return staging_bytes_; }
+  uint64_t ipcq_offset() const { return ipcq_offset_; }  // start of the IPCQ ring region
 
  protected:
   unsigned lane_of(const Stage& s) const override;
@@ -34,7 +36,7 @@ class PeTcm : public PeEngine {
 
  private:
   double bandwidth_gbps_;
-  uint64_t staging_offset_, staging_bytes_;
+  uint64_t staging_offset_, staging_bytes_, ipcq_offset_;
   TcmArena arena_;
 };
 

@@ -33,6 +33,8 @@ double memory_bandwidth(const TopologyConfig& c, Space s) {
       return c.cube.sram.bandwidth_gbps;
     case Space::kHost:
       return c.host.memory_bandwidth_gbps;
+    case Space::kIpcq:
+      return 0;  // registers, not a probe target
   }
   return 0;
 }

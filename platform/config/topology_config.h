@@ -80,6 +80,17 @@ struct SchedulerConfig {
   unsigned staging_buffers = 0;  // tile tokens in flight per PE
 };
 
+// PE_IPCQ (models/ipcq/pe_ipcq.h): per-peer receive rings of `slots` slots
+// of `slot_bytes`, carved from a `ring_bytes` region the PE reserves in each
+// memory a ring may live in (top of its TCM below the staging buffers, top of
+// its HBM slice, its share of the top of the cube SRAM).
+struct IpcqConfig {
+  unsigned slots = 0;         // slots per receive ring (= credits of its sender)
+  uint64_t slot_bytes = 0;    // bytes per slot; messages are chunked to this
+  uint64_t ring_bytes = 0;    // receive-ring region per memory kind, per PE
+  uint64_t message_bytes = 0; // wire size of a doorbell / credit / grant message
+};
+
 struct PeConfig {
   double clock_ghz = 0;
   double xbar_latency_ns = 0;  // PE-local crossbar, per traversal
@@ -91,6 +102,7 @@ struct PeConfig {
   MathConfig math;
   SchedulerConfig scheduler;
   CostModelConfig cost_model;
+  IpcqConfig ipcq;
 };
 
 struct SramConfig {

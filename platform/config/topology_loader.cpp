@@ -234,6 +234,14 @@ BindingTable build_bindings() {
   t.bind(
       "pe.scheduler.staging_buffers",
       [](C & c) -> auto& { return c.pe.scheduler.staging_buffers; });
+  t.bind(
+      "pe.ipcq.slots", [](C & c) -> auto& { return c.pe.ipcq.slots; });
+  t.bind(
+      "pe.ipcq.slot_bytes", [](C & c) -> auto& { return c.pe.ipcq.slot_bytes; });
+  t.bind(
+      "pe.ipcq.ring_bytes", [](C & c) -> auto& { return c.pe.ipcq.ring_bytes; });
+  t.bind(
+      "pe.ipcq.message_bytes", [](C & c) -> auto& { return c.pe.ipcq.message_bytes; });
 
   t.check_against(topology_schema());
   return t;
@@ -609,6 +617,30 @@ class Loader {
                    "must be a multiple of " + stripe + ", got " + text("pe.hbm.size_bytes")},
                   {"pe.hbm.interleave_bytes", m},
                   {"pe.hbm.num_pcs", m}});
+    }
+
+    // PE_IPCQ: one ring fits its region, and the region fits every memory it
+    // is reserved in (TCM also holds the scheduler's staging buffers).
+    const uint64_t slots = u("pe.ipcq.slots"), slot = u("pe.ipcq.slot_bytes");
+    const uint64_t ring = u("pe.ipcq.ring_bytes");
+    if (slot > ring / slots) {
+      const std::string m = "one ring of slots * slot_bytes = " + text("pe.ipcq.slots") + " * " +
+                            text("pe.ipcq.slot_bytes") + " does not fit pe.ipcq.ring_bytes = " +
+                            text("pe.ipcq.ring_bytes");
+      fail_cross({{"pe.ipcq.ring_bytes", m}, {"pe.ipcq.slots", m}, {"pe.ipcq.slot_bytes", m}});
+    }
+    if (ring >= u("pe.tcm.size_bytes") / 2) {
+      const std::string m = "pe.ipcq.ring_bytes = " + text("pe.ipcq.ring_bytes") +
+                            " must be less than half of pe.tcm.size_bytes = " +
+                            text("pe.tcm.size_bytes") + " (the rest is arena and staging)";
+      fail_cross({{"pe.ipcq.ring_bytes", m}, {"pe.tcm.size_bytes", m}});
+    }
+    if (ring > size / 2 || ring > u("cube.sram.size_bytes") / (2 * u("cube.pes"))) {
+      const std::string m = "pe.ipcq.ring_bytes = " + text("pe.ipcq.ring_bytes") +
+                            " must be at most half of pe.hbm.size_bytes and half of a PE's share "
+                            "of cube.sram.size_bytes (" +
+                            text("cube.sram.size_bytes") + " / " + text("cube.pes") + ")";
+      fail_cross({{"pe.ipcq.ring_bytes", m}, {"cube.sram.size_bytes", m}});
     }
   }
 

@@ -10,34 +10,61 @@ TilingConfig tiling_of(const TopologyConfig& cfg) {
   t.tile_n = cfg.pe.gemm.tile_n;
   return t;
 }
+
+// Where this PE's IPCQ receive rings may live: the top of its TCM below the
+// staging buffers, the top of its HBM slice, its share of the top of the
+// cube SRAM (PE i of P owns the i-th of the last P ring regions).
+IpcqRegions ipcq_regions(const TopologyConfig& cfg, const AddressMap& map, const Location& self,
+                         uint64_t tcm_offset) {
+  const uint64_t ring = cfg.pe.ipcq.ring_bytes;
+  IpcqRegions r;
+  r.tcm = map.tcm(self.sip, self.cube, self.pe, tcm_offset);
+  r.hbm = map.hbm(self.sip, self.cube, self.pe, cfg.pe.hbm.size_bytes - ring);
+  r.sram =
+      map.sram(self.sip, self.cube, cfg.cube.sram.size_bytes - (cfg.cube.pes - self.pe) * ring);
+  return r;
+}
 }  // namespace
+
+uint64_t ipcq_hbm_reserved(const TopologyConfig& cfg) {
+  return cfg.pe.ipcq.ring_bytes;
+}
+uint64_t ipcq_sram_reserved(const TopologyConfig& cfg) {
+  return cfg.pe.ipcq.ring_bytes * cfg.cube.pes;
+}
 
 Pe::Pe(const sc_core::sc_module_name& name, const TopologyConfig& cfg, const AddressMap& map,
        const Location& self)
     : sc_core::sc_module(name),
       xbar("xbar", map, cfg.pe.xbar_latency_ns),
       hbm("hbm", cfg.pe.hbm),
-      tcm("tcm", cfg.pe.tcm, tiling_of(cfg).slot_bytes() * cfg.pe.scheduler.staging_buffers),
+      tcm("tcm", cfg.pe.tcm, tiling_of(cfg).slot_bytes() * cfg.pe.scheduler.staging_buffers,
+          cfg.pe.ipcq.ring_bytes),
       dma("dma", cfg.pe.dma, map, self),
       gemm("gemm", cfg.pe.gemm),
       math("math", cfg.pe.math, cfg.pe.clock_ghz),
+      ipcq("ipcq", cfg.pe.ipcq, map, self, ipcq_regions(cfg, map, self, tcm.ipcq_offset())),
       scheduler("scheduler", tiling_of(cfg), cfg.pe.scheduler.staging_buffers,
                 map.tcm(self.sip, self.cube, self.pe, tcm.staging_offset())),
-      cpu("cpu", cfg.pe),
+      cpu("cpu", cfg.pe, self),
       self_(self) {
   xbar.add_port({nullptr, hbm.name(), nullptr});
   xbar.out.bind(hbm.in);
   xbar.add_port({nullptr, tcm.dma_port.name(), nullptr});
   xbar.out.bind(tcm.dma_port.in);
+  xbar.add_port({nullptr, ipcq.regs.name(), nullptr});
+  xbar.out.bind(ipcq.regs);
   dma.port.bind(xbar.in);
+  ipcq.port.bind(xbar.in);
   xbar.set_route_policy([this](const Location& d) {
     const bool mine = d.sip == self_.sip && d.cube == self_.cube && d.pe == self_.pe;
     if (mine && d.space == Space::kHbm) return kHbmPort;
     if (mine && d.space == Space::kTcm) return kTcmPort;
+    if (mine && d.space == Space::kIpcq) return kIpcqPort;
     return kUplinkPort;
   });
-  // Stage sockets, EngineKind order: dma, tcm, gemm, math.
-  PeEngine* engines[kNumEngineKinds] = {&dma, &tcm, &gemm, &math};
+  // Stage sockets, EngineKind order: dma, tcm, gemm, math, ipcq.
+  PeEngine* engines[kNumEngineKinds] = {&dma, &tcm, &gemm, &math, &ipcq};
   for (PeEngine* from : engines)
     for (PeEngine* to : engines) from->stage_out.bind(to->stage_in);
   for (PeEngine* to : engines) {
@@ -47,10 +74,12 @@ Pe::Pe(const sc_core::sc_module_name& name, const TopologyConfig& cfg, const Add
   cpu.cmd_out.bind(scheduler.cmd_in);
 }
 
+std::vector<PeEngine*> Pe::engines() {
+  return {&dma, &tcm, &gemm, &math, &ipcq};
+}
+
 void Pe::set_op_log(OpLog* log) {
-  for (PeEngine* e : {static_cast<PeEngine*>(&dma), static_cast<PeEngine*>(&tcm),
-                      static_cast<PeEngine*>(&gemm), static_cast<PeEngine*>(&math)})
-    e->set_op_log(log);
+  for (PeEngine* e : engines()) e->set_op_log(log);
 }
 
 }  // namespace kb
@@ -59,9 +88,7 @@ namespace kb {
 
 void Pe::set_data_mode(bool on) {
   data_ = on ? std::make_unique<PeData>(tcm.dma_port.store(), self_) : nullptr;
-  for (PeEngine* e : {static_cast<PeEngine*>(&dma), static_cast<PeEngine*>(&tcm),
-                      static_cast<PeEngine*>(&gemm), static_cast<PeEngine*>(&math)})
-    e->set_data(data_.get());
+  for (PeEngine* e : engines()) e->set_data(data_.get());
   hbm.set_data_mode(on);
   tcm.dma_port.set_data_mode(on);
   dma.set_data_mode(on);

@@ -1,7 +1,8 @@
 // One PE: PE_CPU, PE_SCHEDULER, the stage engines (PE_DMA, PE_TCM, PE_GEMM,
-// PE_MATH), the HBM controller of its HBM slice and its crossbar.
-// Crossbar ports: 0 = own HBM, 1 = own TCM (DMA port), 2 = uplink to the cube
-// router (bound by the Cube). Everything not in this PE leaves on the uplink.
+// PE_MATH, PE_IPCQ), the HBM controller of its HBM slice and its crossbar.
+// Crossbar ports: 0 = own HBM, 1 = own TCM (DMA port), 2 = own PE_IPCQ
+// registers, 3 = uplink to the cube router (bound by the Cube). Everything not in
+// this PE leaves on the uplink.
 // Stage sockets: every engine, the scheduler and the CPU reach every engine
 // in EngineKind order.
 #pragma once
@@ -13,6 +14,7 @@
 #include "models/dma/pe_dma.h"
 #include "models/gemm/pe_gemm.h"
 #include "models/hbm/hbm_ctrl.h"
+#include "models/ipcq/pe_ipcq.h"
 #include "models/math/pe_math.h"
 #include "models/pe/pe_data.h"
 #include "models/router/router.h"
@@ -24,9 +26,14 @@ namespace kb {
 
 class OpLog;
 
+// Bytes PE_IPCQ reserves at the top of each PE's HBM slice and of each cube's
+// SRAM (the host allocators stay below them).
+uint64_t ipcq_hbm_reserved(const TopologyConfig& cfg);
+uint64_t ipcq_sram_reserved(const TopologyConfig& cfg);
+
 class Pe : public sc_core::sc_module {
  public:
-  static constexpr unsigned kHbmPort = 0, kTcmPort = 1, kUplinkPort = 2;
+  static constexpr unsigned kHbmPort = 0, kTcmPort = 1, kIpcqPort = 2, kUplinkPort = 3;
 
   Pe(const sc_core::sc_module_name& name, const TopologyConfig& cfg, const AddressMap& map,
      const Location& self);
@@ -35,6 +42,8 @@ class Pe : public sc_core::sc_module {
   void set_op_log(OpLog* log);
   // Data mode: memories hold bytes and the engines compute.
   void set_data_mode(bool on);
+  // The stage engines, in EngineKind order.
+  std::vector<PeEngine*> engines();
 
   Router xbar;
   HbmCtrl hbm;
@@ -42,6 +51,7 @@ class Pe : public sc_core::sc_module {
   PeDma dma;
   PeGemm gemm;
   PeMath math;
+  PeIpcq ipcq;
   PeScheduler scheduler;
   PeCpu cpu;
 

@@ -19,7 +19,7 @@ fw::Tensor HostRuntime::alloc_hbm(const PeId& pe, std::vector<int64_t> shape, DT
   t.h.dtype = dtype;
   uint64_t& used = hbm_used_[{pe.sip, pe.cube, pe.pe}];
   const uint64_t start = (used + align - 1) / align * align;
-  const uint64_t cap = platform_.config().pe.hbm.size_bytes;
+  const uint64_t cap = platform_.config().pe.hbm.size_bytes - ipcq_hbm_reserved(platform_.config());
   if (start + t.h.bytes() > cap)
     throw UsageError("HBM of PE " + std::to_string(pe.sip) + "." + std::to_string(pe.cube) + "." +
                      std::to_string(pe.pe) + " is full: cannot allocate " +
@@ -83,6 +83,22 @@ void HostRuntime::launch(const Kernel& kernel, const LaunchGrid& grid, const DpP
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
+  start(kernel, grid, pes);
+}
+
+void HostRuntime::launch_on(const std::vector<PeId>& pes, const Kernel& kernel) {
+  const auto& c = platform_.config();
+  for (const PeId& pe : pes)
+    if (pe.sip >= c.system.n_sips || pe.cube >= c.cubes_per_sip() || pe.pe >= c.cube.pes)
+      throw UsageError("launch_on: PE " + std::to_string(pe.sip) + "." + std::to_string(pe.cube) +
+                       "." + std::to_string(pe.pe) + " does not exist on " + c.name);
+  LaunchGrid grid;
+  grid.x = static_cast<unsigned>(pes.size());
+  start(kernel, grid, pes);
+}
+
+void HostRuntime::start(const Kernel& kernel, const LaunchGrid& grid,
+                        const std::vector<PeId>& pes) {
   for (unsigned p = 0; p < pes.size(); ++p) {
     Pe& pe = platform_.pe(pes[p]);
     fw::LaunchPosition pos;

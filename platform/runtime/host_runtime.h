@@ -40,6 +40,8 @@ class HostRuntime {
 
   // Posts one kernel per program; they start when run() simulates.
   void launch(const Kernel& kernel, const LaunchGrid& grid = {}, const DpPolicy& policy = {});
+  // Posts `kernel` on each listed PE (program i of a 1-D grid runs on pes[i]).
+  void launch_on(const std::vector<PeId>& pes, const Kernel& kernel);
   // Simulates until the launched work drains; returns the simulated time (ns).
   double run();
 
@@ -47,6 +49,8 @@ class HostRuntime {
   Platform& platform() { return platform_; }
 
  private:
+  void start(const Kernel& kernel, const LaunchGrid& grid, const std::vector<PeId>& pes);
+
   Platform& platform_;
   fw::IdSource ids_;
   std::map<std::tuple<unsigned, unsigned, unsigned>, uint64_t> hbm_used_;

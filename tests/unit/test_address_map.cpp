@@ -40,7 +40,7 @@ TEST(AddressMap, FieldsThatDoNotFitAreRejectedByTheEncoder) {
 
 TEST(AddressMap, UnmappedSpaceDoesNotDecode) {
   EXPECT_FALSE(decode_address(0x0000000000001000ull).has_value());
-  EXPECT_FALSE(decode_address(0x5000000000000000ull).has_value());
+  EXPECT_FALSE(decode_address(0x6000000000000000ull).has_value());
   EXPECT_FALSE(decode_address(0xF000000000000000ull).has_value());
 }
 

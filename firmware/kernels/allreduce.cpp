@@ -1,0 +1,316 @@
+#include "firmware/kernels/allreduce.h"
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+namespace kb {
+namespace fw {
+
+const char* to_string(AllReduceAlgo a) {
+  switch (a) {
+    case AllReduceAlgo::kRing:
+      return "ring";
+    case AllReduceAlgo::kRingBidir:
+      return "ring_bidir";
+    case AllReduceAlgo::kTwoD:
+      return "2d";
+    case AllReduceAlgo::kHierarchical:
+      return "hierarchical";
+    case AllReduceAlgo::kChain:
+      return "chain";
+    case AllReduceAlgo::kBinomial:
+      return "binomial";
+  }
+  return "?";
+}
+
+const char* allreduce_algo_names() {
+  return "ring, ring_bidir, 2d, hierarchical, chain, binomial, auto";
+}
+
+std::optional<AllReduceAlgo> parse_allreduce_algo(const std::string& name) {
+  for (auto a : {AllReduceAlgo::kRing, AllReduceAlgo::kRingBidir, AllReduceAlgo::kTwoD,
+                 AllReduceAlgo::kHierarchical, AllReduceAlgo::kChain, AllReduceAlgo::kBinomial})
+    if (name == to_string(a)) return a;
+  return std::nullopt;
+}
+
+AllReduceAlgo natural_allreduce(CubeTopology t) {
+  return t == CubeTopology::kRing ? AllReduceAlgo::kRing : AllReduceAlgo::kTwoD;
+}
+
+namespace {
+
+using Pending = std::vector<Tensor>;
+
+void wait_all(Tl& tl, Pending& ps) {
+  for (const Tensor& t : ps) tl.wait(t);
+  ps.clear();
+}
+
+Tensor slice(Tl& tl, const Tensor& v, int64_t begin, int64_t count) {
+  const uint64_t esize = dtype_bytes(v.h.dtype);
+  return tl.ref(v.h.addr + static_cast<uint64_t>(begin) * esize, {count}, v.h.dtype);
+}
+
+int64_t length(const Tensor& v) {
+  return v.h.numel();
+}
+
+// Segment j (taken mod p) of p near-equal parts of v: [j*n/p, (j+1)*n/p).
+Tensor segment(Tl& tl, const Tensor& v, long j, unsigned p) {
+  const long pp = static_cast<long>(p);
+  const int64_t n = length(v);
+  const int64_t k = ((j % pp) + pp) % pp;
+  const int64_t b = k * n / pp, e = (k + 1) * n / pp;
+  return slice(tl, v, b, e - b);
+}
+
+// Ring reduce-scatter over ring `r` on v. At step s (0..p-2) position i sends
+// segment i-s to its right and receives segment i-s-1 from its left, adding it
+// into its own copy. The segment reduced at step s is the one sent at step
+// s+1, so each receive forwards its chunks to the right as they are reduced
+// (recvReduceSend); the last receive forwards only with `forward_last` (a
+// fused all-reduce's all-gather starts with it). Afterwards position i holds
+// segment i+1 summed over the ring. Empty segments are skipped on both sides.
+void ring_reduce_scatter(Tl& tl, const Tensor& v, const RingView& r, bool forward_last,
+                         Pending& out) {
+  const unsigned p = r.size;
+  const long i = r.pos;
+  if (p == 1) return;
+  const Tensor first = segment(tl, v, i, p);
+  if (length(first) > 0) out.push_back(tl.send(r.right, first));
+  for (unsigned s = 0; s + 1 < p; ++s) {
+    const Tensor seg = segment(tl, v, i - static_cast<long>(s) - 1, p);
+    if (length(seg) == 0) continue;
+    const bool last = s + 2 == p;
+    out.push_back(!last || forward_last ? tl.recv_forward(r.left, seg, r.right, true)
+                                        : tl.recv_reduce(r.left, seg));
+  }
+}
+
+// Ring all-gather: position i holds segment i+1 complete. At step s (0..p-2)
+// it receives segment i-s from its left and, but at the last step, forwards
+// it to its right (recvCopySend). Unless `started` (the reduce-scatter's last
+// receive already forwarded it), it first sends segment i+1.
+void ring_all_gather(Tl& tl, const Tensor& v, const RingView& r, bool started, Pending& out) {
+  const unsigned p = r.size;
+  const long i = r.pos;
+  if (p == 1) return;
+  if (!started) {
+    const Tensor mine = segment(tl, v, i + 1, p);
+    if (length(mine) > 0) out.push_back(tl.send(r.right, mine));
+  }
+  for (unsigned s = 0; s + 1 < p; ++s) {
+    const Tensor seg = segment(tl, v, i - static_cast<long>(s), p);
+    if (length(seg) == 0) continue;
+    const bool last = s + 2 == p;
+    out.push_back(last ? tl.recv_async(r.left, seg) : tl.recv_forward(r.left, seg, r.right, false));
+  }
+}
+
+// Ring all-reduce: reduce-scatter fused into all-gather, 2(p-1) steps, every
+// step moving n/p per PE.
+void ring_allreduce(Tl& tl, const Tensor& v, const RingView& r, Pending& out) {
+  ring_reduce_scatter(tl, v, r, true, out);
+  ring_all_gather(tl, v, r, true, out);
+}
+
+RingView reversed(const RingView& r) {
+  RingView b;
+  b.size = r.size;
+  b.pos = (r.size - r.pos) % r.size;
+  b.left = r.right;
+  b.right = r.left;
+  return b;
+}
+
+// 2D on a logical X x Y grid (row ring along X, column ring along Y):
+//   1. reduce-scatter along the row: position x holds row-segment x+1, summed
+//      over its row (X-1 steps of n/X);
+//   2. all-reduce that segment along the column (ring, 2(Y-1) steps of n/(XY));
+//   3. all-gather along the row (X-1 steps of n/X).
+// 2(X+Y-2) steps. On a torus every ring step is one hop; on a mesh the wrap
+// step of each ring crosses the whole row or column.
+void two_d_allreduce(Tl& tl, const Tensor& v, const RingView& row, const RingView& col) {
+  Pending p;
+  ring_reduce_scatter(tl, v, row, false, p);
+  wait_all(tl, p);
+  const Tensor mine = segment(tl, v, static_cast<long>(row.pos) + 1, row.size);
+  if (length(mine) > 0) ring_allreduce(tl, mine, col, p);
+  wait_all(tl, p);
+  ring_all_gather(tl, v, row, false, p);
+  wait_all(tl, p);
+}
+
+// Reduce to position 0 of `order` along a chain (position i's child is i+1),
+// then broadcast back down it. Each middle PE reduces and forwards chunk by
+// chunk, so the chain pipelines at slot granularity.
+void chain_allreduce(Tl& tl, const Tensor& v, const std::vector<PeAddr>& order, unsigned i) {
+  const auto p = static_cast<unsigned>(order.size());
+  if (p == 1) return;
+  Tensor acc = v;
+  if (i + 1 == p)
+    acc = tl.send(order[i - 1], acc);
+  else if (i == 0)
+    acc = tl.recv_reduce(order[1], acc);
+  else
+    acc = tl.recv_forward(order[i + 1], acc, order[i - 1], true);
+  if (i == 0)
+    acc = tl.send(order[1], acc);
+  else if (i + 1 == p)
+    acc = tl.recv_async(order[i - 1], acc);
+  else
+    acc = tl.recv_forward(order[i - 1], acc, order[i + 1], false);
+  tl.wait(acc);
+}
+
+unsigned lowbit(unsigned i) {
+  return i & (~i + 1);
+}
+
+unsigned top_mask(unsigned p) {
+  unsigned m = 1;
+  while (m * 2 < p) m *= 2;
+  return m;
+}
+
+// Binomial tree over positions of `order`, root 0. Reduce: at level
+// mask = 1, 2, 4, ... a position with that bit set sends its partial sum to
+// position - mask and is done; the others receive from position + mask (if
+// it exists) and add. Broadcast mirrors it: a position receives from
+// position - lowbit(position), then sends to position + mask for every mask
+// below its lowbit (the root: every mask), largest first. ceil(log2 p)
+// levels each way, each moving the whole vector.
+void binomial_allreduce(Tl& tl, const Tensor& v, const std::vector<PeAddr>& order, unsigned i) {
+  const auto p = static_cast<unsigned>(order.size());
+  if (p == 1) return;
+  Tensor acc = v;
+  for (unsigned mask = 1; mask < p; mask <<= 1) {
+    if (i & mask) {
+      acc = tl.send(order[i - mask], acc);
+      break;
+    }
+    if (i + mask < p) acc = tl.recv_reduce(order[i + mask], acc);
+  }
+  if (i != 0) acc = tl.recv_async(order[i - lowbit(i)], acc);
+  tl.wait(acc);
+  Pending sends;
+  for (unsigned mask = i == 0 ? top_mask(p) : lowbit(i) >> 1; mask >= 1; mask >>= 1)
+    if (i + mask < p) sends.push_back(tl.send(order[i + mask], acc));
+  wait_all(tl, sends);
+}
+
+std::vector<PeAddr> binomial_sources(const std::vector<PeAddr>& order, unsigned i) {
+  const auto p = static_cast<unsigned>(order.size());
+  std::vector<PeAddr> from;
+  for (unsigned mask = 1; mask < p && !(i & mask); mask <<= 1)
+    if (i + mask < p) from.push_back(order[i + mask]);
+  if (i != 0) from.push_back(order[i - lowbit(i)]);
+  return from;
+}
+
+// Hierarchical: reduce-scatter inside the cube (ring of its P PEs), then PE k
+// of every cube all-reduces its cube-segment across the cubes with the
+// cube topology's own algorithm (2D on a mesh or torus, ring on a ring), then
+// all-gather inside the cube. The P inter-cube all-reduces run side by side
+// and share the cube links.
+void hierarchical_allreduce(Tl& tl, const CollectiveGroup& g, const Tensor& v) {
+  const PeAddr me = tl.self();
+  const RingView cube = g.cube_ring(me);
+  Pending p;
+  ring_reduce_scatter(tl, v, cube, false, p);
+  wait_all(tl, p);
+  const Tensor mine = segment(tl, v, static_cast<long>(cube.pos) + 1, cube.size);
+  if (length(mine) > 0) {
+    if (natural_allreduce(g.topology()) == AllReduceAlgo::kRing) {
+      ring_allreduce(tl, mine, g.inter_cube_ring(me), p);
+      wait_all(tl, p);
+    } else {
+      two_d_allreduce(tl, mine, g.inter_cube_row(me), g.inter_cube_column(me));
+    }
+  }
+  ring_all_gather(tl, v, cube, false, p);
+  wait_all(tl, p);
+}
+
+// Who this PE receives from under `algo`: the rings it must open.
+std::vector<PeAddr> sources(const CollectiveGroup& g, AllReduceAlgo algo, const PeAddr& me) {
+  std::set<PeAddr> from;
+  auto ring_left = [&](const RingView& r) {
+    if (r.size > 1) from.insert(r.left);
+  };
+  const unsigned i = g.rank_of(me);
+  switch (algo) {
+    case AllReduceAlgo::kRing:
+      ring_left(g.ring(me));
+      break;
+    case AllReduceAlgo::kRingBidir:
+      ring_left(g.ring(me));
+      ring_left(reversed(g.ring(me)));
+      break;
+    case AllReduceAlgo::kTwoD:
+      ring_left(g.row_ring(me));
+      ring_left(g.column_ring(me));
+      break;
+    case AllReduceAlgo::kHierarchical:
+      ring_left(g.cube_ring(me));
+      if (natural_allreduce(g.topology()) == AllReduceAlgo::kRing) {
+        ring_left(g.inter_cube_ring(me));
+      } else {
+        ring_left(g.inter_cube_row(me));
+        ring_left(g.inter_cube_column(me));
+      }
+      break;
+    case AllReduceAlgo::kChain:
+      if (i + 1 < g.size()) from.insert(g.member(i + 1));
+      if (i > 0) from.insert(g.member(i - 1));
+      break;
+    case AllReduceAlgo::kBinomial:
+      for (const PeAddr& s : binomial_sources(g.members(), i)) from.insert(s);
+      break;
+  }
+  return {from.begin(), from.end()};
+}
+
+}  // namespace
+
+void allreduce(Tl& tl, const CollectiveGroup& group, const AllReduceArgs& args,
+               const Tensor& data) {
+  const PeAddr me = tl.self();
+  tl.ipcq_open(sources(group, args.algo, me), args.ring_space);
+  Pending p;
+  switch (args.algo) {
+    case AllReduceAlgo::kRing:
+      ring_allreduce(tl, data, group.ring(me), p);
+      break;
+    case AllReduceAlgo::kRingBidir: {
+      const RingView r = group.ring(me);
+      if (r.size <= 2) {  // both directions are the same link pair: one ring
+        ring_allreduce(tl, data, r, p);
+        break;
+      }
+      const int64_t half = length(data) / 2;
+      ring_allreduce(tl, slice(tl, data, 0, half), r, p);
+      ring_allreduce(tl, slice(tl, data, half, length(data) - half), reversed(r), p);
+      break;
+    }
+    case AllReduceAlgo::kTwoD:
+      two_d_allreduce(tl, data, group.row_ring(me), group.column_ring(me));
+      break;
+    case AllReduceAlgo::kHierarchical:
+      hierarchical_allreduce(tl, group, data);
+      break;
+    case AllReduceAlgo::kChain:
+      chain_allreduce(tl, data, group.members(), group.rank_of(me));
+      break;
+    case AllReduceAlgo::kBinomial:
+      binomial_allreduce(tl, data, group.members(), group.rank_of(me));
+      break;
+  }
+  wait_all(tl, p);
+}
+
+}  // namespace fw
+}  // namespace kb

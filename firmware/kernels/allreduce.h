@@ -1,0 +1,40 @@
+// All-reduce kernels (SPEC §5) over a CollectiveGroup, on PE_IPCQ.
+//
+// Every member runs the same kernel on its own vector `data` (fp32 or any
+// dtype PE_MATH adds, contiguous, in its TCM, HBM or cube SRAM); afterwards
+// every member's vector holds the elementwise sum over the group. Messages
+// move through the receivers' IPCQ rings (opened in `ring_space`), and each
+// chunk is reduced on PE_MATH as it arrives and, where the algorithm passes
+// it on, forwarded by PE_IPCQ itself (recvReduceSend / recvCopySend), so a
+// step's chunks pipeline into the next step without the PE_CPU in the loop.
+//
+// The steps of each algorithm are written out in allreduce.cpp.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "firmware/kernels/collective_group.h"
+#include "firmware/tl.h"
+
+namespace kb {
+namespace fw {
+
+enum class AllReduceAlgo { kRing, kRingBidir, kTwoD, kHierarchical, kChain, kBinomial };
+const char* to_string(AllReduceAlgo a);
+// "ring", "ring_bidir", "2d", "hierarchical", "chain", "binomial"; nullopt otherwise.
+std::optional<AllReduceAlgo> parse_allreduce_algo(const std::string& name);
+// The algorithm that fits a cube-link topology: ring on a ring, 2D on a mesh or torus.
+AllReduceAlgo natural_allreduce(CubeTopology t);
+const char* allreduce_algo_names();  // for help and error texts
+
+struct AllReduceArgs {
+  AllReduceAlgo algo = AllReduceAlgo::kRing;
+  RingSpace ring_space = RingSpace::kTcm;
+};
+
+// Runs on one member PE of `group`; returns when its vector holds the sum.
+void allreduce(Tl& tl, const CollectiveGroup& group, const AllReduceArgs& args, const Tensor& data);
+
+}  // namespace fw
+}  // namespace kb

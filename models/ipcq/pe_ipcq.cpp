@@ -1,0 +1,609 @@
+#include "models/ipcq/pe_ipcq.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "models/common/errors.h"
+#include "models/common/request_order.h"
+#include "models/common/sim_time.h"
+#include "models/common/tlm_checker.h"
+
+namespace kb {
+
+struct PeIpcq::Message {
+  enum class Type : uint8_t { kGrant, kDoorbell, kCredit } type = Type::kDoorbell;
+  PeAddr from, to;
+  unsigned slot = 0;       // doorbell, credit
+  uint64_t bytes = 0;      // doorbell: payload in the slot
+  uint64_t ring_base = 0;  // grant
+  unsigned slots = 0;      // grant
+};
+
+struct PeIpcq::Outgoing {
+  Message m;
+  std::function<void()> on_delivered;
+};
+
+void PeIpcq::OutgoingDeleter::operator()(Outgoing* o) const {
+  delete o;
+}
+
+PeIpcq::~PeIpcq() = default;
+
+namespace {
+
+constexpr const char* kMsgType = "/kernbench/pe_ipcq";
+
+// The content of a control message, carried beside its wire bytes.
+struct IpcqMessageExt : tlm::tlm_extension<IpcqMessageExt> {
+  const void* message = nullptr;  // a PeIpcq::Message, alive for the transaction
+  tlm::tlm_extension_base* clone() const override { return new IpcqMessageExt(*this); }
+  void copy_from(const tlm::tlm_extension_base& other) override {
+    message = static_cast<const IpcqMessageExt&>(other).message;
+  }
+};
+
+const char* type_name(int t) {
+  static const char* const kNames[] = {"grant", "doorbell", "credit"};
+  return kNames[t];
+}
+
+// A process name for a peer's queue ('.' is not allowed in names).
+std::string process_name(const char* what, const PeAddr& p) {
+  return std::string(what) + "_" + std::to_string(p.sip) + "_" + std::to_string(p.cube) + "_" +
+         std::to_string(p.pe);
+}
+
+uint64_t chunk_count(uint64_t bytes, uint64_t slot_bytes) {
+  return bytes == 0 ? 1 : (bytes + slot_bytes - 1) / slot_bytes;
+}
+
+TensorHandle view(uint64_t addr, uint64_t bytes, DType dtype, uint64_t id) {
+  TensorHandle h;
+  h.id = id;
+  h.addr = addr;
+  h.dtype = dtype;
+  h.shape = {static_cast<int64_t>(bytes / dtype_bytes(dtype))};
+  return h;
+}
+
+bool is_own_tcm(uint64_t addr, const Location& self) {
+  auto loc = decode_address(addr);
+  return loc && loc->space == Space::kTcm && loc->sip == self.sip && loc->cube == self.cube &&
+         loc->pe == self.pe;
+}
+
+}  // namespace
+
+PeIpcq::PeIpcq(const sc_core::sc_module_name& name, const IpcqConfig& cfg, const AddressMap& map,
+               const Location& self, const IpcqRegions& regions)
+    : PeEngine(name, EngineKind::kIpcq, {"ipcq.send", "ipcq.recv", "ipcq.msg"}),
+      port("port"),
+      regs("regs"),
+      cfg_(cfg),
+      map_(map),
+      self_(self),
+      me_{self.sip, self.cube, self.pe},
+      regions_(regions) {
+  regs.register_b_transport(this, &PeIpcq::b_transport);
+}
+
+void PeIpcq::fault(uint64_t cmd_id, const std::string& why) const {
+  std::ostringstream msg;
+  msg << name() << ": ";
+  if (cmd_id) msg << "command #" << cmd_id << ": ";
+  msg << why;
+  SC_REPORT_ERROR(kMsgType, msg.str().c_str());
+  throw SimulationError(msg.str());  // not reached: the report policy throws
+}
+
+uint64_t PeIpcq::ring_region(RingSpace s) const {
+  switch (s) {
+    case RingSpace::kTcm:
+      return regions_.tcm;
+    case RingSpace::kHbm:
+      return regions_.hbm;
+    case RingSpace::kSram:
+      return regions_.sram;
+  }
+  return 0;
+}
+
+bool PeIpcq::idle() const {
+  if (chunks_in_flight_ || commands_in_flight_ || msgs_in_flight_ || !outbox_.empty()) return false;
+  for (const auto& [peer, q] : send_)
+    if (!q->jobs.empty() || q->active) return false;
+  for (const auto& [peer, q] : recv_)
+    if (!q->jobs.empty()) return false;
+  return true;
+}
+
+void PeIpcq::reset() {
+  for (auto& [peer, q] : send_) {
+    q->granted = false;
+    q->credit.clear();
+    q->tail = 0;
+  }
+  for (auto& [peer, q] : recv_) {
+    q->slots.clear();
+    q->slot_bytes.clear();
+    q->head = 0;
+  }
+  ring_used_[0] = ring_used_[1] = ring_used_[2] = 0;
+}
+
+std::vector<std::string> PeIpcq::waiting() const {
+  std::vector<std::string> out;
+  for (const auto& [peer, q] : recv_) {
+    if (q->jobs.empty()) continue;
+    const RecvJob& j = *q->jobs.front();
+    std::ostringstream s;
+    s << "recv from " << to_string(peer) << " (command #" << j.token->cmd_id << ", " << j.done
+      << " of " << j.chunks << " chunks consumed; " << q->jobs.size() << " recv(s) queued)";
+    out.push_back(s.str());
+  }
+  for (const auto& [peer, q] : send_) {
+    if (q->jobs.empty() && !q->active) continue;
+    std::ostringstream s;
+    s << "send to " << to_string(peer) << " (";
+    if (!q->granted)
+      s << "no grant: " << to_string(peer) << " never opened a ring for this PE";
+    else
+      s << "waiting for the credit of slot " << q->tail;
+    s << "; " << q->jobs.size() << " message(s) queued)";
+    out.push_back(s.str());
+  }
+  return out;
+}
+
+// ---- commands ------------------------------------------------------------------
+
+void PeIpcq::accept(TileToken* token) {
+  Stage& st = token->current();
+  if (st.kind == StageKind::kIpcq) {
+    accept_command(token);
+    return;
+  }
+  // A chunk token's control message: the doorbell after a chunk landed, or
+  // the credit after a slot was consumed. The chunk is done once the message
+  // is posted; the message travels on its own.
+  Message m;
+  m.type = st.ipcq.signal == IpcqStage::Signal::kDoorbell ? Message::Type::kDoorbell
+                                                            : Message::Type::kCredit;
+  m.from = me_;
+  m.to = st.ipcq.peer;
+  m.slot = st.ipcq.slot;
+  m.bytes = st.ipcq.bytes;
+  if (m.type == Message::Type::kCredit) {
+    // The slot's content is consumed: it is free before its credit leaves.
+    RecvQueue& q = *recv_.at(m.to);
+    q.slots.at(m.slot) = SlotState::kFree;
+  }
+  const double start = to_ns(sc_core::sc_time_stamp());
+  lane_enter(kMsgLane);
+  const Stage stage = st;
+  const uint64_t cmd_id = token->cmd_id;
+  const std::string tile = token->tile;
+  post_message(m, [this, stage, cmd_id, tile, start] {
+    lane_leave(kMsgLane);
+    TileToken shadow;
+    shadow.cmd_id = cmd_id;
+    shadow.tile = tile;
+    record(shadow, stage, kMsgLane, start, to_ns(sc_core::sc_time_stamp()));
+  });
+  advance(*token);
+}
+
+void PeIpcq::finish_command(TileToken& token, unsigned lane, double start_ns) {
+  lane_leave(lane);
+  --commands_in_flight_;
+  record(token, token.current(), lane, start_ns, to_ns(sc_core::sc_time_stamp()));
+  advance(token);
+}
+
+void PeIpcq::accept_command(TileToken* token) {
+  const Command* cmd = token->current().ipcq.cmd;
+  ++stats_.commands;
+  ++commands_in_flight_;
+  const double start = to_ns(sc_core::sc_time_stamp());
+  if (auto* o = std::get_if<IpcqOpenCmd>(cmd)) {
+    lane_enter(kRecvLane);
+    open(token, *o);
+    return;
+  }
+  if (auto* s = std::get_if<IpcqSendCmd>(cmd)) {
+    SendQueue& q = send_queue(s->peer);
+    SendJob job;
+    job.cmd_id = token->cmd_id;
+    job.src = s->src.addr;
+    job.bytes = s->src.bytes();
+    lane_enter(kSendLane);
+    job.on_done = [this, token, start] { finish_command(*token, kSendLane, start); };
+    q.jobs.push_back(std::move(job));
+    q.kick.notify(sc_core::SC_ZERO_TIME);
+    return;
+  }
+  const auto& r = std::get<IpcqRecvCmd>(*cmd);
+  auto it = recv_.find(r.peer);
+  if (it == recv_.end() || it->second->slots.empty())
+    fault(token->cmd_id, "recv from " + to_string(r.peer) +
+                             ", but no ring is open for that peer (open it first: ipcq_open)");
+  if (r.dst.row_stride != 0 && r.dst.row_stride != r.dst.cols())
+    fault(token->cmd_id, "recv destination " + r.dst.describe() + " is not contiguous");
+  if (r.reduce && r.dst.bytes() % dtype_bytes(r.dst.dtype) != 0)
+    fault(token->cmd_id, "reduce destination is not a whole number of elements");
+  auto job = std::make_unique<RecvJob>();
+  job->token = token;
+  job->cmd = &r;
+  job->chunks = chunk_count(r.dst.bytes(), cfg_.slot_bytes);
+  job->chunk_done.assign(job->chunks, false);
+  job->start_ns = start;
+  lane_enter(kRecvLane);
+  RecvQueue& q = *it->second;
+  q.jobs.push_back(std::move(job));
+  q.kick.notify(sc_core::SC_ZERO_TIME);
+}
+
+void PeIpcq::open(TileToken* token, const IpcqOpenCmd& cmd) {
+  const uint64_t ring = cfg_.slots * cfg_.slot_bytes;
+  const int space = static_cast<int>(cmd.space);
+  auto grants = std::make_shared<size_t>(cmd.peers.size());
+  const double start = to_ns(sc_core::sc_time_stamp());
+  for (const PeAddr& peer : cmd.peers) {
+    auto& slot = recv_[peer];
+    if (!slot) {
+      slot = std::make_unique<RecvQueue>();
+      slot->peer = peer;
+      RecvQueue* q = slot.get();
+      sc_core::sc_spawn([this, q] { recv_loop(q); },
+                        sc_core::sc_gen_unique_name(process_name("recv_from", peer).c_str()));
+    }
+    RecvQueue& q = *slot;
+    if (!q.slots.empty())
+      fault(token->cmd_id, "a ring for peer " + to_string(peer) + " is already open");
+    if (ring_used_[space] + ring > cfg_.ring_bytes)
+      fault(token->cmd_id, "no room for another ring in " + std::string(to_string(cmd.space)) +
+                               ": " + std::to_string(ring_used_[space] / ring) + " rings of " +
+                               std::to_string(ring) + " bytes fill pe.ipcq.ring_bytes = " +
+                               std::to_string(cfg_.ring_bytes));
+    q.space = cmd.space;
+    q.ring_base = ring_region(cmd.space) + ring_used_[space];
+    ring_used_[space] += ring;
+    q.slots.assign(cfg_.slots, SlotState::kFree);
+    q.slot_bytes.assign(cfg_.slots, 0);
+    q.head = 0;
+    Message m;
+    m.type = Message::Type::kGrant;
+    m.from = me_;
+    m.to = peer;
+    m.ring_base = q.ring_base;
+    m.slots = cfg_.slots;
+    post_message(m, [this, token, grants, start] {
+      if (--*grants == 0) finish_command(*token, kRecvLane, start);
+    });
+  }
+  if (cmd.peers.empty()) finish_command(*token, kRecvLane, start);
+}
+
+PeIpcq::SendQueue& PeIpcq::send_queue(const PeAddr& peer) {
+  auto& slot = send_[peer];
+  if (!slot) {
+    slot = std::make_unique<SendQueue>();
+    slot->peer = peer;
+    SendQueue* q = slot.get();
+    sc_core::sc_spawn([this, q] { send_loop(q); },
+                      sc_core::sc_gen_unique_name(process_name("send_to", peer).c_str()));
+  }
+  return *slot;
+}
+
+// ---- send side ---------------------------------------------------------------
+
+void PeIpcq::send_loop(SendQueue* q) {
+  for (;;) {
+    while (q->jobs.empty()) sc_core::wait(q->kick);
+    SendJob job = std::move(q->jobs.front());
+    q->jobs.pop_front();
+    q->active = true;
+    const uint64_t chunks = chunk_count(job.bytes, cfg_.slot_bytes);
+    auto left = std::make_shared<uint64_t>(chunks);
+    auto on_done = std::make_shared<std::function<void()>>(std::move(job.on_done));
+    for (uint64_t k = 0; k < chunks; ++k) {
+      if (!q->granted || !q->credit[q->tail]) {
+        ++stats_.credit_stalls;
+        const sc_core::sc_time since = sc_core::sc_time_stamp();
+        while (!q->granted || !q->credit[q->tail]) sc_core::wait(q->kick);
+        stats_.credit_wait_ns += to_ns(sc_core::sc_time_stamp() - since);
+      }
+      const unsigned slot = q->tail;
+      q->credit[slot] = false;
+      q->tail = (q->tail + 1) % q->slots;
+      const uint64_t off = k * cfg_.slot_bytes;
+      const uint64_t len = std::min<uint64_t>(cfg_.slot_bytes, job.bytes - off);
+      auto* t = new TileToken;
+      t->cmd_id = job.cmd_id;
+      t->tile = "send" + std::to_string(k);
+      Stage dma;
+      dma.kind = StageKind::kDmaWrite;
+      dma.op_kind = "ipcq_send";
+      dma.transfer = DmaTransfer::contiguous(job.src + off, q->ring_base + slot * cfg_.slot_bytes,
+                                             len, job.cmd_id);
+      dma.bytes = len;
+      dma.addr = dma.transfer.dst;
+      Stage bell;
+      bell.kind = StageKind::kIpcqSignal;
+      bell.op_kind = "doorbell";
+      bell.ipcq.signal = IpcqStage::Signal::kDoorbell;
+      bell.ipcq.peer = q->peer;
+      bell.ipcq.slot = slot;
+      bell.ipcq.bytes = len;
+      bell.addr = map_.ipcq(q->peer.sip, q->peer.cube, q->peer.pe);
+      t->stages = {dma, bell};
+      ++chunks_in_flight_;
+      ++stats_.chunks_sent;
+      stats_.bytes_sent += len;
+      t->on_done = [this, left, on_done](TileToken& tk) {
+        // Deleting the token destroys this closure: keep what is needed first.
+        PeIpcq* self = this;
+        auto remaining = left;
+        auto done = on_done;
+        delete &tk;
+        --self->chunks_in_flight_;
+        if (--*remaining == 0 && *done) (*done)();
+      };
+      post_token(*stage_out[static_cast<int>(EngineKind::kDma)], t);
+    }
+    q->active = false;
+  }
+}
+
+// ---- receive side ----------------------------------------------------------------
+
+void PeIpcq::recv_loop(RecvQueue* q) {
+  for (;;) {
+    while (q->jobs.empty()) sc_core::wait(q->kick);
+    RecvJob& job = *q->jobs.front();
+    const IpcqRecvCmd& r = *job.cmd;
+    const uint64_t total = r.dst.bytes();
+    for (uint64_t k = 0; k < job.chunks; ++k) {
+      while (q->slots.empty() || q->slots[q->head] != SlotState::kFull) sc_core::wait(q->kick);
+      const unsigned slot = q->head;
+      const uint64_t len = std::min<uint64_t>(cfg_.slot_bytes, total - k * cfg_.slot_bytes);
+      if (q->slot_bytes[slot] != len)
+        fault(job.token->cmd_id,
+              "message size mismatch from " + to_string(q->peer) + ": slot " +
+                  std::to_string(slot) + " holds a chunk of " +
+                  std::to_string(q->slot_bytes[slot]) + " bytes, this recv of " +
+                  std::to_string(total) + " bytes expects " + std::to_string(len) + " in chunk " +
+                  std::to_string(k));
+      q->slots[slot] = SlotState::kDraining;
+      q->head = (q->head + 1) % static_cast<unsigned>(q->slots.size());
+      consume_chunk(*q, job, k, slot, len);
+    }
+    // Wait until every chunk of this job is consumed (and forwarded) before
+    // the next job takes slots, so jobs finish in order.
+    const uint64_t served = q->completed + 1;
+    while (q->completed < served) sc_core::wait(q->kick);
+  }
+}
+
+void PeIpcq::consume_chunk(RecvQueue& q, RecvJob& job, uint64_t k, unsigned slot, uint64_t len) {
+  const IpcqRecvCmd& r = *job.cmd;
+  const uint64_t off = k * cfg_.slot_bytes;
+  const uint64_t slot_addr = q.ring_base + slot * cfg_.slot_bytes;
+  const uint64_t dst = r.dst.addr + off;
+  auto* t = new TileToken;
+  t->cmd_id = job.token->cmd_id;
+  t->tile = "recv" + std::to_string(k);
+  auto dma = [&](uint64_t from, uint64_t to, const char* what) {
+    Stage s;
+    s.kind = is_own_tcm(to, self_) ? StageKind::kDmaRead : StageKind::kDmaWrite;
+    s.op_kind = what;
+    s.transfer = DmaTransfer::contiguous(from, to, len, t->cmd_id);
+    s.bytes = len;
+    s.addr = from;
+    t->stages.push_back(s);
+  };
+  if (!r.reduce) {
+    dma(slot_addr, dst, "ipcq_copy");
+  } else {
+    const bool ring_tcm = is_own_tcm(slot_addr, self_);
+    const bool dst_tcm = is_own_tcm(dst, self_);
+    const bool staged = !ring_tcm || !dst_tcm;
+    if (staged && (!r.scratch.valid() || r.scratch.bytes() < 2 * cfg_.slots * cfg_.slot_bytes ||
+                   !r.scratch.in_tcm()))
+      fault(t->cmd_id, "a reduce with its ring or destination outside TCM needs TCM scratch of "
+                       "2 * slots * slot_bytes = " +
+                           std::to_string(2 * cfg_.slots * cfg_.slot_bytes) + " bytes");
+    const uint64_t scratch = r.scratch.addr + slot * 2 * cfg_.slot_bytes;
+    const uint64_t msg = ring_tcm ? slot_addr : scratch;
+    const uint64_t acc = dst_tcm ? dst : scratch + cfg_.slot_bytes;
+    if (!ring_tcm) dma(slot_addr, msg, "ipcq_stage");
+    if (!dst_tcm) dma(dst, acc, "ipcq_stage");
+    Stage add;
+    add.kind = StageKind::kMath;
+    add.op_kind = "add";
+    add.elements = len / dtype_bytes(r.dst.dtype);
+    add.addr = acc;
+    add.inputs = {view(acc, len, r.dst.dtype, r.dst.id), view(msg, len, r.dst.dtype, r.dst.id)};
+    add.output = add.inputs[0];
+    t->stages.push_back(add);
+    if (!dst_tcm) dma(acc, dst, "ipcq_unstage");
+  }
+  Stage credit;
+  credit.kind = StageKind::kIpcqSignal;
+  credit.op_kind = "credit";
+  credit.ipcq.signal = IpcqStage::Signal::kCredit;
+  credit.ipcq.peer = q.peer;
+  credit.ipcq.slot = slot;
+  credit.addr = map_.ipcq(q.peer.sip, q.peer.cube, q.peer.pe);
+  t->stages.push_back(credit);
+  ++chunks_in_flight_;
+  ++stats_.chunks_received;
+  RecvQueue* qp = &q;
+  RecvJob* jp = &job;
+  t->on_done = [this, qp, jp, k, len](TileToken& tk) {
+    // Deleting the token destroys this closure: keep what is needed first.
+    PeIpcq* self = this;
+    RecvQueue* queue = qp;
+    RecvJob* j = jp;
+    const uint64_t chunk = k, bytes = len;
+    delete &tk;
+    --self->chunks_in_flight_;
+    self->chunk_consumed(*queue, *j, chunk, bytes);
+  };
+  const auto first = static_cast<int>(engine_of(t->stages.front().kind));
+  post_token(*stage_out[first], t);
+}
+
+void PeIpcq::chunk_consumed(RecvQueue& q, RecvJob& job, uint64_t k, uint64_t len) {
+  job.chunk_done[k] = true;
+  ++job.done;
+  const IpcqRecvCmd& r = *job.cmd;
+  if (r.forward) {
+    // Forward the consumed chunks in order, each as its own slot-sized piece.
+    SendQueue& out = send_queue(r.forward_to);
+    while (job.next_forward < job.chunks && job.chunk_done[job.next_forward]) {
+      const uint64_t f = job.next_forward++;
+      SendJob s;
+      s.cmd_id = job.token->cmd_id;
+      s.src = r.dst.addr + f * cfg_.slot_bytes;
+      s.bytes = std::min<uint64_t>(cfg_.slot_bytes, r.dst.bytes() - f * cfg_.slot_bytes);
+      ++job.forwards_left;
+      RecvQueue* qp = &q;
+      s.on_done = [this, qp, &job] {
+        --job.forwards_left;
+        finish_recv(*qp, job);
+      };
+      out.jobs.push_back(std::move(s));
+      out.kick.notify(sc_core::SC_ZERO_TIME);
+    }
+  }
+  (void)len;
+  finish_recv(q, job);
+}
+
+void PeIpcq::finish_recv(RecvQueue& q, RecvJob& job) {
+  if (job.done < job.chunks || job.forwards_left > 0) return;
+  if (job.cmd->forward && job.next_forward < job.chunks) return;
+  // Jobs finish in order: this is the front one (recv_loop waits for it).
+  std::unique_ptr<RecvJob> owned = std::move(q.jobs.front());
+  q.jobs.pop_front();
+  q.kick.notify(sc_core::SC_ZERO_TIME);
+  ++q.completed;
+  finish_command(*owned->token, kRecvLane, owned->start_ns);
+}
+
+// ---- control messages ------------------------------------------------------------
+
+void PeIpcq::post_message(const Message& m, std::function<void()> on_delivered) {
+  std::unique_ptr<Outgoing, OutgoingDeleter> o(new Outgoing);
+  o->m = m;
+  o->on_delivered = std::move(on_delivered);
+  outbox_.push_back(std::move(o));
+  ++msgs_in_flight_;
+  ++stats_.messages;
+  if (idle_msg_workers_ < outbox_.size()) {
+    ++msg_workers_;
+    ++idle_msg_workers_;
+    sc_core::sc_spawn([this] { message_worker(); },
+                      sc_core::sc_gen_unique_name("msg_worker"));
+  }
+  outbox_kick_.notify();
+}
+
+void PeIpcq::message_worker() {
+  tlm::tlm_generic_payload trans;
+  auto* order = new RequestOrder;  // owned by the payload from here on
+  trans.set_extension(order);
+  auto* ext = new IpcqMessageExt;
+  trans.set_extension(ext);
+  std::vector<unsigned char> wire(cfg_.message_bytes, 0);
+  // Control messages order after data bursts at equal times: key above any
+  // PE_DMA key of the same PE (bit 39 of the per-PE sequence space).
+  const uint64_t order_base =
+      ((((uint64_t{self_.sip} << 8 | self_.cube) << 6) | self_.pe) << 40) | (uint64_t{1} << 39);
+  for (;;) {
+    while (outbox_.empty()) sc_core::wait(outbox_kick_);
+    std::unique_ptr<Outgoing, OutgoingDeleter> o = std::move(outbox_.front());
+    outbox_.pop_front();
+    --idle_msg_workers_;
+    order->key = order_base + (msg_seq_++ & ((uint64_t{1} << 39) - 1));
+    ext->message = &o->m;
+    const uint64_t addr = map_.ipcq(o->m.to.sip, o->m.to.cube, o->m.to.pe);
+    trans.set_command(tlm::TLM_WRITE_COMMAND);
+    trans.set_address(addr);
+    trans.set_data_ptr(wire.data());
+    trans.set_data_length(static_cast<unsigned>(wire.size()));
+    trans.set_streaming_width(static_cast<unsigned>(wire.size()));
+    trans.set_byte_enable_ptr(nullptr);
+    trans.set_byte_enable_length(0);
+    trans.set_dmi_allowed(false);
+    trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    port->b_transport(trans, delay);
+    if (trans.is_response_error()) {
+      std::string why;
+      if (map_.resolve(addr, wire.size(), &why)) why = "refused by its target";
+      fault(0, std::string("control message (") + type_name(static_cast<int>(o->m.type)) +
+                   ") to " + to_string(o->m.to) + " failed: " + why);
+    }
+    ext->message = nullptr;
+    ++idle_msg_workers_;
+    --msgs_in_flight_;
+    if (o->on_delivered) o->on_delivered();
+  }
+}
+
+void PeIpcq::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  TlmCheck check(*this, trans, delay);
+  IpcqMessageExt* ext = nullptr;
+  trans.get_extension(ext);
+  if (trans.get_command() != tlm::TLM_WRITE_COMMAND || !ext || !ext->message) {
+    trans.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+    return;
+  }
+  deliver(*static_cast<const Message*>(ext->message));
+  trans.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void PeIpcq::deliver(const Message& m) {
+  switch (m.type) {
+    case Message::Type::kGrant: {
+      SendQueue& q = send_queue(m.from);
+      q.granted = true;
+      q.ring_base = m.ring_base;
+      q.slots = m.slots;
+      q.credit.assign(m.slots, true);
+      q.tail = 0;
+      q.kick.notify(sc_core::SC_ZERO_TIME);
+      return;
+    }
+    case Message::Type::kCredit: {
+      auto it = send_.find(m.from);
+      if (it == send_.end() || !it->second->granted || m.slot >= it->second->credit.size() ||
+          it->second->credit[m.slot])
+        fault(0, "credit from " + to_string(m.from) + " for slot " + std::to_string(m.slot) +
+                     " that was not in use");
+      it->second->credit[m.slot] = true;
+      it->second->kick.notify(sc_core::SC_ZERO_TIME);
+      return;
+    }
+    case Message::Type::kDoorbell: {
+      auto it = recv_.find(m.from);
+      if (it == recv_.end() || it->second->slots.empty() || m.slot >= it->second->slots.size())
+        fault(0, "doorbell from " + to_string(m.from) + " for slot " + std::to_string(m.slot) +
+                     " of a ring that is not open");
+      RecvQueue& q = *it->second;
+      if (q.slots[m.slot] != SlotState::kFree)
+        fault(0, "doorbell from " + to_string(m.from) + " for slot " + std::to_string(m.slot) +
+                     " whose previous content was not consumed yet (slot overwritten)");
+      q.slots[m.slot] = SlotState::kFull;
+      q.slot_bytes[m.slot] = m.bytes;
+      q.kick.notify(sc_core::SC_ZERO_TIME);
+      return;
+    }
+  }
+}
+
+}  // namespace kb

@@ -1,0 +1,169 @@
+// PE_IPCQ: the PE's inter-PE queues, the substrate of collectives (SPEC §1, §3).
+//
+// Receive side. For every peer it receives from, the PE opens a receive ring
+// of `slots` slots of `slot_bytes` in one of its memories (TCM, HBM or its
+// share of the cube SRAM: the receiver chooses). Opening sends the peer a
+// GRANT message with the ring's base address: the peer now holds one credit
+// per slot.
+//
+// Send side. A message is split into chunks of at most slot_bytes. Each chunk
+// waits for the credit of the next slot in ring order (a sender stalls while
+// the receiver has no free slot), then travels as a PE_DMA write from the
+// source buffer into the receiver's slot, across the real fabric (crossbar,
+// PE link, routers, cube links), and is followed by a DOORBELL message to the
+// receiver's IPCQ registers (space IPCQ of the address map). The doorbell
+// leaves only after the data has landed.
+//
+// Consuming. A recv command takes the next chunks of its peer's ring in ring
+// order, each once its doorbell came: it copies the chunk into the
+// destination (PE_DMA) or adds it into the destination (PE_MATH, through TCM
+// staging where the ring or the destination is not in TCM), and only then
+// returns the slot's credit to the sender (a CREDIT message). A slot is thus
+// never handed out again before its content was consumed; a DOORBELL for a
+// slot that is still full is a protocol violation and a simulation fault.
+// With `forward`, each consumed chunk is sent on to another peer (NCCL's
+// recvCopySend / recvReduceSend), chunk by chunk, without the PE_CPU.
+//
+// Control messages (GRANT, DOORBELL, CREDIT) are TLM writes of message_bytes
+// from `port` to the peer's `regs`; their content rides in an extension.
+// Commands on one peer's queue are served in issue order; different peers'
+// queues run concurrently.
+#pragma once
+
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <systemc>
+#include <tlm>
+#include <vector>
+
+#include "models/common/address_map.h"
+#include "models/pe/pe_engine.h"
+#include "platform/config/topology_config.h"
+
+namespace kb {
+
+// The base address of this PE's ring region (ring_bytes) in each memory.
+struct IpcqRegions {
+  uint64_t tcm = 0, hbm = 0, sram = 0;
+};
+
+class PeIpcq : public PeEngine {
+ public:
+  static constexpr unsigned kSendLane = 0, kRecvLane = 1, kMsgLane = 2;
+
+  tlm_utils::simple_initiator_socket<PeIpcq> port;  // control messages out (to the crossbar)
+  tlm_utils::simple_target_socket<PeIpcq> regs;     // control messages in (from the crossbar)
+
+  PeIpcq(const sc_core::sc_module_name& name, const IpcqConfig& cfg, const AddressMap& map,
+         const Location& self, const IpcqRegions& regions);
+  ~PeIpcq() override;
+
+  // Between runs: true when no command, chunk or message is in flight.
+  bool idle() const;
+  // Drops every ring and grant (the next launch opens its own). Needs idle().
+  void reset();
+  // What this IPCQ waits for, one line per stuck queue (the deadlock report).
+  std::vector<std::string> waiting() const;
+
+  struct Stats {
+    uint64_t commands = 0;      // open + send + recv commands served
+    uint64_t chunks_sent = 0;   // slot-sized pieces written into a peer's ring
+    uint64_t chunks_received = 0;
+    uint64_t bytes_sent = 0;
+    uint64_t messages = 0;      // control messages sent (grant, doorbell, credit)
+    uint64_t credit_stalls = 0;  // chunks that waited for a credit (or a grant)
+    double credit_wait_ns = 0;
+  };
+  const Stats& stats() const { return stats_; }
+  const IpcqConfig& config() const { return cfg_; }
+
+ protected:
+  void accept(TileToken* token) override;
+  sc_core::sc_time service_time(const Stage&) const override { return sc_core::SC_ZERO_TIME; }
+
+ private:
+  struct SendJob {
+    uint64_t cmd_id = 0;
+    uint64_t src = 0, bytes = 0;
+    std::function<void()> on_done;  // every chunk's doorbell delivered
+  };
+  struct SendQueue {
+    PeAddr peer;
+    bool granted = false;
+    uint64_t ring_base = 0;
+    unsigned slots = 0;
+    std::vector<bool> credit;  // per slot: we may write it
+    unsigned tail = 0;         // next slot to write
+    std::deque<SendJob> jobs;
+    bool active = false;  // a job is being chunked
+    sc_core::sc_event kick;
+  };
+  enum class SlotState : uint8_t { kFree, kFull, kDraining };
+  struct RecvJob {
+    TileToken* token = nullptr;  // the recv command's token
+    const IpcqRecvCmd* cmd = nullptr;
+    uint64_t chunks = 0, done = 0, next_forward = 0, forwards_left = 0;
+    double start_ns = 0;
+    std::vector<bool> chunk_done;
+  };
+  struct RecvQueue {
+    PeAddr peer;
+    RingSpace space = RingSpace::kTcm;
+    uint64_t ring_base = 0;
+    std::vector<SlotState> slots;
+    std::vector<uint64_t> slot_bytes;  // payload of a full slot
+    unsigned head = 0;                 // next slot to consume
+    std::deque<std::unique_ptr<RecvJob>> jobs;
+    uint64_t completed = 0;  // jobs finished so far
+    sc_core::sc_event kick;
+  };
+
+ public:
+  struct Message;  // a control message (defined in the .cpp)
+
+ private:
+
+  void accept_command(TileToken* token);
+  void open(TileToken* token, const IpcqOpenCmd& cmd);
+  SendQueue& send_queue(const PeAddr& peer);
+  void send_loop(SendQueue* q);
+  void recv_loop(RecvQueue* q);
+  void consume_chunk(RecvQueue& q, RecvJob& job, uint64_t k, unsigned slot, uint64_t len);
+  void chunk_consumed(RecvQueue& q, RecvJob& job, uint64_t k, uint64_t len);
+  void finish_recv(RecvQueue& q, RecvJob& job);
+  void finish_command(TileToken& token, unsigned lane, double start_ns);
+  // Sends a control message; `on_delivered` runs once the peer has it.
+  void post_message(const Message& m, std::function<void()> on_delivered);
+  void message_worker();
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  void deliver(const Message& m);
+  uint64_t ring_region(RingSpace s) const;
+  [[noreturn]] void fault(uint64_t cmd_id, const std::string& why) const;
+
+  IpcqConfig cfg_;
+  const AddressMap& map_;
+  Location self_;
+  PeAddr me_;
+  IpcqRegions regions_;
+  uint64_t ring_used_[3] = {0, 0, 0};  // bump allocation per RingSpace
+  std::map<PeAddr, std::unique_ptr<SendQueue>> send_;
+  std::map<PeAddr, std::unique_ptr<RecvQueue>> recv_;
+  struct Outgoing;
+  struct OutgoingDeleter {
+    void operator()(Outgoing* o) const;
+  };
+  std::deque<std::unique_ptr<Outgoing, OutgoingDeleter>> outbox_;
+  unsigned msg_workers_ = 0, idle_msg_workers_ = 0, msgs_in_flight_ = 0;
+  uint64_t chunks_in_flight_ = 0, commands_in_flight_ = 0;
+  uint64_t msg_seq_ = 0;
+  sc_core::sc_event outbox_kick_;
+  Stats stats_;
+};
+
+}  // namespace kb
