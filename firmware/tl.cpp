@@ -120,11 +120,15 @@ Tensor Tl::issue_recv(const PeAddr& peer, const Tensor& dst, bool reduce, const 
   auto ring = rings_.find(peer);
   const bool ring_tcm = ring == rings_.end() || ring->second == RingSpace::kTcm;
   if (reduce && (!ring_tcm || !dst.h.in_tcm())) {
-    if (!ipcq_scratch_) {
+    // Staging is indexed by ring slot, so each peer's ring needs its own.
+    auto it = ipcq_scratch_.find(peer);
+    if (it == ipcq_scratch_.end()) {
       const IpcqConfig& q = cpu_.config().ipcq;
-      ipcq_scratch_ = empty({static_cast<int64_t>(2 * q.slots * q.slot_bytes)}, DType::kFp16);
+      it = ipcq_scratch_.emplace(peer, empty({static_cast<int64_t>(q.slots * q.slot_bytes)},
+                                             DType::kFp16))
+               .first;
     }
-    c.scratch = ipcq_scratch_->h;
+    c.scratch = it->second.h;
   }
   Tensor out = dst;
   out.pending = cpu_.issue(c);

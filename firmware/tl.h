@@ -166,7 +166,7 @@ class Tl {
   IdSource& ids_;
   LaunchPosition pos_;
   std::map<PeAddr, RingSpace> rings_;  // receive rings this kernel opened
-  std::optional<Tensor> ipcq_scratch_;  // TCM staging for reduces outside TCM
+  std::map<PeAddr, Tensor> ipcq_scratch_;  // per peer: TCM staging for reduces outside TCM
 };
 
 }  // namespace fw

@@ -136,10 +136,12 @@ std::vector<std::string> PeIpcq::waiting() const {
   std::vector<std::string> out;
   for (const auto& [peer, q] : recv_) {
     if (q->jobs.empty()) continue;
-    const RecvJob& j = *q->jobs.front();
+    const RecvJob& j = q->waiting.empty() ? *q->jobs.front() : *q->waiting.front();
     std::ostringstream s;
     s << "recv from " << to_string(peer) << " (command #" << j.token->cmd_id << ", " << j.done
-      << " of " << j.chunks << " chunks consumed; " << q->jobs.size() << " recv(s) queued)";
+      << " of " << j.chunks << " chunks consumed";
+    if (j.forwards_left) s << ", " << j.forwards_left << " forward(s) pending";
+    s << "; " << q->jobs.size() << " recv(s) unfinished)";
     out.push_back(s.str());
   }
   for (const auto& [peer, q] : send_) {
@@ -236,10 +238,10 @@ void PeIpcq::accept_command(TileToken* token) {
   job->token = token;
   job->cmd = &r;
   job->chunks = chunk_count(r.dst.bytes(), cfg_.slot_bytes);
-  job->chunk_done.assign(job->chunks, false);
   job->start_ns = start;
   lane_enter(kRecvLane);
   RecvQueue& q = *it->second;
+  q.waiting.push_back(job.get());
   q.jobs.push_back(std::move(job));
   q.kick.notify(sc_core::SC_ZERO_TIME);
 }
@@ -361,8 +363,8 @@ void PeIpcq::send_loop(SendQueue* q) {
 
 void PeIpcq::recv_loop(RecvQueue* q) {
   for (;;) {
-    while (q->jobs.empty()) sc_core::wait(q->kick);
-    RecvJob& job = *q->jobs.front();
+    while (q->waiting.empty()) sc_core::wait(q->kick);
+    RecvJob& job = *q->waiting.front();
     const IpcqRecvCmd& r = *job.cmd;
     const uint64_t total = r.dst.bytes();
     for (uint64_t k = 0; k < job.chunks; ++k) {
@@ -378,12 +380,13 @@ void PeIpcq::recv_loop(RecvQueue* q) {
                   std::to_string(k));
       q->slots[slot] = SlotState::kDraining;
       q->head = (q->head + 1) % static_cast<unsigned>(q->slots.size());
+      if (r.forward) q->forwards.push_back({&job, k, false});
       consume_chunk(*q, job, k, slot, len);
     }
-    // Wait until every chunk of this job is consumed (and forwarded) before
-    // the next job takes slots, so jobs finish in order.
-    const uint64_t served = q->completed + 1;
-    while (q->completed < served) sc_core::wait(q->kick);
+    // Every chunk of this job is taken: the next job may start on the
+    // following slots while this one's chunks are still being consumed and
+    // forwarded (waiting for that could close a credit cycle around a ring).
+    q->waiting.pop_front();
   }
 }
 
@@ -457,23 +460,28 @@ void PeIpcq::consume_chunk(RecvQueue& q, RecvJob& job, uint64_t k, unsigned slot
 }
 
 void PeIpcq::chunk_consumed(RecvQueue& q, RecvJob& job, uint64_t k, uint64_t len) {
-  job.chunk_done[k] = true;
   ++job.done;
-  const IpcqRecvCmd& r = *job.cmd;
-  if (r.forward) {
-    // Forward the consumed chunks in order, each as its own slot-sized piece.
-    SendQueue& out = send_queue(r.forward_to);
-    while (job.next_forward < job.chunks && job.chunk_done[job.next_forward]) {
-      const uint64_t f = job.next_forward++;
+  if (job.cmd->forward) {
+    for (auto& f : q.forwards)
+      if (f.job == &job && f.chunk == k) f.ready = true;
+    // Forward every consumed chunk at the front of the stream, in order.
+    while (!q.forwards.empty() && q.forwards.front().ready) {
+      RecvJob& j = *q.forwards.front().job;
+      const uint64_t c = q.forwards.front().chunk;
+      q.forwards.pop_front();
+      const IpcqRecvCmd& r = *j.cmd;
+      SendQueue& out = send_queue(r.forward_to);
       SendJob s;
-      s.cmd_id = job.token->cmd_id;
-      s.src = r.dst.addr + f * cfg_.slot_bytes;
-      s.bytes = std::min<uint64_t>(cfg_.slot_bytes, r.dst.bytes() - f * cfg_.slot_bytes);
-      ++job.forwards_left;
+      s.cmd_id = j.token->cmd_id;
+      s.src = r.dst.addr + c * cfg_.slot_bytes;
+      s.bytes = std::min<uint64_t>(cfg_.slot_bytes, r.dst.bytes() - c * cfg_.slot_bytes);
+      ++j.forwarded;
+      ++j.forwards_left;
       RecvQueue* qp = &q;
-      s.on_done = [this, qp, &job] {
-        --job.forwards_left;
-        finish_recv(*qp, job);
+      RecvJob* jp = &j;
+      s.on_done = [this, qp, jp] {
+        --jp->forwards_left;
+        finish_recv(*qp, *jp);
       };
       out.jobs.push_back(std::move(s));
       out.kick.notify(sc_core::SC_ZERO_TIME);
@@ -485,12 +493,11 @@ void PeIpcq::chunk_consumed(RecvQueue& q, RecvJob& job, uint64_t k, uint64_t len
 
 void PeIpcq::finish_recv(RecvQueue& q, RecvJob& job) {
   if (job.done < job.chunks || job.forwards_left > 0) return;
-  if (job.cmd->forward && job.next_forward < job.chunks) return;
-  // Jobs finish in order: this is the front one (recv_loop waits for it).
-  std::unique_ptr<RecvJob> owned = std::move(q.jobs.front());
-  q.jobs.pop_front();
-  q.kick.notify(sc_core::SC_ZERO_TIME);
-  ++q.completed;
+  if (job.cmd->forward && job.forwarded < job.chunks) return;
+  auto it = std::find_if(q.jobs.begin(), q.jobs.end(),
+                         [&](const std::unique_ptr<RecvJob>& j) { return j.get() == &job; });
+  std::unique_ptr<RecvJob> owned = std::move(*it);
+  q.jobs.erase(it);
   finish_command(*owned->token, kRecvLane, owned->start_ns);
 }
 

@@ -108,9 +108,8 @@ class PeIpcq : public PeEngine {
   struct RecvJob {
     TileToken* token = nullptr;  // the recv command's token
     const IpcqRecvCmd* cmd = nullptr;
-    uint64_t chunks = 0, done = 0, next_forward = 0, forwards_left = 0;
+    uint64_t chunks = 0, done = 0, forwarded = 0, forwards_left = 0;
     double start_ns = 0;
-    std::vector<bool> chunk_done;
   };
   struct RecvQueue {
     PeAddr peer;
@@ -119,8 +118,17 @@ class PeIpcq : public PeEngine {
     std::vector<SlotState> slots;
     std::vector<uint64_t> slot_bytes;  // payload of a full slot
     unsigned head = 0;                 // next slot to consume
-    std::deque<std::unique_ptr<RecvJob>> jobs;
-    uint64_t completed = 0;  // jobs finished so far
+    std::deque<RecvJob*> waiting;                 // not started, in issue order
+    std::vector<std::unique_ptr<RecvJob>> jobs;  // every unfinished job
+    // Chunks to forward, in the order they came in: a chunk is forwarded
+    // once it and every chunk before it are consumed, so the stream a peer
+    // receives keeps this stream's order even when jobs overlap.
+    struct Forward {
+      RecvJob* job;
+      uint64_t chunk;
+      bool ready;
+    };
+    std::deque<Forward> forwards;
     sc_core::sc_event kick;
   };
 

@@ -54,6 +54,11 @@ struct BenchContext {
   Platform& platform;
   const BenchParams& params;
   bool data_mode = false;
+  // How the platform was configured (for benches that run child processes
+  // on variants of it): the topology file ("" = the embedded default) and
+  // the --set overrides, in order.
+  std::string topology_file;
+  std::vector<std::string> topology_overrides;
 };
 
 class Bench {

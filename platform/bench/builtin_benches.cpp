@@ -3,6 +3,7 @@
 #include "platform/bench/dma_bench.h"
 #include "platform/bench/gemm_bench.h"
 #include "platform/bench/gemm_strategies.h"
+#include "platform/bench/allreduce_bench.h"
 #include "platform/bench/gqa_decode_bench.h"
 #include "platform/bench/milestone_bench.h"
 #include "platform/bench/probe_bench.h"
@@ -16,6 +17,8 @@ BenchRegistry BenchRegistry::with_builtin_benches() {
   r.add(std::make_unique<GemmBench>());
   r.add(std::make_unique<GemmSweepBench>());
   r.add(std::make_unique<GqaDecodeBench>());
+  r.add(std::make_unique<AllReduceBench>());
+  r.add(std::make_unique<CclSweepBench>());
   r.add(std::make_unique<GemmStrategiesBench>());
   r.add(std::make_unique<MilestoneBench>());
   return r;

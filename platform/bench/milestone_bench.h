@@ -1,8 +1,9 @@
 // Bench `milestone`, the default study: every registered study at a modest
 // size on one elaborated platform, one after another, with one summary.
 // Today: the probe (no contention points), the GEMM study at 32x3072x32 in
-// every variant and gqa-decode (S_kv 1024, opt1/opt2/opt3); each capability that adds a study adds
-// it here.
+// every variant, gqa-decode (S_kv 1024, opt1/opt2/opt3) and the all-reduce
+// of the topology's natural algorithm at 96 KiB per PE; each capability that
+// adds a study adds it here.
 #pragma once
 
 #include "platform/bench/bench.h"

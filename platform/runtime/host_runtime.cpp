@@ -2,6 +2,7 @@
 
 #include "models/common/dtype_convert.h"
 #include "models/common/errors.h"
+#include "models/tcm/tcm_arena.h"
 #include "platform/fabric/pe.h"
 #include "platform/fabric/system.h"
 #include "platform/runtime/npy.h"
@@ -28,6 +29,50 @@ fw::Tensor HostRuntime::alloc_hbm(const PeId& pe, std::vector<int64_t> shape, DT
   used = start + t.h.bytes();
   t.h.addr = platform_.address_map().hbm(pe.sip, pe.cube, pe.pe, start);
   return t;
+}
+
+fw::Tensor HostRuntime::alloc_tcm(const PeId& pe, std::vector<int64_t> shape, DType dtype) {
+  fw::Tensor t;
+  t.h.id = ids_.next();
+  t.h.shape = std::move(shape);
+  t.h.dtype = dtype;
+  TcmArena& arena = platform_.pe(pe).tcm.arena();
+  uint64_t offset = 0;
+  try {
+    offset = arena.allocate(t.h.bytes());
+  } catch (const TcmOverflow& e) {
+    throw UsageError("TCM of PE " + std::to_string(pe.sip) + "." + std::to_string(pe.cube) + "." +
+                     std::to_string(pe.pe) + ": " + e.what());
+  }
+  tcm_users_.push_back(pe);
+  t.h.addr = platform_.address_map().tcm(pe.sip, pe.cube, pe.pe, offset);
+  return t;
+}
+
+fw::Tensor HostRuntime::alloc_sram(unsigned sip, unsigned cube, std::vector<int64_t> shape,
+                                   DType dtype, uint64_t align) {
+  fw::Tensor t;
+  t.h.id = ids_.next();
+  t.h.shape = std::move(shape);
+  t.h.dtype = dtype;
+  uint64_t& used = sram_used_[{sip, cube}];
+  const uint64_t start = (used + align - 1) / align * align;
+  const TopologyConfig& c = platform_.config();
+  const uint64_t cap = c.cube.sram.size_bytes - ipcq_sram_reserved(c);
+  if (start + t.h.bytes() > cap)
+    throw UsageError("SRAM of cube " + std::to_string(sip) + "." + std::to_string(cube) +
+                     " is full: cannot allocate " + std::to_string(t.h.bytes()) + " bytes (" +
+                     std::to_string(used) + " of " + std::to_string(cap) + " in use)");
+  used = start + t.h.bytes();
+  t.h.addr = platform_.address_map().sram(sip, cube, start);
+  return t;
+}
+
+void HostRuntime::release_all() {
+  hbm_used_.clear();
+  sram_used_.clear();
+  for (const PeId& pe : tcm_users_) platform_.pe(pe).tcm.arena().release_to(0);
+  tcm_users_.clear();
 }
 
 void HostRuntime::write(const fw::Tensor& t, const std::vector<float>& values) {

@@ -28,6 +28,16 @@ class HostRuntime {
   // A tensor in `pe`'s HBM, `align`-byte aligned. Throws UsageError when full.
   fw::Tensor alloc_hbm(const PeId& pe, std::vector<int64_t> shape, DType dtype = DType::kFp16,
                        uint64_t align = 64);
+  // A tensor in `pe`'s TCM, taken from its arena below what kernels allocate
+  // (kernels see it as data already there). Throws UsageError when full.
+  fw::Tensor alloc_tcm(const PeId& pe, std::vector<int64_t> shape, DType dtype = DType::kFp16);
+  // A tensor in a cube's SRAM (below PE_IPCQ's reserved top). Throws UsageError when full.
+  fw::Tensor alloc_sram(unsigned sip, unsigned cube, std::vector<int64_t> shape,
+                        DType dtype = DType::kFp16, uint64_t align = 64);
+  // Frees every host allocation (HBM, TCM, SRAM) at once, between the points
+  // of a sweep. Needs no kernel running.
+  void release_all();
+
   // Data mode (Platform::set_data_mode): fill and read tensors through the
   // host's backdoor (TLM transport_dbg; no simulated time). Values convert to
   // and from the tensor's dtype, rounding to nearest even. Memory that was
@@ -54,6 +64,8 @@ class HostRuntime {
   Platform& platform_;
   fw::IdSource ids_;
   std::map<std::tuple<unsigned, unsigned, unsigned>, uint64_t> hbm_used_;
+  std::map<std::pair<unsigned, unsigned>, uint64_t> sram_used_;
+  std::vector<PeId> tcm_users_;
   std::vector<std::unique_ptr<fw::Tl>> contexts_;
 };
 

@@ -64,7 +64,7 @@ TEST_P(IpcqRingSpace, ReduceLandsExactlyWhateverTheRingAndDestination) {
   Platform p(tiny());
   p.set_data_mode(true);
   HostRuntime rt(p);
-  const int64_t n = 4500;  // 18000 bytes: chunks 8192, 8192, 1616
+  const int64_t n = 45000;  // 180000 bytes: 21 chunks, the last 8192 * 21 - 180000 short
   fw::Tensor src = rt.alloc_hbm({0, 0, 0}, {n}, DType::kFp32);
   fw::Tensor acc_hbm = rt.alloc_hbm({0, 3, 1}, {n}, DType::kFp32);
   rt.write(src, iota(n, 3));

@@ -1,0 +1,528 @@
+#include "platform/bench/allreduce_bench.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "models/common/errors.h"
+#include "platform/config/topology_schema.h"
+#include "platform/fabric/cube_grid.h"
+#include "platform/fabric/pe.h"
+#include "platform/platform.h"
+#include "platform/runtime/host_runtime.h"
+
+extern char** environ;
+
+namespace kb {
+
+namespace {
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+uint64_t parse_bytes(const std::string& what, const std::string& text) {
+  Knob k;
+  k.path = what;
+  k.type = KnobType::kSize;
+  k.bound = Bound::kAtLeastOne;
+  k.max = uint64_t{1} << 36;
+  KnobValue v;
+  std::string error;
+  if (!TopologySchema::parse_value(k, text, &v, &error))
+    throw UsageError("--param " + what + "=" + text + ": " + error);
+  return v.u;
+}
+
+RingSpace parse_buffer(const std::string& text) {
+  for (RingSpace s : {RingSpace::kTcm, RingSpace::kHbm, RingSpace::kSram})
+    if (text == to_string(s)) return s;
+  throw UsageError("--param buffer=" + text + ": expected tcm, hbm or sram");
+}
+
+fw::AllReduceAlgo parse_algo(const std::string& text, const TopologyConfig& cfg) {
+  if (text == "auto") return fw::natural_allreduce(cfg.sip.topology);
+  if (auto a = fw::parse_allreduce_algo(text)) return *a;
+  throw UsageError("--param algo=" + text + ": expected one of " +
+                   fw::allreduce_algo_names());
+}
+
+// ---- the α-β model -----------------------------------------------------------
+
+double memory_latency(const TopologyConfig& c, RingSpace s) {
+  switch (s) {
+    case RingSpace::kTcm:
+      return c.pe.tcm.latency_ns;
+    case RingSpace::kHbm:
+      return c.pe.hbm.access_latency_ns;
+    case RingSpace::kSram:
+      return c.cube.sram.latency_ns;
+  }
+  return 0;
+}
+
+double link_bw(const LinkConfig& l) {
+  return l.bandwidth_gbps * static_cast<double>(l.packet_bytes) /
+         static_cast<double>(l.packet_bytes + l.header_bytes);
+}
+
+struct Model {
+  const TopologyConfig& c;
+  RingSpace buffer;
+  CubeGrid grid{c.sip.cubes_x, c.sip.cubes_y, c.sip.topology};
+
+  // One-way latency of a PE -> PE path crossing `hops` cube links.
+  double path_ns(unsigned hops) const {
+    return 2 * c.pe.xbar_latency_ns + 2 * c.cube.pe_link.latency_ns +
+           (hops + 1) * c.cube.router_latency_ns + hops * c.sip.cube_link.latency_ns;
+  }
+  // α of a step across `hops` cube links: DMA setup, data path, memory, doorbell.
+  double alpha(unsigned hops) const {
+    return c.pe.dma.setup_ns + path_ns(hops) + memory_latency(c, buffer) + path_ns(hops);
+  }
+  double beta_cube() const {
+    return 1.0 / std::min(link_bw(c.sip.cube_link), link_bw(c.cube.pe_link));
+  }
+  double beta_intra() const { return 1.0 / link_bw(c.cube.pe_link); }
+  unsigned hops(const PeAddr& a, const PeAddr& b) const {
+    return a.cube == b.cube ? 0 : grid.hops(a.cube, b.cube);
+  }
+  // The slowest step of a ring: the most cube hops between neighbours.
+  unsigned ring_hops(const std::vector<PeAddr>& ring) const {
+    unsigned h = 0;
+    for (size_t i = 0; i < ring.size(); ++i) h = std::max(h, hops(ring[i], ring[(i + 1) % ring.size()]));
+    return h;
+  }
+  double beta_for(unsigned hops) const { return hops ? beta_cube() : beta_intra(); }
+};
+
+std::vector<PeAddr> ring_members(const fw::CollectiveGroup& g,
+                                 fw::RingView (fw::CollectiveGroup::*which)(const PeAddr&) const,
+                                 const PeAddr& start) {
+  std::vector<PeAddr> ring{start};
+  for (;;) {
+    const PeAddr next = (g.*which)(ring.back()).right;
+    if (next == start) return ring;
+    ring.push_back(next);
+  }
+}
+
+}  // namespace
+
+AlphaBeta allreduce_alpha_beta(const TopologyConfig& cfg, fw::AllReduceAlgo algo,
+                               const fw::CollectiveGroup& g, RingSpace buffer,
+                               uint64_t bytes_per_pe) {
+  Model m{cfg, buffer};
+  AlphaBeta ab;
+  ab.alpha_ns = m.alpha(1);
+  ab.beta_ns_per_byte = m.beta_cube();
+  ab.alpha_intra_ns = m.alpha(0);
+  ab.beta_intra_ns_per_byte = m.beta_intra();
+  const double n = static_cast<double>(bytes_per_pe);
+  const double p = g.size();
+  const PeAddr first = g.member(0);
+  auto ring_term = [&](const std::vector<PeAddr>& ring, double bytes) {
+    const double k = static_cast<double>(ring.size());
+    if (k <= 1) return 0.0;
+    const unsigned h = m.ring_hops(ring);
+    return 2 * (k - 1) * m.alpha(h) + 2 * (k - 1) / k * bytes * m.beta_for(h);
+  };
+  std::ostringstream f;
+  switch (algo) {
+    case fw::AllReduceAlgo::kRing:
+      ab.total_ns = ring_term(g.members(), n);
+      f << "2(p-1)a + 2(p-1)/p n b, p=" << p;
+      break;
+    case fw::AllReduceAlgo::kRingBidir:
+      if (p <= 2) {
+        ab.total_ns = ring_term(g.members(), n);
+      } else {
+        ab.total_ns = ring_term(g.members(), n / 2);
+      }
+      f << "2(p-1)a + 2(p-1)/p (n/2) b, p=" << p;
+      break;
+    case fw::AllReduceAlgo::kTwoD: {
+      const auto row = ring_members(g, &fw::CollectiveGroup::row_ring, first);
+      const auto col = ring_members(g, &fw::CollectiveGroup::column_ring, first);
+      const double X = static_cast<double>(row.size()), Y = static_cast<double>(col.size());
+      ab.total_ns = 2 * (X - 1) * m.alpha(m.ring_hops(row)) +
+                    2 * (Y - 1) * m.alpha(m.ring_hops(col)) +
+                    2 * (X * Y - 1) / (X * Y) * n * m.beta_cube();
+      f << "2(X-1)a_x + 2(Y-1)a_y + 2(XY-1)/(XY) n b, X=" << X << " Y=" << Y;
+      break;
+    }
+    case fw::AllReduceAlgo::kHierarchical: {
+      const auto cube = ring_members(g, &fw::CollectiveGroup::cube_ring, first);
+      const double P = static_cast<double>(cube.size()), C = g.cubes();
+      double inter = 0;
+      if (fw::natural_allreduce(cfg.sip.topology) == fw::AllReduceAlgo::kRing) {
+        const auto ring = ring_members(g, &fw::CollectiveGroup::inter_cube_ring, first);
+        inter = 2 * (C - 1) * m.alpha(m.ring_hops(ring));
+      } else {
+        const auto row = ring_members(g, &fw::CollectiveGroup::inter_cube_row, first);
+        const auto col = ring_members(g, &fw::CollectiveGroup::inter_cube_column, first);
+        inter = 2 * (static_cast<double>(row.size()) - 1) * m.alpha(m.ring_hops(row)) +
+                2 * (static_cast<double>(col.size()) - 1) * m.alpha(m.ring_hops(col));
+      }
+      // The P inter-cube all-reduces (n/P each) share the cube links.
+      inter += 2 * (C - 1) / C * n * m.beta_cube();
+      ab.total_ns = ring_term(cube, n) + inter;
+      f << "intra 2(P-1)a_i + 2(P-1)/P n b_i; inter 2(X+Y-2)a (or 2(C-1)a) + 2(C-1)/C n b, P=" << P
+        << " C=" << C;
+      break;
+    }
+    case fw::AllReduceAlgo::kChain: {
+      const double c = std::min<double>(n, static_cast<double>(cfg.pe.ipcq.slot_bytes));
+      unsigned h = 0;
+      for (unsigned i = 0; i + 1 < g.size(); ++i) h = std::max(h, m.hops(g.member(i), g.member(i + 1)));
+      ab.total_ns = p <= 1 ? 0 : 2 * ((p - 1) * m.alpha(h) + (n + (p - 2) * c) * m.beta_for(h));
+      f << "2((p-1)a + (n + (p-2)c) b), slot c=" << c << ", p=" << p;
+      break;
+    }
+    case fw::AllReduceAlgo::kBinomial: {
+      double t = 0;
+      unsigned levels = 0;
+      for (unsigned mask = 1; mask < g.size(); mask <<= 1, ++levels) {
+        unsigned h = 0;
+        for (unsigned i = 0; i + mask < g.size(); i += 2 * mask)
+          h = std::max(h, m.hops(g.member(i), g.member(i + mask)));
+        t += m.alpha(h) + n * m.beta_for(h);
+      }
+      ab.total_ns = 2 * t;
+      f << "2 sum over " << levels << " levels (a_level + n b)";
+      break;
+    }
+  }
+  ab.formula = f.str();
+  return ab;
+}
+
+// ---- allreduce ---------------------------------------------------------------
+
+std::vector<ParamSpec> AllReduceBench::params() const {
+  return {{"algo", "auto",
+           std::string("algorithm(s), comma-separated: ") + fw::allreduce_algo_names() +
+               " (auto: ring on a ring, 2d on a mesh or torus)"},
+          {"bytes_per_pe", "96KiB", "vector size per PE, comma-separated list (e.g. 64KiB,1MiB)"},
+          {"buffer", "tcm",
+           "where the vectors and the IPCQ receive rings live: tcm, hbm or sram (list)"},
+          {"pes_per_cube", "auto",
+           "PEs 0..P-1 of every cube take part (auto: 1, and every PE for hierarchical)"},
+          {"sip", "0", "the SIP whose PEs take part"}};
+}
+
+namespace {
+
+struct PointSpec {
+  fw::AllReduceAlgo algo;
+  RingSpace buffer;
+  uint64_t bytes;
+};
+
+float input_value(unsigned rank, int64_t i) {
+  // Small integers: every partial sum is exact in fp32.
+  return static_cast<float>((static_cast<int64_t>(rank) * 131 + i * 7) % 61 - 30);
+}
+
+nlohmann::json run_point(BenchContext& ctx, HostRuntime& rt, const PointSpec& ps,
+                         unsigned pes_param, unsigned sip, std::string* skip) {
+  Platform& platform = ctx.platform;
+  const TopologyConfig& cfg = platform.config();
+  const unsigned P = pes_param ? pes_param
+                               : (ps.algo == fw::AllReduceAlgo::kHierarchical ? cfg.cube.pes : 1);
+  fw::CollectiveGroup group(cfg, sip, P);
+  const unsigned p = group.size();
+  const int64_t n = static_cast<int64_t>(ps.bytes / 4);
+  nlohmann::json pt = {{"algo", fw::to_string(ps.algo)},
+                       {"topology", to_string(cfg.sip.topology)},
+                       {"buffer", to_string(ps.buffer)},
+                       {"bytes_per_pe", ps.bytes},
+                       {"p", p},
+                       {"pes_per_cube", P}};
+  if (n < static_cast<int64_t>(p)) {
+    *skip = "fewer elements than PEs";
+    return pt;
+  }
+  // One fp32 vector per member in the chosen memory.
+  rt.release_all();
+  std::map<PeAddr, fw::Tensor> data;
+  try {
+    for (const PeAddr& a : group.members()) {
+      const PeId id{a.sip, a.cube, a.pe};
+      switch (ps.buffer) {
+        case RingSpace::kTcm:
+          data[a] = rt.alloc_tcm(id, {n}, DType::kFp32);
+          break;
+        case RingSpace::kHbm:
+          data[a] = rt.alloc_hbm(id, {n}, DType::kFp32);
+          break;
+        case RingSpace::kSram:
+          data[a] = rt.alloc_sram(a.sip, a.cube, {n}, DType::kFp32);
+          break;
+      }
+    }
+  } catch (const UsageError& e) {
+    *skip = std::string("does not fit: ") + e.what();
+    rt.release_all();
+    return pt;
+  }
+  if (ps.buffer == RingSpace::kTcm) {
+    // The kernel needs TCM for IPCQ staging only outside TCM; keep 64 KiB spare.
+    const uint64_t free = platform.pe({sip, 0, 0}).tcm.arena().capacity() -
+                          platform.pe({sip, 0, 0}).tcm.arena().used();
+    if (free < 64 * 1024) {
+      *skip = "does not fit: TCM left for the kernel is " + std::to_string(free) + " bytes";
+      rt.release_all();
+      return pt;
+    }
+  }
+  if (ctx.data_mode)
+    for (const PeAddr& a : group.members()) {
+      const unsigned r = group.rank_of(a);
+      std::vector<float> v(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = input_value(r, i);
+      rt.write(data[a], v);
+    }
+  uint64_t cmds0 = 0, chunks0 = 0;
+  platform.for_each_pe([&](Pe& pe) {
+    cmds0 += pe.ipcq.stats().commands;
+    chunks0 += pe.ipcq.stats().chunks_sent;
+  });
+  const Platform::Traffic tr0 = platform.traffic();
+  const double t0 = platform.now_ns();
+  double t_end = t0;
+  fw::AllReduceArgs args;
+  args.algo = ps.algo;
+  args.ring_space = ps.buffer;
+  std::vector<PeId> pes;
+  for (const PeAddr& a : group.members()) pes.push_back({a.sip, a.cube, a.pe});
+  rt.launch_on(pes, [&](fw::Tl& tl) {
+    fw::allreduce(tl, group, args, data.at(tl.self()));
+    t_end = std::max(t_end, tl.now_ns());
+  });
+  rt.run();
+  uint64_t cmds = 0, chunks = 0;
+  platform.for_each_pe([&](Pe& pe) {
+    cmds += pe.ipcq.stats().commands;
+    chunks += pe.ipcq.stats().chunks_sent;
+  });
+  const Platform::Traffic tr = platform.traffic();
+  const double latency = t_end - t0;
+  const AlphaBeta ab = allreduce_alpha_beta(cfg, ps.algo, group, ps.buffer, ps.bytes);
+  const double algbw = static_cast<double>(ps.bytes) / latency;
+  pt["latency_ns"] = latency;
+  pt["analytic_ns"] = ab.total_ns;
+  pt["measured_over_analytic"] = latency / ab.total_ns;
+  pt["alpha_ns"] = ab.alpha_ns;
+  pt["beta_ns_per_byte"] = ab.beta_ns_per_byte;
+  pt["formula"] = ab.formula;
+  pt["algbw_gbps"] = algbw;
+  pt["busbw_gbps"] = algbw * 2.0 * (p - 1) / p;
+  pt["ipcq_ops"] = cmds - cmds0;
+  pt["ipcq_chunks"] = chunks - chunks0;
+  pt["link_bytes"] = tr.link_bytes - tr0.link_bytes;
+  pt["cube_link_bytes"] = tr.cube_link_bytes - tr0.cube_link_bytes;
+  if (ctx.data_mode) {
+    std::vector<float> want(static_cast<size_t>(n), 0.0f);
+    for (unsigned r = 0; r < p; ++r)
+      for (int64_t i = 0; i < n; ++i) want[static_cast<size_t>(i)] += input_value(r, i);
+    bool correct = true;
+    unsigned wrong_pes = 0;
+    for (const PeAddr& a : group.members()) {
+      const std::vector<float> got = rt.read(data[a]);
+      const bool ok = got == want;
+      if (!ok && correct) {
+        // The first difference, to say where a wrong sum starts.
+        size_t i = 0;
+        while (got[i] == want[i]) ++i;
+        pt["first_wrong"] = {{"pe", to_string(a)},
+                             {"element", i},
+                             {"got", got[i]},
+                             {"want", want[i]}};
+      }
+      correct = correct && ok;
+      wrong_pes += ok ? 0 : 1;
+    }
+    pt["correct"] = correct;
+    if (!correct) pt["wrong_pes"] = wrong_pes;
+  }
+  rt.release_all();
+  return pt;
+}
+
+std::string table_cell_correct(const nlohmann::json& pt) {
+  if (!pt.contains("correct")) return "-";
+  return pt["correct"].get<bool>() ? "yes" : "NO";
+}
+
+}  // namespace
+
+BenchResult AllReduceBench::run(BenchContext& ctx) {
+  const BenchParams& prm = ctx.params;
+  const TopologyConfig& cfg = ctx.platform.config();
+  std::vector<fw::AllReduceAlgo> algos;
+  for (const std::string& a : split(prm.str("algo"))) algos.push_back(parse_algo(a, cfg));
+  std::vector<RingSpace> buffers;
+  for (const std::string& b : split(prm.str("buffer"))) buffers.push_back(parse_buffer(b));
+  std::vector<uint64_t> sizes;
+  for (const std::string& s : split(prm.str("bytes_per_pe"))) {
+    const uint64_t b = parse_bytes("bytes_per_pe", s);
+    if (b % 4 != 0)
+      throw UsageError("--param bytes_per_pe=" + s + ": must be a whole number of fp32 elements");
+    sizes.push_back(b);
+  }
+  if (algos.empty() || buffers.empty() || sizes.empty())
+    throw UsageError("allreduce: algo, buffer and bytes_per_pe need at least one value each");
+  unsigned pes = 0;
+  if (prm.str("pes_per_cube") != "auto") {
+    const long long v = prm.integer("pes_per_cube");
+    if (v < 1 || v > static_cast<long long>(cfg.cube.pes))
+      throw UsageError("--param pes_per_cube must be 1.." + std::to_string(cfg.cube.pes) +
+                       " or auto");
+    pes = static_cast<unsigned>(v);
+  }
+  const long long sip = prm.integer("sip");
+  if (sip < 0 || sip >= static_cast<long long>(cfg.system.n_sips))
+    throw UsageError("--param sip must be 0.." + std::to_string(cfg.system.n_sips - 1));
+
+  HostRuntime rt(ctx.platform);
+  BenchResult res;
+  SummaryTable table{"all-reduce on " + cfg.name + " (" + to_string(cfg.sip.topology) + " cube links)",
+                     {"algo", "buffer", "bytes/PE", "p", "latency_ns", "analytic_ns", "meas/model",
+                      "busbw_GB/s", "ipcq_ops", "cube_link_MB", "correct"},
+                     {}};
+  for (auto algo : algos)
+    for (auto buffer : buffers)
+      for (uint64_t bytes : sizes) {
+        std::string skip;
+        nlohmann::json pt = run_point(ctx, rt, {algo, buffer, bytes}, pes,
+                                      static_cast<unsigned>(sip), &skip);
+        if (!skip.empty()) {
+          pt["skipped"] = skip;
+          table.rows.push_back({fw::to_string(algo), to_string(buffer), format_size(bytes),
+                                std::to_string(pt["p"].get<unsigned>()), "skipped", "-", "-",
+                                "-", "-", "-", skip.substr(0, 40)});
+        } else {
+          table.rows.push_back(
+              {fw::to_string(algo), to_string(buffer), format_size(bytes),
+               std::to_string(pt["p"].get<unsigned>()), fmt(pt["latency_ns"], 1),
+               fmt(pt["analytic_ns"], 1), fmt(pt["measured_over_analytic"], 3),
+               fmt(pt["busbw_gbps"], 1), std::to_string(pt["ipcq_ops"].get<uint64_t>()),
+               fmt(pt["cube_link_bytes"].get<double>() / 1e6, 2), table_cell_correct(pt)});
+        }
+        res.points.push_back(pt);
+      }
+  res.tables.push_back(table);
+  if (res.points.size() == 1) res.metrics = res.points[0];
+  return res;
+}
+
+// ---- ccl-sweep ---------------------------------------------------------------
+
+std::vector<ParamSpec> CclSweepBench::params() const {
+  return {{"algo", "ring,ring_bidir,2d,hierarchical,chain,binomial", "algorithms (list)"},
+          {"topologies", "mesh,ring,torus2d", "cube-link topologies (list; one process each)"},
+          {"buffer", "tcm,hbm,sram", "buffer kinds (list)"},
+          {"bytes_per_pe", "4KiB,16KiB,64KiB,96KiB,256KiB,1MiB,4MiB", "sizes per PE (list)"},
+          {"pes_per_cube", "auto", "as for allreduce"}};
+}
+
+namespace {
+
+std::string self_exe() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw SimulationError("ccl-sweep: cannot find its own executable: " + ec.message());
+  return p.string();
+}
+
+// Runs `argv` and waits; returns its exit status (or -1).
+int run_child(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), environ) != 0) return -1;
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+BenchResult CclSweepBench::run(BenchContext& ctx) {
+  const BenchParams& prm = ctx.params;
+  std::vector<std::string> topologies = split(prm.str("topologies"));
+  for (const auto& t : topologies)
+    if (t != "mesh" && t != "ring" && t != "torus2d")
+      throw UsageError("--param topologies=" + t + ": expected mesh, ring or torus2d");
+  const std::string exe = self_exe();
+  char tmpl[] = "/tmp/kb_ccl_sweep_XXXXXX";
+  if (!mkdtemp(tmpl)) throw SimulationError("ccl-sweep: cannot create a temporary directory");
+  const std::string dir = tmpl;
+  BenchResult res;
+  SummaryTable table{"ccl-sweep: latency_ns (meas/model) per topology and buffer",
+                     {"algo", "buffer", "bytes/PE"},
+                     {}};
+  std::map<std::tuple<std::string, std::string, uint64_t>, std::map<std::string, std::string>>
+      cells;
+  std::vector<std::tuple<std::string, std::string, uint64_t>> order;
+  for (const std::string& topo : topologies) {
+    table.headers.push_back(topo);
+    const std::string json = dir + "/" + topo + ".json";
+    std::vector<std::string> argv = {exe, "--quiet", "--bench", "allreduce", "--json", json};
+    if (!ctx.topology_file.empty()) argv.insert(argv.end(), {"--topology", ctx.topology_file});
+    for (const auto& s : ctx.topology_overrides) argv.insert(argv.end(), {"--set", s});
+    argv.insert(argv.end(), {"--set", "sip.topology=" + topo});
+    for (const char* k : {"algo", "buffer", "bytes_per_pe", "pes_per_cube"})
+      argv.insert(argv.end(), {"--param", std::string(k) + "=" + prm.str(k)});
+    if (ctx.data_mode) argv.emplace_back("--data");
+    const int rc = run_child(argv);
+    if (rc != 0) {
+      std::filesystem::remove_all(dir);
+      throw SimulationError("ccl-sweep: the " + topo + " run exited with " + std::to_string(rc) +
+                            " (rerun it alone: kernbench --bench allreduce --set sip.topology=" +
+                            topo + ")");
+    }
+    std::ifstream in(json);
+    const nlohmann::json j = nlohmann::json::parse(in);
+    for (const auto& pt : j.at("points")) {
+      res.points.push_back(pt);
+      const auto key = std::make_tuple(pt.at("algo").get<std::string>(),
+                                       pt.at("buffer").get<std::string>(),
+                                       pt.at("bytes_per_pe").get<uint64_t>());
+      if (!cells.count(key)) order.push_back(key);
+      cells[key][topo] = pt.contains("skipped")
+                             ? "skipped"
+                             : fmt(pt.at("latency_ns"), 0) + " (" +
+                                   fmt(pt.at("measured_over_analytic"), 2) + ")";
+    }
+  }
+  std::filesystem::remove_all(dir);
+  for (const auto& key : order) {
+    std::vector<std::string> row = {std::get<0>(key), std::get<1>(key),
+                                    format_size(std::get<2>(key))};
+    for (const auto& topo : topologies) {
+      auto it = cells[key].find(topo);
+      row.push_back(it == cells[key].end() ? "-" : it->second);
+    }
+    table.rows.push_back(row);
+  }
+  res.tables.push_back(table);
+  return res;
+}
+
+}  // namespace kb

@@ -1,0 +1,60 @@
+// All-reduce kernels on PE_IPCQ: exact sums on every PE for every algorithm,
+// topology and buffer kind; the α-β model; the ccl bench outputs.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "firmware/kernels/allreduce.h"
+#include "platform/bench/allreduce_bench.h"
+#include "platform/bench/bench.h"
+#include "platform/config/topology_loader.h"
+#include "platform/fabric/pe.h"
+#include "platform/platform.h"
+#include "platform/runtime/host_runtime.h"
+#include "tests/support/test_support.h"
+
+namespace kb {
+namespace {
+
+TopologyConfig topo(const std::string& file, std::vector<std::string> overrides = {}) {
+  return load_topology_file(test::source_path("topologies/" + file), overrides);
+}
+
+BenchResult run_allreduce(Platform& p, const std::vector<std::string>& params, bool data) {
+  AllReduceBench bench;
+  BenchParams prm("allreduce", bench.params(), params);
+  BenchContext ctx{p, prm, data, "", {}};
+  return bench.run(ctx);
+}
+
+// Every algorithm, every buffer kind, at sizes that are a multiple of
+// neither the slot size nor the PE count (1028 B, 37 KiB + 12 B) and one
+// that spans many slots (192 KiB): every PE ends with the exact sum.
+class AllReduceExact : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(AllReduceExact, EveryAlgorithmGivesTheExactSumOnEveryPe) {
+  Platform p(topo("tiny.yaml", {"sip.topology=" + GetParam()}));
+  p.set_data_mode(true);
+  const BenchResult r = run_allreduce(
+      p,
+      {"algo=ring,ring_bidir,2d,hierarchical,chain,binomial", "buffer=tcm,hbm,sram",
+       "bytes_per_pe=1028,37900,192KiB"},
+      true);
+  ASSERT_EQ(r.points.size(), 6u * 3u * 3u);
+  for (const auto& pt : r.points) {
+    SCOPED_TRACE(pt.dump());
+    ASSERT_FALSE(pt.contains("skipped"));
+    EXPECT_TRUE(pt.at("correct").get<bool>());
+    EXPECT_GT(pt.at("latency_ns").get<double>(), 0.0);
+    EXPECT_GT(pt.at("ipcq_ops").get<uint64_t>(), 0u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Topologies, AllReduceExact,
+                         ::testing::Values("mesh", "ring", "torus2d"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace kb
