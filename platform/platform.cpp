@@ -85,6 +85,11 @@ double Platform::run() {
   return now_ns();
 }
 
+void Platform::set_op_log_enabled(bool on) {
+  op_log_enabled_ = on;
+  for_each_pe([&](Pe& pe) { pe.set_op_log(on ? op_log_.get() : nullptr); });
+}
+
 void Platform::for_each_pe(const std::function<void(Pe&)>& fn) {
   for (unsigned s = 0; s < system_->num_sips(); ++s)
     for (unsigned c = 0; c < system_->sip(s).num_cubes(); ++c)

@@ -78,6 +78,9 @@ class Platform {
 
   // One record per engine stage, for every PE (see models/trace/op_log.h).
   OpLog& op_log() { return *op_log_; }
+  // Recording is on from construction; off, the engines record nothing.
+  void set_op_log_enabled(bool on);
+  bool op_log_enabled() const { return op_log_enabled_; }
 
   // A one-screen description: SIPs, cubes, PEs, links and bandwidths.
   std::string describe() const;
@@ -88,6 +91,7 @@ class Platform {
   TopologyConfig cfg_;
   AddressMap map_;
   std::unique_ptr<OpLog> op_log_;
+  bool op_log_enabled_ = true;
   std::unique_ptr<System> system_;
 };
 

@@ -97,6 +97,18 @@ void PeIpcq::fault(uint64_t cmd_id, const std::string& why) const {
   throw SimulationError(msg.str());  // not reached: the report policy throws
 }
 
+uint64_t PeIpcq::ring_capacity(RingSpace s) const {
+  switch (s) {
+    case RingSpace::kTcm:
+      return regions_.tcm_bytes;
+    case RingSpace::kHbm:
+      return regions_.hbm_bytes;
+    case RingSpace::kSram:
+      return regions_.sram_bytes;
+  }
+  return 0;
+}
+
 uint64_t PeIpcq::ring_region(RingSpace s) const {
   switch (s) {
     case RingSpace::kTcm:
@@ -263,11 +275,12 @@ void PeIpcq::open(TileToken* token, const IpcqOpenCmd& cmd) {
     RecvQueue& q = *slot;
     if (!q.slots.empty())
       fault(token->cmd_id, "a ring for peer " + to_string(peer) + " is already open");
-    if (ring_used_[space] + ring > cfg_.ring_bytes)
+    if (ring_used_[space] + ring > ring_capacity(cmd.space))
       fault(token->cmd_id, "no room for another ring in " + std::string(to_string(cmd.space)) +
                                ": " + std::to_string(ring_used_[space] / ring) + " rings of " +
-                               std::to_string(ring) + " bytes fill pe.ipcq.ring_bytes = " +
-                               std::to_string(cfg_.ring_bytes));
+                               std::to_string(ring) + " bytes fill its region of " +
+                               std::to_string(ring_capacity(cmd.space)) +
+                               " bytes (pe.ipcq.ring_bytes)");
     q.space = cmd.space;
     q.ring_base = ring_region(cmd.space) + ring_used_[space];
     ring_used_[space] += ring;

@@ -48,9 +48,10 @@
 
 namespace kb {
 
-// The base address of this PE's ring region (ring_bytes) in each memory.
+// This PE's ring region in each memory it may hold receive rings in.
 struct IpcqRegions {
-  uint64_t tcm = 0, hbm = 0, sram = 0;
+  uint64_t tcm = 0, hbm = 0, sram = 0;                    // base addresses
+  uint64_t tcm_bytes = 0, hbm_bytes = 0, sram_bytes = 0;  // region sizes
 };
 
 class PeIpcq : public PeEngine {
@@ -152,6 +153,7 @@ class PeIpcq : public PeEngine {
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   void deliver(const Message& m);
   uint64_t ring_region(RingSpace s) const;
+  uint64_t ring_capacity(RingSpace s) const;
   [[noreturn]] void fault(uint64_t cmd_id, const std::string& why) const;
 
   IpcqConfig cfg_;

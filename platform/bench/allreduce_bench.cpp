@@ -89,9 +89,20 @@ struct Model {
     return 2 * c.pe.xbar_latency_ns + 2 * c.cube.pe_link.latency_ns +
            (hops + 1) * c.cube.router_latency_ns + hops * c.sip.cube_link.latency_ns;
   }
-  // α of a step across `hops` cube links: DMA setup, data path, memory, doorbell.
+  // Store-and-forward: a DMA burst (at most one slot) is serialised whole on
+  // every link it crosses; all but the slowest link add that to the step.
+  double forward_ns(unsigned hops) const {
+    const double burst = static_cast<double>(
+        std::min(c.pe.dma.burst_bytes, c.pe.ipcq.slot_bytes));
+    const double pe = burst / link_bw(c.cube.pe_link), cube = burst / link_bw(c.sip.cube_link);
+    const double links = 2 * pe + hops * cube;
+    return links - (hops ? std::max(pe, cube) : pe);
+  }
+  // α of a step across `hops` cube links: DMA setup, data path (per-hop
+  // latencies and store-and-forward), the buffer's access latency, doorbell.
   double alpha(unsigned hops) const {
-    return c.pe.dma.setup_ns + path_ns(hops) + memory_latency(c, buffer) + path_ns(hops);
+    return c.pe.dma.setup_ns + path_ns(hops) + forward_ns(hops) + memory_latency(c, buffer) +
+           path_ns(hops);
   }
   double beta_cube() const {
     return 1.0 / std::min(link_bw(c.sip.cube_link), link_bw(c.cube.pe_link));

@@ -17,7 +17,8 @@ namespace kb {
 // The α-β model of one all-reduce, from the configured latencies and
 // bandwidths (never from a measurement). α is what one step pays before its
 // first byte lands and is announced: DMA setup, the data path's per-hop
-// latencies (crossbars, PE links, routers, cube links) and the buffer's access
+// latencies (crossbars, PE links, routers, cube links) and its store-and-
+// forward of one DMA burst on every link but the slowest, the buffer's access
 // latency, then the doorbell's trip over the same path. β is the inverse of
 // the narrowest bandwidth of the path. A step that crosses several cube links
 // (a mesh's wrap, a binomial partner further away) pays α for that many hops.
@@ -44,6 +45,7 @@ class AllReduceBench : public Bench {
            "--data checks the exact sum on every PE";
   }
   std::vector<ParamSpec> params() const override;
+  bool uses_op_log() const override { return false; }
   BenchResult run(BenchContext& ctx) override;
 };
 
@@ -55,6 +57,7 @@ class CclSweepBench : public Bench {
            "sram) x size 4 KiB..4 MiB per PE; one child process per topology";
   }
   std::vector<ParamSpec> params() const override;
+  bool uses_op_log() const override { return false; }
   BenchResult run(BenchContext& ctx) override;
 };
 

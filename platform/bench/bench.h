@@ -67,6 +67,9 @@ class Bench {
   virtual std::string name() const = 0;
   virtual std::string description() const = 0;
   virtual std::vector<ParamSpec> params() const { return {}; }
+  // Whether run() reads the op log. When it does not and no --oplog/--trace
+  // asks for it, the CLI turns recording off (large runs make millions).
+  virtual bool uses_op_log() const { return true; }
   virtual BenchResult run(BenchContext& ctx) = 0;
 };
 

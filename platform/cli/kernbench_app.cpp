@@ -149,6 +149,8 @@ int run(int argc, char* argv[]) {
     return kExitOk;
   }
   platform.set_data_mode(o.data);
+  if (!bench->uses_op_log() && o.oplog.empty() && o.trace.empty())
+    platform.set_op_log_enabled(false);
   std::unique_ptr<VcdTracer> vcd;
   if (!o.vcd.empty())
     vcd = std::make_unique<VcdTracer>(o.vcd,
@@ -170,8 +172,11 @@ int run(int argc, char* argv[]) {
   j["metrics"] = result.metrics;
   j["points"] = result.points;
   j["stats"] = platform.stats();
-  j["op_log"] = {{"records", platform.op_log().records().size()},
-                 {"fnv1a64", platform.op_log().hash()}};
+  if (platform.op_log_enabled())
+    j["op_log"] = {{"records", platform.op_log().records().size()},
+                   {"fnv1a64", platform.op_log().hash()}};
+  else
+    j["op_log"] = {{"enabled", false}};
 
   if (!o.quiet) {
     for (const auto& t : result.tables) std::cout << t.render() << "\n";

@@ -635,12 +635,19 @@ class Loader {
                             text("pe.tcm.size_bytes") + " (the rest is arena and staging)";
       fail_cross({{"pe.ipcq.ring_bytes", m}, {"pe.tcm.size_bytes", m}});
     }
-    if (ring > size / 2 || ring > u("cube.sram.size_bytes") / (2 * u("cube.pes"))) {
+    if (ring > size / 2) {
       const std::string m = "pe.ipcq.ring_bytes = " + text("pe.ipcq.ring_bytes") +
-                            " must be at most half of pe.hbm.size_bytes and half of a PE's share "
-                            "of cube.sram.size_bytes (" +
-                            text("cube.sram.size_bytes") + " / " + text("cube.pes") + ")";
-      fail_cross({{"pe.ipcq.ring_bytes", m}, {"cube.sram.size_bytes", m}});
+                            " must be at most half of pe.hbm.size_bytes = " +
+                            text("pe.hbm.size_bytes");
+      fail_cross({{"pe.ipcq.ring_bytes", m}, {"pe.hbm.size_bytes", m}});
+    }
+    // In the cube SRAM a PE's ring region is capped at half its share.
+    if (slot > u("cube.sram.size_bytes") / (2 * u("cube.pes")) / slots) {
+      const std::string m = "one ring of slots * slot_bytes = " + text("pe.ipcq.slots") + " * " +
+                            text("pe.ipcq.slot_bytes") +
+                            " does not fit half of a PE's share of cube.sram.size_bytes (" +
+                            text("cube.sram.size_bytes") + " / " + text("cube.pes") + " / 2)";
+      fail_cross({{"pe.ipcq.slot_bytes", m}, {"pe.ipcq.slots", m}, {"cube.sram.size_bytes", m}});
     }
   }
 

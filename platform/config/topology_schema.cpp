@@ -190,9 +190,9 @@ std::vector<Knob> build_topology_knobs() {
         "PE_MATH: elements per cycle (latency = ceil(elements / lanes) cycles)");
   b.add("pe.scheduler.staging_buffers", T::kUint, "8", B::kAtLeastOne,
         "PE_SCHEDULER: TCM staging buffers = tile tokens in flight per PE");
-  b.add("pe.ipcq.slots", T::kUint, "4", B::kAtLeastOne,
+  b.add("pe.ipcq.slots", T::kUint, "32", B::kAtLeastOne,
         "PE_IPCQ: slots per receive ring (credits a sender holds towards one receiver)");
-  b.add("pe.ipcq.slot_bytes", T::kSize, "8KiB", B::kAtLeastOne,
+  b.add("pe.ipcq.slot_bytes", T::kSize, "512", B::kAtLeastOne,
         "PE_IPCQ: bytes per slot; send/recv chunk messages to this size", kRegionMax,
         kRegionNote);
   b.add("pe.ipcq.ring_bytes", T::kSize, "256KiB", B::kAtLeastOne,

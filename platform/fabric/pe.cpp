@@ -1,5 +1,7 @@
 #include "platform/fabric/pe.h"
 
+#include <algorithm>
+
 namespace kb {
 
 namespace {
@@ -20,8 +22,10 @@ IpcqRegions ipcq_regions(const TopologyConfig& cfg, const AddressMap& map, const
   IpcqRegions r;
   r.tcm = map.tcm(self.sip, self.cube, self.pe, tcm_offset);
   r.hbm = map.hbm(self.sip, self.cube, self.pe, cfg.pe.hbm.size_bytes - ring);
-  r.sram =
-      map.sram(self.sip, self.cube, cfg.cube.sram.size_bytes - (cfg.cube.pes - self.pe) * ring);
+  const uint64_t share = ipcq_sram_share(cfg);
+  r.sram = map.sram(self.sip, self.cube, cfg.cube.sram.size_bytes - (cfg.cube.pes - self.pe) * share);
+  r.tcm_bytes = r.hbm_bytes = ring;
+  r.sram_bytes = share;
   return r;
 }
 }  // namespace
@@ -29,8 +33,11 @@ IpcqRegions ipcq_regions(const TopologyConfig& cfg, const AddressMap& map, const
 uint64_t ipcq_hbm_reserved(const TopologyConfig& cfg) {
   return cfg.pe.ipcq.ring_bytes;
 }
+uint64_t ipcq_sram_share(const TopologyConfig& cfg) {
+  return std::min(cfg.pe.ipcq.ring_bytes, cfg.cube.sram.size_bytes / (2 * cfg.cube.pes));
+}
 uint64_t ipcq_sram_reserved(const TopologyConfig& cfg) {
-  return cfg.pe.ipcq.ring_bytes * cfg.cube.pes;
+  return ipcq_sram_share(cfg) * cfg.cube.pes;
 }
 
 Pe::Pe(const sc_core::sc_module_name& name, const TopologyConfig& cfg, const AddressMap& map,

@@ -30,6 +30,8 @@ class OpLog;
 // SRAM (the host allocators stay below them).
 uint64_t ipcq_hbm_reserved(const TopologyConfig& cfg);
 uint64_t ipcq_sram_reserved(const TopologyConfig& cfg);
+// One PE's ring region in the cube SRAM: ring_bytes, capped at half its share.
+uint64_t ipcq_sram_share(const TopologyConfig& cfg);
 
 class Pe : public sc_core::sc_module {
  public:

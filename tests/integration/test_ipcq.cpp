@@ -16,7 +16,10 @@
 namespace kb {
 namespace {
 
+// 8 KiB slots, 4 per ring (unless a test says otherwise): messages of a few
+// slots and rings that wrap quickly.
 TopologyConfig tiny(std::vector<std::string> overrides = {}) {
+  overrides.insert(overrides.begin(), {"pe.ipcq.slot_bytes=8KiB", "pe.ipcq.slots=4"});
   return load_topology_file(test::source_path("topologies/tiny.yaml"), overrides);
 }
 
@@ -64,7 +67,7 @@ TEST_P(IpcqRingSpace, ReduceLandsExactlyWhateverTheRingAndDestination) {
   Platform p(tiny());
   p.set_data_mode(true);
   HostRuntime rt(p);
-  const int64_t n = 45000;  // 180000 bytes: 21 chunks, the last 8192 * 21 - 180000 short
+  const int64_t n = 45000;  // 180000 bytes: 22 chunks, the last of 180000 - 21 * 8192 = 7968
   fw::Tensor src = rt.alloc_hbm({0, 0, 0}, {n}, DType::kFp32);
   fw::Tensor acc_hbm = rt.alloc_hbm({0, 3, 1}, {n}, DType::kFp32);
   rt.write(src, iota(n, 3));
