@@ -40,6 +40,12 @@ struct GoldenRun {
   std::vector<std::string> args;
 };
 
+// Where a golden run that needs the op log kept writes it (not compared).
+std::string oplog_scratch() {
+  return (fs::temp_directory_path() / ("kb_golden_oplog_" + std::to_string(getpid()) + ".jsonl"))
+      .string();
+}
+
 // The topology paths are given relative to the source tree and made absolute
 // when run; the result's topology.source is made relative again, so the
 // goldens do not depend on where the tree is checked out.
@@ -54,6 +60,12 @@ const std::vector<GoldenRun>& golden_runs() {
       {"dma_tiny_two_sips",
        {"--bench", "dma", "--topology", "topologies/tiny.yaml", "--set", "system.n_sips=2",
         "--param", "src=hbm:1.3.1+4096", "--param", "dst=tcm:0.0.0+0", "--param", "bytes=65536"}},
+      // Collectives: PE_IPCQ credit flow, forwarding and PE_MATH reduces, in
+      // data mode (the op log is kept for its hash).
+      {"allreduce_tiny",
+       {"--bench", "allreduce", "--topology", "topologies/tiny.yaml", "--param",
+        "algo=ring,2d,hierarchical,binomial", "--param", "buffer=tcm,hbm", "--param",
+        "bytes_per_pe=12KiB", "--data", "--oplog", oplog_scratch()}},
   };
   return runs;
 }
@@ -198,7 +210,7 @@ TEST_P(Golden, MatchesCheckedInResult) {
 
 INSTANTIATE_TEST_SUITE_P(Runs, Golden,
                          ::testing::Values("probe_tiny", "probe_default", "dma_tiny_sram",
-                                           "dma_tiny_two_sips"),
+                                           "dma_tiny_two_sips", "allreduce_tiny"),
                          [](const auto& info) { return info.param; });
 
 // One picosecond more on one latency knob must change a golden run's result
@@ -273,6 +285,8 @@ INSTANTIATE_TEST_SUITE_P(
                             [](const TopologyConfig& c) { return c.host.memory_latency_ns; }},
                       Nudge{"pe.hbm.access_latency_ns", "probe_default",
                             [](const TopologyConfig& c) { return c.pe.hbm.access_latency_ns; }},
+                      Nudge{"sip.cube_link.latency_ns", "allreduce_tiny",
+                            [](const TopologyConfig& c) { return link_latency(c.sip.cube_link); }},
                       Nudge{"cube.sram.latency_ns", "dma_tiny_sram",
                             [](const TopologyConfig& c) { return c.cube.sram.latency_ns; }},
                       Nudge{

@@ -56,5 +56,50 @@ INSTANTIATE_TEST_SUITE_P(Topologies, AllReduceExact,
                          ::testing::Values("mesh", "ring", "torus2d"),
                          [](const auto& info) { return info.param; });
 
+// Ring on a ring and 2D on a torus: within 15% of the alpha-beta model from
+// 64 KiB per PE up (512 KiB is the most a TCM buffer holds; simulated time:
+// exact and deterministic).
+TEST(AllReduceTiming, TwoDOnATorusIsWithinFifteenPercentOfAlphaBeta) {
+  Platform p(load_default_topology({"sip.topology=torus2d"}));
+  const BenchResult r =
+      run_allreduce(p, {"algo=2d", "buffer=tcm", "bytes_per_pe=64KiB,96KiB,256KiB,512KiB"}, false);
+  for (const auto& pt : r.points) {
+    SCOPED_TRACE(pt.dump());
+    const double ratio = pt.at("measured_over_analytic").get<double>();
+    EXPECT_GT(ratio, 0.85);
+    EXPECT_LT(ratio, 1.15);
+  }
+}
+
+TEST(AllReduceTiming, RingOnARingIsWithinFifteenPercentOfAlphaBeta) {
+  Platform p(load_default_topology({"sip.topology=ring"}));
+  const BenchResult r =
+      run_allreduce(p, {"algo=ring", "buffer=tcm", "bytes_per_pe=64KiB,96KiB,256KiB,512KiB"}, false);
+  for (const auto& pt : r.points) {
+    SCOPED_TRACE(pt.dump());
+    const double ratio = pt.at("measured_over_analytic").get<double>();
+    EXPECT_GT(ratio, 0.85);
+    EXPECT_LT(ratio, 1.15);
+  }
+}
+
+// Every algorithm completes on the default 16-cube SIP in every buffer kind,
+// and the bench reports its figures.
+TEST(AllReduceTiming, EveryAlgorithmCompletesOnTheDefaultSip) {
+  Platform p(load_default_topology());
+  const BenchResult r = run_allreduce(
+      p, {"algo=ring,ring_bidir,2d,hierarchical,chain,binomial", "buffer=tcm,hbm,sram",
+          "bytes_per_pe=16KiB"},
+      false);
+  ASSERT_EQ(r.points.size(), 18u);
+  for (const auto& pt : r.points) {
+    SCOPED_TRACE(pt.dump());
+    EXPECT_GT(pt.at("latency_ns").get<double>(), 0);
+    EXPECT_GT(pt.at("busbw_gbps").get<double>(), 0);
+    EXPECT_GT(pt.at("cube_link_bytes").get<uint64_t>(), 0u);
+    EXPECT_GT(pt.at("ipcq_ops").get<uint64_t>(), 0u);
+  }
+}
+
 }  // namespace
 }  // namespace kb

@@ -359,8 +359,26 @@ TEST(PeCommands, CommandNames) {
   EXPECT_STREQ(command_name(Command{CopyCmd{}}), "Copy");
   EXPECT_STREQ(command_name(Command{CompositeCmd{}}), "Composite");
   EXPECT_STREQ(command_name(Command{PeCpuOverheadCmd{}}), "PeCpuOverhead");
+  EXPECT_STREQ(command_name(Command{IpcqOpenCmd{}}), "IpcqOpen");
+  EXPECT_STREQ(command_name(Command{IpcqSendCmd{}}), "IpcqSend");
+  EXPECT_STREQ(command_name(Command{IpcqRecvCmd{}}), "IpcqRecv");
   EXPECT_TRUE(is_composite(Command{CompositeCmd{}}));
   EXPECT_FALSE(is_composite(Command{GemmCmd{}}));
+}
+
+TEST(PeCommands, IpcqLogicalBytesFollowTheirRules) {
+  // open: 4 framing + 1 opcode + 1 space + 1 count + 4 per peer
+  IpcqOpenCmd open;
+  EXPECT_EQ(logical_bytes(Command{open}), 7u);
+  open.peers = {{0, 1, 0}, {0, 2, 0}, {0, 3, 1}};
+  EXPECT_EQ(logical_bytes(Command{open}), 19u);
+  // send: 4 + 1 + 4 peer + 8 src
+  EXPECT_EQ(logical_bytes(Command{IpcqSendCmd{}}), 17u);
+  // recv: 4 + 1 + 4 peer + 8 dst + 1 flags + 4 forward peer + 8 scratch
+  EXPECT_EQ(logical_bytes(Command{IpcqRecvCmd{}}), 30u);
+  // Single-op dispatch: 8 + 30 / 16 cycles at 1 GHz.
+  const CostModel cost(CostModelConfig{}, 1.0);
+  EXPECT_DOUBLE_EQ(cost.dispatch_ns(Command{IpcqRecvCmd{}}), 8 + 30 * 0.0625);
 }
 
 }  // namespace
