@@ -11,6 +11,7 @@ PACKAGES=(
   nlohmann-json3-dev        # every JSON we read or write
   libgtest-dev              # GoogleTest
   python3-matplotlib        # scripts/plot_*.py
+  parallel                  # GNU parallel: runs the job files kernbench --sweep emits (tested)
 )
 
 missing=()

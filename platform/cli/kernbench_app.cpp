@@ -4,6 +4,8 @@
 
 #include <boost/program_options.hpp>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -19,6 +21,7 @@
 #include "platform/runtime/report_policy.h"
 #include "platform/runtime/result_writer.h"
 #include "platform/runtime/vcd_tracer.h"
+#include "platform/sweep/sweep_runner.h"
 
 namespace po = boost::program_options;
 
@@ -32,6 +35,9 @@ struct Options {
   bool quiet = false, data = false;
   std::string topology, bench = "milestone", json, out, vcd, oplog, trace;
   std::vector<std::string> sets, params, vcd_scopes;
+  std::string sweep, emit_jobs, emit_slurm;
+  unsigned jobs = 2;
+  bool merge = false;
 };
 
 po::options_description make_options(Options& o) {
@@ -64,7 +70,16 @@ po::options_description make_options(Options& o) {
       ("vcd", po::value(&o.vcd)->value_name("FILE"), "write a VCD waveform of the scoped modules")
       ("vcd-scope", po::value(&o.vcd_scopes)->value_name("PATH")->composing(),
        "glob on hierarchical names to trace (repeatable; default: the first PE and its cube)")
-      ("quiet,q", po::bool_switch(&o.quiet), "print only errors");
+      ("quiet,q", po::bool_switch(&o.quiet), "print only errors")
+      ("sweep", po::value(&o.sweep)->value_name("SPEC"),
+       "run the configuration sweep SPEC.yaml (one kernbench process per point; needs --out)")
+      ("jobs,j", po::value(&o.jobs)->value_name("N"), "sweep: points run at a time (default 2)")
+      ("emit-jobs", po::value(&o.emit_jobs)->value_name("FILE"),
+       "sweep: write a GNU parallel job file (parallel -j2 < FILE) instead of running")
+      ("emit-slurm", po::value(&o.emit_slurm)->value_name("FILE"),
+       "sweep: write a Slurm array script (and FILE.jobs) instead of running")
+      ("merge", po::bool_switch(&o.merge),
+       "sweep: only merge the points already in --out into the table and sweep.json");
   // clang-format on
   return d;
 }
@@ -79,10 +94,48 @@ std::string list_benches(const BenchRegistry& reg) {
   return s;
 }
 
+std::ostream& null_stream() {
+  static std::ofstream null("/dev/null");
+  return null;
+}
+
 bool ensure_dir(const std::string& dir) {
   struct stat st {};
   if (stat(dir.c_str(), &st) == 0) return S_ISDIR(st.st_mode);
   return mkdir(dir.c_str(), 0755) == 0;
+}
+
+std::string self_exe(const char* argv0) {
+  std::error_code ec;
+  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(argv0) : p.string();
+}
+
+int run_sweep_command(const Options& o, const char* argv0) {
+  if (o.out.empty()) throw UsageError("--sweep needs --out DIR for the points' results");
+  const SweepSpec spec = load_sweep_spec(o.sweep);
+  SweepOptions so;
+  so.out_dir = o.out;
+  so.exe = self_exe(argv0);
+  so.jobs = o.jobs;
+  if (!o.emit_jobs.empty()) {
+    write_job_file(spec, so, o.emit_jobs);
+    if (!o.quiet)
+      std::cout << "wrote " << o.emit_jobs << " (" << spec.expand().size()
+                << " points): parallel -j2 < " << o.emit_jobs << ", then --merge\n";
+    return kExitOk;
+  }
+  if (!o.emit_slurm.empty()) {
+    write_slurm_script(spec, so, o.emit_slurm + ".jobs", o.emit_slurm);
+    if (!o.quiet)
+      std::cout << "wrote " << o.emit_slurm << " and " << o.emit_slurm
+                << ".jobs: sbatch " << o.emit_slurm << ", then --merge\n";
+    return kExitOk;
+  }
+  const nlohmann::json merged =
+      o.merge ? merge_sweep(spec, so) : run_sweep(spec, so, o.quiet ? null_stream() : std::cerr);
+  if (!o.quiet) std::cout << sweep_table(spec, merged);
+  return merged["failed"].get<unsigned>() == 0 ? kExitOk : kExitSimulation;
 }
 
 int run(int argc, char* argv[]) {
@@ -113,6 +166,7 @@ int run(int argc, char* argv[]) {
     std::cout << describe_topology_knobs();
     return kExitOk;
   }
+  if (!o.sweep.empty()) return run_sweep_command(o, argv[0]);
   install_report_policy({}, o.quiet);
   const TopologyConfig cfg =
       o.topology.empty() ? load_default_topology(o.sets) : load_topology_file(o.topology, o.sets);

@@ -1,0 +1,267 @@
+#include "platform/sweep/sweep_runner.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <sstream>
+
+#include "models/common/errors.h"
+#include "platform/bench/bench.h"
+#include "platform/runtime/result_writer.h"
+
+extern char** environ;
+
+namespace kb {
+
+namespace {
+
+std::string point_file(const SweepOptions& o, unsigned index, const char* ext) {
+  char name[32];
+  std::snprintf(name, sizeof name, "point_%04u.%s", index, ext);
+  return (std::filesystem::path(o.out_dir) / name).string();
+}
+
+std::string shell_quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                        "0123456789_-./=:+,@%") == std::string::npos)
+    return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string shell_line(const std::vector<std::string>& argv, const std::string& log) {
+  std::string line;
+  for (const auto& a : argv) line += (line.empty() ? "" : " ") + shell_quote(a);
+  return line + " > " + shell_quote(log) + " 2>&1";
+}
+
+std::string tail_of(const std::string& path, size_t lines) {
+  std::ifstream in(path);
+  std::deque<std::string> last;
+  std::string l;
+  while (std::getline(in, l)) {
+    last.push_back(l);
+    if (last.size() > lines) last.pop_front();
+  }
+  std::string out;
+  for (const auto& x : last) out += x + "\n";
+  return out;
+}
+
+void ensure_out_dir(const SweepOptions& o) {
+  std::error_code ec;
+  std::filesystem::create_directories(o.out_dir, ec);
+  if (ec) throw UsageError("--out " + o.out_dir + ": cannot create directory: " + ec.message());
+}
+
+pid_t spawn_point(const std::vector<std::string>& argv, const std::string& log) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  if (posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ) != 0) pid = -1;
+  posix_spawn_file_actions_destroy(&fa);
+  return pid;
+}
+
+// A run's result points; a bench that reports only metrics counts as one.
+nlohmann::json result_points(const nlohmann::json& run) {
+  if (!run["points"].empty()) return run["points"];
+  return nlohmann::json::array({run["metrics"]});
+}
+
+std::string value_text(const nlohmann::json& v) {
+  if (v.is_number_float()) return fmt(v.get<double>(), 3);
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+
+}  // namespace
+
+nlohmann::json run_sweep(const SweepSpec& spec, const SweepOptions& opts, std::ostream& progress) {
+  ensure_out_dir(opts);
+  const std::vector<SweepPoint> points = spec.expand();
+  const auto t0 = std::chrono::steady_clock::now();
+  std::map<pid_t, unsigned> running;
+  size_t next = 0, done = 0, failed = 0;
+  auto report = [&] {
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double eta = done ? elapsed / static_cast<double>(done) *
+                                  static_cast<double>(points.size() - done)
+                            : 0;
+    progress << "\rsweep: " << done << "/" << points.size() << " done";
+    if (failed) progress << " (" << failed << " failed)";
+    progress << ", " << running.size() << " running, " << fmt(elapsed, 0) << " s";
+    if (done) progress << ", ETA " << fmt(eta, 0) << " s";
+    progress << "   " << std::flush;
+  };
+  while (done < points.size()) {
+    while (next < points.size() && running.size() < std::max(1u, opts.jobs)) {
+      const SweepPoint& p = points[next++];
+      const std::string json = point_file(opts, p.index, "json");
+      std::filesystem::remove(json);
+      const pid_t pid =
+          spawn_point(spec.command(opts.exe, p, json), point_file(opts, p.index, "log"));
+      if (pid < 0) {
+        ++done;
+        ++failed;
+        continue;
+      }
+      running[pid] = p.index;
+    }
+    report();
+    if (running.empty()) continue;
+    int status = 0;
+    const pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0) break;
+    if (!running.count(pid)) continue;
+    running.erase(pid);
+    ++done;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
+  }
+  report();
+  progress << "\n";
+  return merge_sweep(spec, opts);
+}
+
+nlohmann::json merge_sweep(const SweepSpec& spec, const SweepOptions& opts) {
+  nlohmann::json m;
+  m["sweep"] = spec.source;
+  m["bench"] = spec.bench;
+  m["runs"] = nlohmann::json::array();
+  unsigned failed = 0;
+  const std::vector<SweepPoint> points = spec.expand();
+  for (const SweepPoint& p : points) {
+    nlohmann::json r;
+    r["index"] = p.index;
+    r["set"] = nlohmann::json::object();
+    r["param"] = nlohmann::json::object();
+    for (const auto& [k, v] : p.sets) r["set"][k] = v;
+    for (const auto& [k, v] : p.params) r["param"][k] = v;
+    const std::string json = point_file(opts, p.index, "json");
+    std::string cmd;
+    for (const auto& a : spec.command(opts.exe, p, json)) cmd += (cmd.empty() ? "" : " ") + a;
+    r["command"] = cmd;
+    std::ifstream in(json);
+    nlohmann::json result;
+    bool ok = false;
+    if (in) {
+      try {
+        result = nlohmann::json::parse(in);
+        ok = result.contains("points");
+      } catch (const nlohmann::json::exception&) {
+        ok = false;
+      }
+    }
+    if (ok) {
+      r["status"] = "ok";
+      r["sim_time_ns"] = result.value("sim_time_ns", 0.0);
+      r["metrics"] = result.value("metrics", nlohmann::json::object());
+      r["points"] = result["points"];
+    } else {
+      ++failed;
+      r["status"] = "failed";
+      r["log_tail"] = tail_of(point_file(opts, p.index, "log"), 20);
+    }
+    m["runs"].push_back(r);
+  }
+  m["total"] = points.size();
+  m["failed"] = failed;
+  write_file_atomically((std::filesystem::path(opts.out_dir) / "sweep.json").string(),
+                        m.dump(2) + "\n");
+  return m;
+}
+
+std::string sweep_table(const SweepSpec& spec, const nlohmann::json& merged) {
+  std::vector<std::string> columns = spec.columns;
+  if (columns.empty())
+    for (const auto& r : merged["runs"]) {
+      if (r["status"] != "ok") continue;
+      const nlohmann::json first = result_points(r)[0];
+      for (const auto& [k, v] : first.items())
+        if (v.is_number()) columns.push_back(k);
+      break;
+    }
+  SummaryTable t{"sweep " + spec.source + ": " + spec.bench + ", " +
+                     std::to_string(merged["total"].get<size_t>()) + " points, " +
+                     std::to_string(merged["failed"].get<unsigned>()) + " failed",
+                 {"point"},
+                 {}};
+  for (const auto& a : spec.axes) t.headers.push_back(a.key);
+  t.headers.emplace_back("status");
+  for (const auto& c : columns) t.headers.push_back(c);
+  for (const auto& r : merged["runs"]) {
+    std::vector<std::string> head = {std::to_string(r["index"].get<unsigned>())};
+    for (const auto& a : spec.axes)
+      head.push_back(r[a.is_set ? "set" : "param"][a.key].get<std::string>());
+    if (r["status"] != "ok") {
+      std::vector<std::string> row = head;
+      row.emplace_back("FAILED");
+      row.resize(t.headers.size(), "-");
+      t.rows.push_back(row);
+      continue;
+    }
+    const nlohmann::json pts = result_points(r);
+    for (const auto& pt : pts) {
+      std::vector<std::string> row = head;
+      row.emplace_back("ok");
+      for (const auto& c : columns) row.push_back(pt.contains(c) ? value_text(pt[c]) : "-");
+      t.rows.push_back(row);
+    }
+  }
+  std::string out = t.render();
+  for (const auto& r : merged["runs"])
+    if (r["status"] != "ok")
+      out += "\npoint " + std::to_string(r["index"].get<unsigned>()) +
+             " failed: " + r["command"].get<std::string>() + "\n" +
+             r["log_tail"].get<std::string>();
+  return out;
+}
+
+void write_job_file(const SweepSpec& spec, const SweepOptions& opts, const std::string& path) {
+  ensure_out_dir(opts);
+  std::string text;
+  for (const SweepPoint& p : spec.expand())
+    text += shell_line(spec.command(opts.exe, p, point_file(opts, p.index, "json")),
+                       point_file(opts, p.index, "log")) +
+            "\n";
+  write_file_atomically(path, text);
+}
+
+void write_slurm_script(const SweepSpec& spec, const SweepOptions& opts,
+                        const std::string& jobs_path, const std::string& path) {
+  write_job_file(spec, opts, jobs_path);
+  const size_t n = spec.expand().size();
+  std::ostringstream s;
+  s << "#!/bin/bash\n"
+    << "# Slurm job array for the sweep " << spec.source << " (" << n << " points).\n"
+    << "# Submit: sbatch " << path << "\n"
+    << "# Then:   " << opts.exe << " --sweep " << spec.source << " --out " << opts.out_dir
+    << " --merge\n"
+    << "#SBATCH --job-name=kernbench-sweep\n"
+    << "#SBATCH --array=0-" << (n - 1) << "\n"
+    << "#SBATCH --ntasks=1\n"
+    << "#SBATCH --cpus-per-task=1\n"
+    << "#SBATCH --output=" << opts.out_dir << "/slurm_%a.out\n"
+    << "set -euo pipefail\n"
+    << "line=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" " << shell_quote(jobs_path) << ")\n"
+    << "exec bash -c \"$line\"\n";
+  write_file_atomically(path, s.str());
+}
+
+}  // namespace kb

@@ -1,0 +1,43 @@
+// Runs a SweepSpec: locally (up to N kernbench processes at a time, with a
+// progress line), or as job files for GNU parallel and a Slurm array, and
+// merges the per-point JSON results into one table whichever ran them.
+//
+// Every point writes OUT/point_NNNN.json (its kernbench result) and
+// OUT/point_NNNN.log (its stdout and stderr). A failed point is reported with
+// its command and the tail of its log and does not stop the others.
+#pragma once
+
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "platform/sweep/sweep_spec.h"
+
+namespace kb {
+
+struct SweepOptions {
+  std::string out_dir;
+  std::string exe;    // the kernbench binary the points run
+  unsigned jobs = 2;  // processes at a time
+};
+
+// Runs every point; returns the merged result (see merge_sweep).
+nlohmann::json run_sweep(const SweepSpec& spec, const SweepOptions& opts, std::ostream& progress);
+
+// Reads OUT/point_*.json of every point into one document: the spec, and per
+// point its axis values, status (ok / failed), command, result points, or the
+// log tail. Deterministic: no wall time. Also written to OUT/sweep.json.
+nlohmann::json merge_sweep(const SweepSpec& spec, const SweepOptions& opts);
+
+// The merged result as a table: point, axis values, status, then `columns`
+// of every result point (default: the numeric fields of the first one).
+std::string sweep_table(const SweepSpec& spec, const nlohmann::json& merged);
+
+// One shell line per point (`parallel -j2 < FILE`), and a Slurm array script
+// running line $SLURM_ARRAY_TASK_ID + 1 of that file. Afterwards
+// `kernbench --sweep SPEC --out DIR --merge` prints the same table.
+void write_job_file(const SweepSpec& spec, const SweepOptions& opts, const std::string& path);
+void write_slurm_script(const SweepSpec& spec, const SweepOptions& opts,
+                        const std::string& jobs_path, const std::string& path);
+
+}  // namespace kb

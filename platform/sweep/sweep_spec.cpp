@@ -1,0 +1,135 @@
+#include "platform/sweep/sweep_spec.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+
+#include "models/common/errors.h"
+#include "platform/util/spelling.h"
+
+namespace kb {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& file, const YAML::Node& at, const std::string& key,
+                       const std::string& why) {
+  const YAML::Mark m = at.Mark();
+  throw ConfigError(file + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1) +
+                    ": " + key + ": " + why);
+}
+
+std::string scalar(const std::string& file, const YAML::Node& n, const std::string& key) {
+  if (!n.IsScalar()) fail(file, n, key, "expected a single value");
+  return n.Scalar();
+}
+
+std::vector<std::string> scalars(const std::string& file, const YAML::Node& n,
+                                 const std::string& key) {
+  std::vector<std::string> out;
+  if (n.IsScalar()) return {n.Scalar()};
+  if (!n.IsSequence()) fail(file, n, key, "expected a value or a list of values");
+  for (const auto& v : n) out.push_back(scalar(file, v, key));
+  return out;
+}
+
+void read_axes(const std::string& file, const YAML::Node& block, bool is_set,
+               std::vector<SweepAxis>& axes) {
+  const std::string kind = is_set ? "grid.set" : "grid.param";
+  if (!block.IsMap()) fail(file, block, kind, "expected a mapping of KEY: [values]");
+  for (const auto& kv : block) {
+    SweepAxis a;
+    a.is_set = is_set;
+    a.key = scalar(file, kv.first, kind);
+    a.values = scalars(file, kv.second, kind + "." + a.key);
+    if (a.values.empty()) fail(file, kv.second, kind + "." + a.key, "has no values");
+    axes.push_back(a);
+  }
+}
+
+}  // namespace
+
+SweepSpec load_sweep_spec(const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw ConfigError("cannot open sweep spec '" + path + "'");
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ":" +
+                      std::to_string(e.mark.column + 1) + ": " + e.msg);
+  }
+  if (!root.IsMap()) throw ConfigError(path + ": a sweep spec is a YAML mapping");
+  static const std::vector<std::string> kKeys = {"bench", "topology", "set",    "param",
+                                                 "data",  "grid",     "columns"};
+  SweepSpec s;
+  s.source = path;
+  for (const auto& kv : root) {
+    const std::string key = kv.first.Scalar();
+    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
+      const std::string near = nearest_spelling(key, kKeys);
+      fail(path, kv.first, key,
+           "unknown key" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+    }
+  }
+  if (!root["bench"]) throw ConfigError(path + ": missing key 'bench'");
+  s.bench = scalar(path, root["bench"], "bench");
+  if (root["topology"]) s.topology = scalar(path, root["topology"], "topology");
+  if (root["set"]) s.sets = scalars(path, root["set"], "set");
+  if (root["param"]) s.params = scalars(path, root["param"], "param");
+  if (root["data"]) {
+    const std::string d = scalar(path, root["data"], "data");
+    if (d != "true" && d != "false") fail(path, root["data"], "data", "expected true or false");
+    s.data = d == "true";
+  }
+  if (root["columns"]) s.columns = scalars(path, root["columns"], "columns");
+  if (root["grid"]) {
+    const YAML::Node g = root["grid"];
+    if (!g.IsMap()) fail(path, g, "grid", "expected a mapping with set: and/or param:");
+    for (const auto& kv : g) {
+      const std::string k = kv.first.Scalar();
+      if (k != "set" && k != "param") {
+        const std::string near = nearest_spelling(k, {"set", "param"});
+        fail(path, kv.first, "grid." + k,
+             "unknown key" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+      }
+      read_axes(path, kv.second, k == "set", s.axes);
+    }
+  }
+  return s;
+}
+
+std::vector<SweepPoint> SweepSpec::expand() const {
+  std::vector<SweepPoint> out;
+  std::vector<size_t> at(axes.size(), 0);
+  for (unsigned index = 0;; ++index) {
+    SweepPoint p;
+    p.index = index;
+    for (size_t a = 0; a < axes.size(); ++a)
+      (axes[a].is_set ? p.sets : p.params).emplace_back(axes[a].key, axes[a].values[at[a]]);
+    out.push_back(p);
+    // Odometer: the last axis turns fastest.
+    size_t a = axes.size();
+    while (a > 0) {
+      --a;
+      if (++at[a] < axes[a].values.size()) break;
+      at[a] = 0;
+      if (a == 0) return out;
+    }
+    if (axes.empty()) return out;
+  }
+}
+
+std::vector<std::string> SweepSpec::command(const std::string& exe, const SweepPoint& p,
+                                            const std::string& json) const {
+  std::vector<std::string> argv = {exe, "--quiet", "--bench", bench};
+  if (!topology.empty()) argv.insert(argv.end(), {"--topology", topology});
+  for (const auto& s : sets) argv.insert(argv.end(), {"--set", s});
+  for (const auto& [k, v] : p.sets) argv.insert(argv.end(), {"--set", k + "=" + v});
+  for (const auto& s : params) argv.insert(argv.end(), {"--param", s});
+  for (const auto& [k, v] : p.params) argv.insert(argv.end(), {"--param", k + "=" + v});
+  if (data) argv.emplace_back("--data");
+  argv.insert(argv.end(), {"--json", json});
+  return argv;
+}
+
+}  // namespace kb

@@ -1,0 +1,79 @@
+// Sweep specs: parsing, errors with file:line:column, grid expansion order
+// and the command line of a point.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "models/common/errors.h"
+#include "platform/sweep/sweep_spec.h"
+
+namespace kb {
+namespace {
+
+std::string write_spec(const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("kb_sweep_spec_" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+TEST(SweepSpec, ExpandsTheGridLastAxisFastest) {
+  const SweepSpec s = load_sweep_spec(write_spec(R"(bench: gemm
+topology: topologies/tiny.yaml
+set: [pe.dma.setup_ns=3]
+param: [variant=load_ref]
+data: true
+grid:
+  set:
+    sip.cube_link.bandwidth_gbps: [64, 128]
+  param:
+    M: [32, 64, 96]
+columns: [window_ns]
+)"));
+  EXPECT_EQ(s.bench, "gemm");
+  EXPECT_TRUE(s.data);
+  const auto pts = s.expand();
+  ASSERT_EQ(pts.size(), 6u);
+  EXPECT_EQ(pts[0].sets[0].second, "64");
+  EXPECT_EQ(pts[0].params[0].second, "32");
+  EXPECT_EQ(pts[1].params[0].second, "64");
+  EXPECT_EQ(pts[3].sets[0].second, "128");
+  EXPECT_EQ(pts[3].params[0].second, "32");
+  EXPECT_EQ(pts[5].index, 5u);
+  const auto argv = s.command("kb", pts[4], "/tmp/p.json");
+  const std::vector<std::string> want = {
+      "kb",      "--quiet", "--bench",    "gemm",   "--topology",
+      "topologies/tiny.yaml", "--set", "pe.dma.setup_ns=3", "--set",
+      "sip.cube_link.bandwidth_gbps=128", "--param", "variant=load_ref", "--param", "M=64",
+      "--data", "--json", "/tmp/p.json"};
+  EXPECT_EQ(argv, want);
+}
+
+TEST(SweepSpec, NoGridIsOnePoint) {
+  EXPECT_EQ(load_sweep_spec(write_spec("bench: probe\n")).expand().size(), 1u);
+}
+
+TEST(SweepSpec, ErrorsNameFileLineColumnAndKey) {
+  const std::string path = write_spec("bench: gemm\ngrid:\n  parma:\n    M: [1]\n");
+  try {
+    load_sweep_spec(path);
+    FAIL();
+  } catch (const ConfigError& e) {
+    const std::string w = e.what();
+    EXPECT_NE(w.find(path + ":3:3"), std::string::npos) << w;
+    EXPECT_NE(w.find("did you mean 'param'"), std::string::npos) << w;
+  }
+  try {
+    load_sweep_spec(write_spec("bench: gemm\nbenhc: x\n"));
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("did you mean 'bench'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(load_sweep_spec(write_spec("topology: x\n")), ConfigError);  // no bench
+  EXPECT_THROW(load_sweep_spec("/nonexistent/spec.yaml"), ConfigError);
+}
+
+}  // namespace
+}  // namespace kb
