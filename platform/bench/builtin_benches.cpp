@@ -7,6 +7,7 @@
 #include "platform/bench/gqa_decode_bench.h"
 #include "platform/bench/milestone_bench.h"
 #include "platform/bench/probe_bench.h"
+#include "platform/bench/simspeed_bench.h"
 
 namespace kb {
 
@@ -19,6 +20,7 @@ BenchRegistry BenchRegistry::with_builtin_benches() {
   r.add(std::make_unique<GqaDecodeBench>());
   r.add(std::make_unique<AllReduceBench>());
   r.add(std::make_unique<CclSweepBench>());
+  r.add(std::make_unique<SimSpeedBench>());
   r.add(std::make_unique<GemmStrategiesBench>());
   r.add(std::make_unique<MilestoneBench>());
   return r;

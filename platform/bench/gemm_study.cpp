@@ -1,5 +1,7 @@
 #include "platform/bench/gemm_study.h"
 
+#include "platform/fabric/pe.h"
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -92,18 +94,15 @@ double union_ns(std::vector<Interval> v, double lo, double hi) {
 }  // namespace
 
 std::string gemm_fit(const TopologyConfig& cfg, const GemmShape& s, const std::string& variant) {
-  const uint64_t staging = (uint64_t{cfg.pe.gemm.tile_m} * cfg.pe.gemm.tile_k * 4 +
-                            uint64_t{cfg.pe.gemm.tile_k} * cfg.pe.gemm.tile_n * 4 +
-                            uint64_t{cfg.pe.gemm.tile_m} * cfg.pe.gemm.tile_n * 4) *
-                           cfg.pe.scheduler.staging_buffers;
-  const uint64_t arena = cfg.pe.tcm.size_bytes > staging ? cfg.pe.tcm.size_bytes - staging : 0;
+  const uint64_t arena = tcm_arena_capacity(cfg);
   uint64_t need = 0;
   if (!streams_a(variant)) need += static_cast<uint64_t>(s.m * s.k) * kElem + 64;
   if (!streams_b(variant)) need += static_cast<uint64_t>(s.k * s.n) * kElem + 64;
   if (need <= arena) return "";
   return "pre-loaded operands need " + std::to_string(need) + " bytes of TCM but the arena has " +
          std::to_string(arena) + " (TCM " + std::to_string(cfg.pe.tcm.size_bytes) + " minus " +
-         std::to_string(staging) + " of staging buffers)";
+         std::to_string(tcm_staging_bytes(cfg)) + " of staging buffers and " +
+         std::to_string(cfg.pe.ipcq.ring_bytes) + " of IPCQ rings)";
 }
 
 GemmAnalytic gemm_analytic(const TopologyConfig& c, const GemmShape& s,

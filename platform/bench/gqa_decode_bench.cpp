@@ -8,6 +8,7 @@
 #include "models/common/dtype_convert.h"
 #include "models/common/errors.h"
 #include "models/trace/op_log.h"
+#include "platform/fabric/pe.h"
 #include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
 
@@ -76,18 +77,15 @@ BenchResult GqaDecodeBench::run(BenchContext& ctx) {
                      " is not a multiple of kv_heads=" + std::to_string(kv));
   const int64_t G = heads / kv;
   const TopologyConfig& cfg = ctx.platform.config();
-  // TCM: Q, 2 score buffers, 2 scratch sets, m, l, O (+ alignment), plus staging.
+  // TCM: Q, 2 score buffers, 2 scratch sets, m, l, O (+ alignment).
   const uint64_t need = static_cast<uint64_t>(G * d * 2 + 2 * G * T * 4 +
                                               2 * (G * T * 2 + 4 * G * 4) + 2 * G * 4 + G * d * 4) +
                         64 * 16;
-  const uint64_t staging = (uint64_t{cfg.pe.gemm.tile_m} * cfg.pe.gemm.tile_k * 4 +
-                            uint64_t{cfg.pe.gemm.tile_k} * cfg.pe.gemm.tile_n * 4 +
-                            uint64_t{cfg.pe.gemm.tile_m} * cfg.pe.gemm.tile_n * 4) *
-                           cfg.pe.scheduler.staging_buffers;
-  if (need + staging > cfg.pe.tcm.size_bytes)
+  if (need > tcm_arena_capacity(cfg))
     throw UsageError("gqa-decode: tile=" + std::to_string(T) + " needs " + std::to_string(need) +
-                     " bytes of TCM besides " + std::to_string(staging) +
-                     " of staging buffers; the TCM has " + std::to_string(cfg.pe.tcm.size_bytes));
+                     " bytes of TCM; the arena has " + std::to_string(tcm_arena_capacity(cfg)) +
+                     " (TCM " + std::to_string(cfg.pe.tcm.size_bytes) +
+                     " minus staging buffers and IPCQ rings)");
   std::vector<std::string> variants;
   {
     std::stringstream ss(p.str("variant"));

@@ -94,6 +94,15 @@ std::string list_benches(const BenchRegistry& reg) {
   return s;
 }
 
+// This process's peak resident set (VmHWM), in MB; 0 when unknown.
+double peak_rss_mb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  return 0;
+}
+
 std::ostream& null_stream() {
   static std::ofstream null("/dev/null");
   return null;
@@ -197,12 +206,17 @@ int run(int argc, char* argv[]) {
     if (json_path.empty() && bench) json_path = o.out + "/" + bench->name() + ".json";
   }
 
+  const auto t_elab = std::chrono::steady_clock::now();
   Platform platform(cfg);
+  platform.set_data_mode(o.data);
   if (o.check_topology) {
-    std::cout << platform.describe();
+    platform.finish_elaboration();
+    const double elab_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t_elab).count();
+    std::cout << platform.describe() << "  elaboration  " << fmt(elab_s, 3) << " s wall, peak RSS "
+              << fmt(peak_rss_mb(), 1) << " MB\n";
     return kExitOk;
   }
-  platform.set_data_mode(o.data);
   if (!bench->uses_op_log() && o.oplog.empty() && o.trace.empty())
     platform.set_op_log_enabled(false);
   std::unique_ptr<VcdTracer> vcd;

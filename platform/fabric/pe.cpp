@@ -30,6 +30,15 @@ IpcqRegions ipcq_regions(const TopologyConfig& cfg, const AddressMap& map, const
 }
 }  // namespace
 
+uint64_t tcm_staging_bytes(const TopologyConfig& cfg) {
+  return tiling_of(cfg).slot_bytes() * cfg.pe.scheduler.staging_buffers;
+}
+
+uint64_t tcm_arena_capacity(const TopologyConfig& cfg) {
+  const uint64_t reserved = tcm_staging_bytes(cfg) + cfg.pe.ipcq.ring_bytes;
+  return cfg.pe.tcm.size_bytes > reserved ? cfg.pe.tcm.size_bytes - reserved : 0;
+}
+
 uint64_t ipcq_hbm_reserved(const TopologyConfig& cfg) {
   return cfg.pe.ipcq.ring_bytes;
 }
@@ -45,8 +54,7 @@ Pe::Pe(const sc_core::sc_module_name& name, const TopologyConfig& cfg, const Add
     : sc_core::sc_module(name),
       xbar("xbar", map, cfg.pe.xbar_latency_ns),
       hbm("hbm", cfg.pe.hbm),
-      tcm("tcm", cfg.pe.tcm, tiling_of(cfg).slot_bytes() * cfg.pe.scheduler.staging_buffers,
-          cfg.pe.ipcq.ring_bytes),
+      tcm("tcm", cfg.pe.tcm, tcm_staging_bytes(cfg), cfg.pe.ipcq.ring_bytes),
       dma("dma", cfg.pe.dma, map, self),
       gemm("gemm", cfg.pe.gemm),
       math("math", cfg.pe.math, cfg.pe.clock_ghz),

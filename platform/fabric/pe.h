@@ -30,6 +30,10 @@ class OpLog;
 // SRAM (the host allocators stay below them).
 uint64_t ipcq_hbm_reserved(const TopologyConfig& cfg);
 uint64_t ipcq_sram_reserved(const TopologyConfig& cfg);
+// What the TCM arena holds for firmware and host tensors: the TCM minus the
+// scheduler's staging buffers and PE_IPCQ's ring region at its top.
+uint64_t tcm_arena_capacity(const TopologyConfig& cfg);
+uint64_t tcm_staging_bytes(const TopologyConfig& cfg);
 // One PE's ring region in the cube SRAM: ring_bytes, capped at half its share.
 uint64_t ipcq_sram_share(const TopologyConfig& cfg);
 

@@ -219,6 +219,26 @@ TEST(CliInfo, CheckTopologySummarisesFourSips) {
   EXPECT_EQ(count, "4") << line;
 }
 
+TEST(CliInfo, CheckTopologyReportsElaborationTimeAndPeakRss) {
+  TempDir tmp;
+  const RunResult r = run({"--check-topology"}, tmp);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "elaboration")) << r.out;
+  EXPECT_TRUE(contains(r.out, "peak RSS")) << r.out;
+}
+
+// The speed bench runs end to end (its figures are for notes, not asserted).
+TEST(CliInfo, SimspeedReportsRawRateStageRatesFitAndElaboration) {
+  TempDir tmp;
+  const RunResult r = run({"--bench", "simspeed", "--param", "pingpongs=2000", "--param",
+                           "gemm_k=64,128,256", "--json", tmp / "s.json"},
+                          tmp);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  for (const char* s : {"raw SystemC ping-pong", "allreduce hierarchical 128 PEs", "gqa-decode",
+                        "R2=", "llama70b_4sip (512 PEs)"})
+    EXPECT_TRUE(contains(r.out, s)) << s << "\n" << r.out;
+}
+
 TEST(CliInfo, DefaultRunPrintsTheProbeTable) {
   TempDir tmp;
   const RunResult r = run({}, tmp);

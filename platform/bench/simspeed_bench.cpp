@@ -1,0 +1,265 @@
+#include "platform/bench/simspeed_bench.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <fcntl.h>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <filesystem>
+#include <systemc>
+
+#include "models/common/errors.h"
+#include "models/common/sim_time.h"
+#include "models/pe/pe_engine.h"
+#include "platform/bench/allreduce_bench.h"
+#include "platform/bench/gemm_bench.h"
+#include "platform/bench/gqa_decode_bench.h"
+#include "platform/fabric/pe.h"
+#include "platform/platform.h"
+
+extern char** environ;
+
+namespace kb {
+
+std::vector<ParamSpec> SimSpeedBench::params() const {
+  return {{"pingpongs", "500000", "raw rate: ping-pong round trips of two bare SystemC threads"},
+          {"gemm_k", "1024,2048,4096,8192", "K of the linearity GEMMs (M = N = 64, ref_ref)"},
+          {"elaborate", "1", "1: also time elaborating the 1-SIP and 4-SIP topologies (children)"}};
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+uint64_t engine_stages(Platform& p) {
+  uint64_t n = 0;
+  p.for_each_pe([&](Pe& pe) {
+    for (PeEngine* e : pe.engines())
+      for (unsigned l = 0; l < e->num_lanes(); ++l) n += e->lane_stats(l).stages;
+  });
+  return n;
+}
+
+// Two bare threads: A notifies B 1 ps ahead and waits; B wakes, notifies A.
+// Every round trip is two thread wake-ups through the kernel's timed queue.
+double raw_wakeups_per_second(Platform& p, uint64_t round_trips) {
+  auto ev_a = std::make_shared<sc_core::sc_event>("simspeed_ping");
+  auto ev_b = std::make_shared<sc_core::sc_event>("simspeed_pong");
+  const sc_core::sc_time tick(1, sc_core::SC_PS);
+  sc_core::sc_spawn(
+      [ev_a, ev_b, round_trips, tick] {
+        for (uint64_t i = 0; i < round_trips; ++i) {
+          ev_a->notify(tick);
+          sc_core::wait(*ev_b);
+        }
+      },
+      "simspeed_ping_thread");
+  sc_core::sc_spawn(
+      [ev_a, ev_b, round_trips, tick] {
+        for (uint64_t i = 0; i < round_trips; ++i) {
+          sc_core::wait(*ev_a);
+          ev_b->notify(tick);
+        }
+      },
+      "simspeed_pong_thread");
+  const auto t0 = Clock::now();
+  p.run();
+  return 2.0 * static_cast<double>(round_trips) / seconds_since(t0);
+}
+
+struct Rate {
+  double wall_s = 0;
+  uint64_t stages = 0;
+  double sim_ns = 0;
+};
+
+Rate measure(Platform& p, const std::function<void()>& work) {
+  const uint64_t s0 = engine_stages(p);
+  const double n0 = p.now_ns();
+  const auto t0 = Clock::now();
+  work();
+  Rate r;
+  r.wall_s = seconds_since(t0);
+  r.stages = engine_stages(p) - s0;
+  r.sim_ns = p.now_ns() - n0;
+  return r;
+}
+
+BenchResult run_sub(BenchContext& ctx, Bench& bench, const std::vector<std::string>& params) {
+  BenchParams prm(bench.name(), bench.params(), params);
+  BenchContext sub{ctx.platform, prm, false, ctx.topology_file, ctx.topology_overrides};
+  return bench.run(sub);
+}
+
+struct ChildCost {
+  double wall_s = 0;
+  double max_rss_mb = 0;
+  int status = -1;
+};
+
+// Runs `argv` (a --check-topology) as a child; its wall time, and the peak
+// RSS it reports itself (a spawned child's rusage would count the parent's
+// pages it started from).
+ChildCost child_cost(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  char out[] = "/tmp/kb_simspeed_XXXXXX";
+  const int fd = mkstemp(out);
+  ChildCost c;
+  if (fd < 0) return c;
+  close(fd);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_TRUNC, 0);
+  const auto t0 = Clock::now();
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc == 0) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    c.wall_s = seconds_since(t0);
+    c.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream in(out);
+    std::string line;
+    while (std::getline(in, line)) {
+      const size_t at = line.find("peak RSS ");
+      if (at != std::string::npos) c.max_rss_mb = std::stod(line.substr(at + 9));
+    }
+  }
+  std::remove(out);
+  return c;
+}
+
+// Least-squares y = a + b x and its R^2.
+void linear_fit(const std::vector<double>& x, const std::vector<double>& y, double* a, double* b,
+                double* r2) {
+  const double n = static_cast<double>(x.size());
+  double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    sx += x[i];
+    sy += y[i];
+    sxx += x[i] * x[i];
+    sxy += x[i] * y[i];
+    syy += y[i] * y[i];
+  }
+  *b = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+  *a = (sy - *b * sx) / n;
+  const double ss_tot = syy - sy * sy / n;
+  double ss_res = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double e = y[i] - (*a + *b * x[i]);
+    ss_res += e * e;
+  }
+  *r2 = ss_tot > 0 ? 1 - ss_res / ss_tot : 1;
+}
+
+}  // namespace
+
+BenchResult SimSpeedBench::run(BenchContext& ctx) {
+  Platform& p = ctx.platform;
+  const long long pingpongs = ctx.params.integer("pingpongs");
+  if (pingpongs < 1000) throw UsageError("--param pingpongs must be >= 1000");
+  BenchResult res;
+  SummaryTable speed{"simulation speed (" + p.config().name + ")",
+                     {"workload", "wall_s", "stages", "sim_us", "stages/s", "vs raw wake-ups/s"},
+                     {}};
+
+  const double raw = raw_wakeups_per_second(p, static_cast<uint64_t>(pingpongs));
+  res.metrics["raw_wakeups_per_s"] = raw;
+  speed.rows.push_back({"raw SystemC ping-pong", "-", "-", "-", fmt(raw / 1e6, 2) + " M wake/s",
+                        "1.00"});
+
+  auto add = [&](const std::string& name, const Rate& r) {
+    const double rate = static_cast<double>(r.stages) / r.wall_s;
+    res.points.push_back({{"workload", name},
+                          {"wall_s", r.wall_s},
+                          {"stages", r.stages},
+                          {"sim_ns", r.sim_ns},
+                          {"stages_per_s", rate},
+                          {"ratio_to_raw", rate / raw}});
+    speed.rows.push_back({name, fmt(r.wall_s, 3), std::to_string(r.stages), fmt(r.sim_ns / 1e3, 1),
+                          fmt(rate / 1e6, 3) + " M/s", fmt(rate / raw, 3)});
+  };
+  GemmBench gemm;
+  add("gemm 64x4096x64 load_ref",
+      measure(p, [&] { run_sub(ctx, gemm, {"M=64", "K=4096", "N=64"}); }));
+  AllReduceBench ar;
+  add("allreduce hierarchical 128 PEs 96KiB",
+      measure(p, [&] { run_sub(ctx, ar, {"algo=hierarchical", "bytes_per_pe=96KiB"}); }));
+  add("allreduce 2d 16 PEs 96KiB", measure(p, [&] { run_sub(ctx, ar, {"algo=2d"}); }));
+  GqaDecodeBench gqa;
+  add("gqa-decode opt2 S_kv=4096",
+      measure(p, [&] { run_sub(ctx, gqa, {"variant=opt2", "S_kv=4096"}); }));
+  res.tables.push_back(speed);
+
+  // Wall time against simulated work: GEMMs of growing K.
+  SummaryTable lin{"wall time vs simulated work (GEMM 64xKx64, ref_ref)",
+                   {"K", "wall_s", "sim_us", "stages"},
+                   {}};
+  std::vector<double> ks, walls;
+  std::stringstream kss(ctx.params.str("gemm_k"));
+  std::string item;
+  while (std::getline(kss, item, ',')) {
+    const Rate r = measure(p, [&] { run_sub(ctx, gemm, {"M=64", "K=" + item, "N=64", "variant=ref_ref"}); });
+    ks.push_back(std::stod(item));
+    walls.push_back(r.wall_s);
+    lin.rows.push_back({item, fmt(r.wall_s, 4), fmt(r.sim_ns / 1e3, 1), std::to_string(r.stages)});
+  }
+  if (ks.size() >= 2) {
+    double a = 0, b = 0, r2 = 0;
+    linear_fit(ks, walls, &a, &b, &r2);
+    res.metrics["gemm_wall_fit"] = {{"intercept_s", a}, {"s_per_k", b}, {"r2", r2}};
+    lin.rows.push_back({"fit", "a=" + fmt(a, 4) + " s", "b=" + fmt(b * 1e6, 3) + " us/K",
+                        "R2=" + fmt(r2, 4)});
+  }
+  res.tables.push_back(lin);
+
+  if (ctx.params.integer("elaborate") != 0) {
+    std::error_code ec;
+    const std::string exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    SummaryTable el{"elaboration (child process: --check-topology)",
+                    {"topology", "mode", "wall_s", "peak_rss_MB"},
+                    {}};
+    // topologies/ beside the working directory, or beside the build directory.
+    std::string four_sip = "topologies/llama70b_4sip.yaml";
+    if (!std::filesystem::exists(four_sip))
+      four_sip = (std::filesystem::path(exe).parent_path().parent_path() / four_sip).string();
+    if (!std::filesystem::exists(four_sip))
+      throw UsageError("simspeed: cannot find topologies/llama70b_4sip.yaml (run from the source "
+                       "tree, or --param elaborate=0)");
+    for (const auto& [name, file] :
+         {std::pair<std::string, std::string>{"ahbm_1sip (128 PEs)", ""},
+          {"llama70b_4sip (512 PEs)", four_sip}})
+      for (const bool data : {false, true}) {
+        std::vector<std::string> argv = {exe, "--check-topology"};
+        if (!file.empty()) argv.insert(argv.end(), {"--topology", file});
+        if (data) argv.emplace_back("--data");
+        const ChildCost c = child_cost(argv);
+        if (c.status != 0)
+          throw SimulationError("simspeed: elaborating " + name + " failed (exit " +
+                                std::to_string(c.status) + ")");
+        res.points.push_back({{"elaborate", name},
+                              {"data", data},
+                              {"wall_s", c.wall_s},
+                              {"peak_rss_mb", c.max_rss_mb}});
+        el.rows.push_back(
+            {name, data ? "data" : "timing", fmt(c.wall_s, 3), fmt(c.max_rss_mb, 1)});
+      }
+    res.tables.push_back(el);
+  }
+  return res;
+}
+
+}  // namespace kb
