@@ -7,7 +7,8 @@
 #include <functional>
 #include <sstream>
 #include <string>
-#include <unordered_set>
+#include <vector>
+#include <algorithm>
 #include <utility>
 
 #include "models/common/address_map.h"
@@ -17,21 +18,30 @@ namespace kb {
 
 namespace {
 
-// (module, payload) pairs currently inside a checked b_transport. SystemC runs
-// every process on one OS thread, so a plain container is enough.
-using InFlightKey = std::pair<const sc_core::sc_object*, const tlm::tlm_generic_payload*>;
-
-struct InFlightHash {
-  size_t operator()(const InFlightKey& k) const noexcept {
-    const size_t a = std::hash<const void*>()(k.first);
-    const size_t b = std::hash<const void*>()(k.second);
-    return a ^ (b + 0x9e3779b97f4a7c15ull + (a << 6) + (a >> 2));
+// The modules a payload is currently inside (a checked b_transport that has
+// not returned), kept on the payload itself: a payload is nested through at
+// most a dozen modules, so a short list beats a global (module, payload) set,
+// whose lookups missed the cache on every hop of a busy platform. SystemC runs
+// every process on one OS thread, so plain containers are enough.
+struct InFlightExt : tlm::tlm_extension<InFlightExt> {
+  std::vector<const sc_core::sc_object*> modules;
+  tlm::tlm_extension_base* clone() const override { return new InFlightExt(*this); }
+  void copy_from(const tlm::tlm_extension_base& other) override {
+    modules = static_cast<const InFlightExt&>(other).modules;
   }
 };
 
-std::unordered_set<InFlightKey, InFlightHash>& in_flight() {
-  static std::unordered_set<InFlightKey, InFlightHash> set;
-  return set;
+size_t g_in_flight = 0;
+
+InFlightExt& in_flight_of(const tlm::tlm_generic_payload& trans) {
+  auto& t = const_cast<tlm::tlm_generic_payload&>(trans);
+  InFlightExt* e = nullptr;
+  t.get_extension(e);
+  if (!e) {
+    e = new InFlightExt;
+    t.set_extension(e);  // the payload owns and frees it
+  }
+  return *e;
 }
 
 // sc_time is unsigned: a delay computed as a negative difference wraps to a
@@ -70,7 +80,7 @@ bool valid_command(tlm::tlm_command c) {
 }  // namespace
 
 size_t tlm_payloads_in_flight() {
-  return in_flight().size();
+  return g_in_flight;
 }
 
 TlmCheck::TlmCheck(const sc_core::sc_object& module, const tlm::tlm_generic_payload& trans,
@@ -85,8 +95,8 @@ TlmCheck::TlmCheck(const sc_core::sc_object& module, const tlm::tlm_generic_payl
       streaming_width_(trans.get_streaming_width()),
       uncaught_at_entry_(std::uncaught_exceptions()) {
   constexpr const char* kIf = "b_transport";
-  const InFlightKey key{&module, &trans};
-  if (in_flight().count(key) != 0)
+  InFlightExt& inside = in_flight_of(trans);
+  if (std::find(inside.modules.begin(), inside.modules.end(), &module) != inside.modules.end())
     violation(module, trans, kIf, "§14.5",
               "the payload entered this module while still in flight through it (reused by a "
               "second initiator process before its transaction completed, or a routing loop)");
@@ -120,12 +130,18 @@ TlmCheck::TlmCheck(const sc_core::sc_object& module, const tlm::tlm_generic_payl
   if (proc.valid() && proc.proc_kind() == sc_core::SC_METHOD_PROC_)
     violation(module, trans, kIf, "§11.1.1.4 b)", "b_transport called from an SC_METHOD");
   // Registered last: a constructor that throws never runs the destructor.
-  in_flight().insert(key);
+  inside.modules.push_back(&module);
+  ++g_in_flight;
 }
 
 // NOLINTNEXTLINE(bugprone-exception-escape): throwing is how a violation is reported.
 TlmCheck::~TlmCheck() noexcept(false) {
-  in_flight().erase(InFlightKey{&module_, &trans_});
+  InFlightExt& inside = in_flight_of(trans_);
+  auto it = std::find(inside.modules.begin(), inside.modules.end(), &module_);
+  if (it != inside.modules.end()) {
+    inside.modules.erase(it);
+    --g_in_flight;
+  }
   if (std::uncaught_exceptions() > uncaught_at_entry_) return;  // abandoned, not completed
   constexpr const char* kIf = "b_transport";
   if (trans_.get_response_status() == tlm::TLM_INCOMPLETE_RESPONSE)

@@ -120,7 +120,7 @@ void PeDma::channel_thread(ChannelState* ch) {
           ++ch->idle_workers;
           sc_core::sc_spawn([this, ch] { worker_thread(ch); });
         }
-        ch->work.notify();
+        ch->sleeping.wake_one();
       }
     }
     p->all_issued = true;
@@ -133,8 +133,9 @@ void PeDma::worker_thread(ChannelState* ch) {
   auto* order = new RequestOrder;  // owned by the payload from here on
   trans.set_extension(order);
   std::vector<unsigned char> buffer(cfg_.burst_bytes);
+  sc_core::sc_event mine;
   for (;;) {
-    while (ch->ready.empty()) sc_core::wait(ch->work);
+    while (ch->ready.empty()) ch->sleeping.wait_for_work(mine);
     const Burst b = ch->ready.front();
     ch->ready.pop_front();
     order->key = b.order;

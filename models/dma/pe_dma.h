@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "models/common/address_map.h"
+#include "models/common/idle_workers.h"
 #include "models/dma/dma_transfer.h"
 #include "models/pe/pe_engine.h"
 #include "platform/config/topology_config.h"
@@ -87,7 +88,8 @@ class PeDma : public PeEngine {
     std::deque<std::unique_ptr<Pending>> waiting;   // not started
     std::deque<std::unique_ptr<Pending>> inflight;  // started, completion in order
     std::deque<Burst> ready;                        // issued, waiting for a worker
-    sc_core::sc_event kick, slot_freed, work;
+    sc_core::sc_event kick, slot_freed;
+    IdleWorkers sleeping;  // workers waiting for a burst
     unsigned outstanding = 0;
     unsigned workers = 0, idle_workers = 0;
     bool busy = false;

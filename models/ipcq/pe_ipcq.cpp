@@ -529,7 +529,7 @@ void PeIpcq::post_message(const Message& m, std::function<void()> on_delivered) 
     sc_core::sc_spawn([this] { message_worker(); },
                       sc_core::sc_gen_unique_name("msg_worker"));
   }
-  outbox_kick_.notify();
+  sleeping_msg_workers_.wake_one();
 }
 
 void PeIpcq::message_worker() {
@@ -543,8 +543,9 @@ void PeIpcq::message_worker() {
   // PE_DMA key of the same PE (bit 39 of the per-PE sequence space).
   const uint64_t order_base =
       ((((uint64_t{self_.sip} << 8 | self_.cube) << 6) | self_.pe) << 40) | (uint64_t{1} << 39);
+  sc_core::sc_event mine;
   for (;;) {
-    while (outbox_.empty()) sc_core::wait(outbox_kick_);
+    while (outbox_.empty()) sleeping_msg_workers_.wait_for_work(mine);
     std::unique_ptr<Outgoing, OutgoingDeleter> o = std::move(outbox_.front());
     outbox_.pop_front();
     --idle_msg_workers_;

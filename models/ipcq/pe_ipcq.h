@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "models/common/address_map.h"
+#include "models/common/idle_workers.h"
 #include "models/pe/pe_engine.h"
 #include "platform/config/topology_config.h"
 
@@ -172,7 +173,7 @@ class PeIpcq : public PeEngine {
   unsigned msg_workers_ = 0, idle_msg_workers_ = 0, msgs_in_flight_ = 0;
   uint64_t chunks_in_flight_ = 0, commands_in_flight_ = 0;
   uint64_t msg_seq_ = 0;
-  sc_core::sc_event outbox_kick_;
+  IdleWorkers sleeping_msg_workers_;
   Stats stats_;
 };
 
