@@ -36,6 +36,11 @@ void HbmCtrl::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& del
     trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }
+  const tlm::tlm_response_status unsupported = unsupported_payload_status(trans);
+  if (unsupported != tlm::TLM_INCOMPLETE_RESPONSE) {
+    trans.set_response_status(unsupported);
+    return;
+  }
   Completion served;
   uint64_t pos = offset;
   const uint64_t end = offset + len;

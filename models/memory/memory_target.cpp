@@ -27,6 +27,11 @@ void MemoryTarget::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time
     trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }
+  const tlm::tlm_response_status unsupported = unsupported_payload_status(trans);
+  if (unsupported != tlm::TLM_INCOMPLETE_RESPONSE) {
+    trans.set_response_status(unsupported);
+    return;
+  }
   Completion served;
   port_.push(transfer_time(len, bandwidth_gbps_), len, &served, order_key(trans));
   served.wait();

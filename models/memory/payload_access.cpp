@@ -10,6 +10,12 @@ bool payload_in_region(const tlm::tlm_generic_payload& trans, uint64_t region_by
   return offset < region_bytes && len <= region_bytes - offset;
 }
 
+tlm::tlm_response_status unsupported_payload_status(const tlm::tlm_generic_payload& trans) {
+  if (trans.get_byte_enable_ptr() != nullptr) return tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE;
+  if (trans.get_streaming_width() < trans.get_data_length()) return tlm::TLM_BURST_ERROR_RESPONSE;
+  return tlm::TLM_INCOMPLETE_RESPONSE;
+}
+
 unsigned int copy_payload(tlm::tlm_generic_payload& trans, BackingStore& store) {
   const uint64_t offset = trans.get_address() & addr_bits::kOffsetMask;
   const unsigned int len = trans.get_data_length();
@@ -25,6 +31,11 @@ unsigned int debug_access(tlm::tlm_generic_payload& trans, BackingStore& store,
                           uint64_t region_bytes) {
   if (!payload_in_region(trans, region_bytes)) {
     trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return 0;
+  }
+  const tlm::tlm_response_status unsupported = unsupported_payload_status(trans);
+  if (unsupported != tlm::TLM_INCOMPLETE_RESPONSE) {
+    trans.set_response_status(unsupported);
     return 0;
   }
   trans.set_response_status(tlm::TLM_OK_RESPONSE);

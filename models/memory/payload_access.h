@@ -12,6 +12,13 @@ namespace kb {
 // `region_bytes` (offset = the address's offset field).
 bool payload_in_region(const tlm::tlm_generic_payload& trans, uint64_t region_bytes);
 
+// The memories of this platform move whole contiguous payloads: a payload
+// with byte enables gets TLM_BYTE_ENABLE_ERROR_RESPONSE and a streaming one
+// (streaming width below the data length) TLM_BURST_ERROR_RESPONSE, as the
+// TLM-2.0 rules ask of a target that does not support them; otherwise
+// TLM_INCOMPLETE_RESPONSE (meaning: supported, go on).
+tlm::tlm_response_status unsupported_payload_status(const tlm::tlm_generic_payload& trans);
+
 // Copies between the payload's data pointer and the store (read or write by
 // the payload's command). Returns the bytes moved.
 unsigned int copy_payload(tlm::tlm_generic_payload& trans, BackingStore& store);

@@ -49,8 +49,11 @@ long long BenchParams::integer(const std::string& key) const {
   const std::string& v = str(key);
   size_t pos = 0;
   long long x = 0;
+  // Decimal, or hex with 0x. Not base 0: a leading zero is not octal here
+  // (010 is ten, as anyone typing a size means).
+  const bool hex = v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
   try {
-    x = std::stoll(v, &pos, 0);  // decimal, or 0x-hex
+    x = std::stoll(v, &pos, hex ? 16 : 10);
   } catch (const std::exception&) {
     pos = 0;
   }
@@ -89,7 +92,7 @@ std::string SummaryTable::render() const {
   auto line = [&](const std::vector<std::string>& cells) {
     for (size_t i = 0; i < w.size(); ++i) {
       const std::string c = i < cells.size() ? cells[i] : "";
-      os << (i ? "  " : "  ") << std::string(i == 0 ? 0 : w[i] - c.size(), ' ') << c
+      os << "  " << std::string(i == 0 ? 0 : w[i] - c.size(), ' ') << c
          << std::string(i == 0 ? w[i] - c.size() : 0, ' ');
     }
     os << "\n";

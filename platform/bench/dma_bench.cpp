@@ -34,6 +34,9 @@ BenchResult DmaBench::run(BenchContext& ctx) {
   const long long ss = prm.integer("src_stride"), ds = prm.integer("dst_stride");
   if (bytes <= 0 || rows <= 0 || ss < 0 || ds < 0)
     throw UsageError("--param bytes and rows must be > 0, strides >= 0");
+  if (rows > static_cast<long long>(UINT32_MAX))
+    throw UsageError("--param rows=" + std::to_string(rows) + ": at most " +
+                     std::to_string(UINT32_MAX) + " rows per transfer");
   t.row_bytes = static_cast<uint64_t>(bytes);
   t.rows = static_cast<uint32_t>(rows);
   t.src_stride = static_cast<uint64_t>(ss);

@@ -554,6 +554,22 @@ bool TopologySchema::parse_value(const Knob& knob, const std::string& raw, KnobV
         *error = "must be " + describe_constraint(knob) + ", got " + text;
         return false;
       }
+      // Units bound what simulated time can hold (1 ps resolution, 64 bits):
+      // a latency above a second, or a bandwidth under 1 MB/s, would make one
+      // event overflow or take years; neither is a hardware parameter.
+      const auto ends_with = [&](const char* suffix) {
+        const std::string sfx = suffix;
+        return knob.path.size() >= sfx.size() &&
+               knob.path.compare(knob.path.size() - sfx.size(), sfx.size(), sfx) == 0;
+      };
+      if (ends_with("_ns") && v > 1e9) {
+        *error = "must be <= 1e9 ns (one second per event), got " + text;
+        return false;
+      }
+      if (ends_with("_gbps") && (v < 1e-3 || v > 1e6)) {
+        *error = "must be between 0.001 and 1e6 GB/s, got " + text;
+        return false;
+      }
       return true;
     }
 

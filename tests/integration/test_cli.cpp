@@ -275,6 +275,13 @@ TEST(CliErrors, UnknownSetKeySuggestsTheNearestOne) {
   EXPECT_TRUE(contains(msg, "sip.cube_link.bandwidth_gbps")) << msg;
 }
 
+TEST(CliErrors, DmaRowsBeyondTheDescriptorFieldAreRejected) {
+  TempDir tmp;
+  const std::string msg = expect_usage_error(
+      run({"--bench", "dma", "--param", "rows=4294967296", "--param", "bytes=1"}, tmp));
+  EXPECT_TRUE(contains(msg, "at most 4294967295 rows")) << msg;
+}
+
 TEST(CliErrors, ZeroBandwidthFromSetIsRejected) {
   TempDir tmp;
   const std::string msg = expect_usage_error(run(
