@@ -42,42 +42,33 @@ def main():
     topologies = [t for t in ("mesh", "ring", "torus2d") if any(p["topology"] == t for p in points)]
     algos = sorted({p["algo"] for p in points})
 
-    fig, axes = panels(topologies)
-    for ax, topo in zip(axes, topologies):
-        for algo in algos:
-            x, y, model = series(points, topology=topo, algo=algo, buffer="tcm")
-            if not x:
-                continue
-            line, = ax.plot(x, y, marker="o", label=algo)
-            ax.plot(x, model, linestyle="--", color=line.get_color(), alpha=0.6)
-        ax.set_title(f"{topo} cube links, TCM buffers (dashed: alpha-beta)")
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xlabel("bytes per PE (KiB)")
-        ax.set_ylabel("latency (us)")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(prefix + "_latency.png", dpi=120)
+    # One panel per topology: (label, series filter) curves, analytic dashed.
+    def figure(name, curves_of, title_of):
+        fig, axes = panels(topologies)
+        for ax, topo in zip(axes, topologies):
+            for label, match in curves_of(topo):
+                x, y, model = series(points, topology=topo, **match)
+                if not x:
+                    continue
+                line, = ax.plot(x, y, marker="o", label=label)
+                ax.plot(x, model, linestyle="--", color=line.get_color(), alpha=0.6)
+            ax.set_title(title_of(topo))
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel("bytes per PE (KiB)")
+            ax.set_ylabel("latency (us)")
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(prefix + name, dpi=120)
 
-    fig, axes = panels(topologies)
-    for ax, topo in zip(axes, topologies):
-        algo = NATURAL[topo]
-        for buf in ("tcm", "hbm", "sram"):
-            x, y, model = series(points, topology=topo, algo=algo, buffer=buf)
-            if not x:
-                continue
-            line, = ax.plot(x, y, marker="o", label=f"{algo}, {buf}")
-            ax.plot(x, model, linestyle="--", color=line.get_color(), alpha=0.6)
-        ax.set_title(f"{topo}: {algo} by buffer kind (dashed: alpha-beta)")
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xlabel("bytes per PE (KiB)")
-        ax.set_ylabel("latency (us)")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(prefix + "_buffers.png", dpi=120)
+    figure("_latency.png",
+           lambda topo: [(a, {"algo": a, "buffer": "tcm"}) for a in algos],
+           lambda topo: f"{topo} cube links, TCM buffers (dashed: alpha-beta)")
+    figure("_buffers.png",
+           lambda topo: [(f"{NATURAL[topo]}, {b}", {"algo": NATURAL[topo], "buffer": b})
+                         for b in ("tcm", "hbm", "sram")],
+           lambda topo: f"{topo}: {NATURAL[topo]} by buffer kind (dashed: alpha-beta)")
     print(f"wrote {prefix}_latency.png and {prefix}_buffers.png")
 
 

@@ -25,15 +25,6 @@ namespace kb {
 
 namespace {
 
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 uint64_t parse_bytes(const std::string& what, const std::string& text) {
   Knob k;
   k.path = what;
@@ -385,11 +376,11 @@ BenchResult AllReduceBench::run(BenchContext& ctx) {
   const BenchParams& prm = ctx.params;
   const TopologyConfig& cfg = ctx.platform.config();
   std::vector<fw::AllReduceAlgo> algos;
-  for (const std::string& a : split(prm.str("algo"))) algos.push_back(parse_algo(a, cfg));
+  for (const std::string& a : prm.list("algo")) algos.push_back(parse_algo(a, cfg));
   std::vector<RingSpace> buffers;
-  for (const std::string& b : split(prm.str("buffer"))) buffers.push_back(parse_buffer(b));
+  for (const std::string& b : prm.list("buffer")) buffers.push_back(parse_buffer(b));
   std::vector<uint64_t> sizes;
-  for (const std::string& s : split(prm.str("bytes_per_pe"))) {
+  for (const std::string& s : prm.list("bytes_per_pe")) {
     const uint64_t b = parse_bytes("bytes_per_pe", s);
     if (b % 4 != 0)
       throw UsageError("--param bytes_per_pe=" + s + ": must be a whole number of fp32 elements");
@@ -476,7 +467,7 @@ int run_child(const std::vector<std::string>& argv) {
 
 BenchResult CclSweepBench::run(BenchContext& ctx) {
   const BenchParams& prm = ctx.params;
-  std::vector<std::string> topologies = split(prm.str("topologies"));
+  std::vector<std::string> topologies = prm.list("topologies");
   for (const auto& t : topologies)
     if (t != "mesh" && t != "ring" && t != "torus2d")
       throw UsageError("--param topologies=" + t + ": expected mesh, ring or torus2d");

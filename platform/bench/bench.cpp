@@ -62,6 +62,15 @@ long long BenchParams::integer(const std::string& key) const {
   return x;
 }
 
+std::vector<std::string> BenchParams::list(const std::string& key) const {
+  std::vector<std::string> out;
+  std::stringstream ss(str(key));
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
 double BenchParams::number(const std::string& key) const {
   const std::string& v = str(key);
   size_t pos = 0;

@@ -30,6 +30,8 @@ class BenchParams {
   const std::string& str(const std::string& key) const;
   long long integer(const std::string& key) const;  // UsageError when not an integer
   double number(const std::string& key) const;      // UsageError when not a number
+  // A comma-separated value as its items (empty items dropped).
+  std::vector<std::string> list(const std::string& key) const;
   nlohmann::json to_json() const;
 
  private:

@@ -515,15 +515,6 @@ namespace {
 
 const std::vector<std::string> kVariants = {"load_ref", "ref_ref", "load_load"};
 
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 void check_in(const std::string& key, const std::string& v, const std::vector<std::string>& ok) {
   if (std::find(ok.begin(), ok.end(), v) != ok.end()) return;
   std::string list;
@@ -556,9 +547,9 @@ std::vector<ParamSpec> GemmStrategiesBench::params() const {
 
 BenchResult GemmStrategiesBench::run(BenchContext& ctx) {
   std::vector<GemmShape> shapes;
-  for (const std::string& t : split(ctx.params.str("shapes"))) shapes.push_back(parse_shape(t));
-  const std::vector<std::string> variants = split(ctx.params.str("variants"));
-  const std::vector<std::string> strategies = split(ctx.params.str("strategies"));
+  for (const std::string& t : ctx.params.list("shapes")) shapes.push_back(parse_shape(t));
+  const std::vector<std::string> variants = ctx.params.list("variants");
+  const std::vector<std::string> strategies = ctx.params.list("strategies");
   for (const auto& v : variants) check_in("variants", v, kVariants);
   for (const auto& st : strategies) check_in("strategies", st, gemm_strategy_names());
   const std::string sync_text = ctx.params.str("sync");

@@ -10,7 +10,6 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <filesystem>
 #include <systemc>
 
@@ -209,9 +208,7 @@ BenchResult SimSpeedBench::run(BenchContext& ctx) {
                    {"K", "wall_s", "sim_us", "stages"},
                    {}};
   std::vector<double> ks, walls;
-  std::stringstream kss(ctx.params.str("gemm_k"));
-  std::string item;
-  while (std::getline(kss, item, ',')) {
+  for (const std::string& item : ctx.params.list("gemm_k")) {
     const Rate r = measure(p, [&] { run_sub(ctx, gemm, {"M=64", "K=" + item, "N=64", "variant=ref_ref"}); });
     ks.push_back(std::stod(item));
     walls.push_back(r.wall_s);
