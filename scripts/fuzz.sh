@@ -42,7 +42,7 @@ fi
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_topology_yaml fuzz_set_override fuzz_bench_params fuzz_npy)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_topology_yaml fuzz_set_override fuzz_bench_params fuzz_npy fuzz_sweep_spec)
 
 build=build-fuzz
 cmake -S . -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -458,21 +458,21 @@ void PeIpcq::consume_chunk(RecvQueue& q, RecvJob& job, uint64_t k, unsigned slot
   ++stats_.chunks_received;
   RecvQueue* qp = &q;
   RecvJob* jp = &job;
-  t->on_done = [this, qp, jp, k, len](TileToken& tk) {
+  t->on_done = [this, qp, jp, k](TileToken& tk) {
     // Deleting the token destroys this closure: keep what is needed first.
     PeIpcq* self = this;
     RecvQueue* queue = qp;
     RecvJob* j = jp;
-    const uint64_t chunk = k, bytes = len;
+    const uint64_t chunk = k;
     delete &tk;
     --self->chunks_in_flight_;
-    self->chunk_consumed(*queue, *j, chunk, bytes);
+    self->chunk_consumed(*queue, *j, chunk);
   };
   const auto first = static_cast<int>(engine_of(t->stages.front().kind));
   post_token(*stage_out[first], t);
 }
 
-void PeIpcq::chunk_consumed(RecvQueue& q, RecvJob& job, uint64_t k, uint64_t len) {
+void PeIpcq::chunk_consumed(RecvQueue& q, RecvJob& job, uint64_t k) {
   ++job.done;
   if (job.cmd->forward) {
     for (auto& f : q.forwards)
@@ -500,7 +500,6 @@ void PeIpcq::chunk_consumed(RecvQueue& q, RecvJob& job, uint64_t k, uint64_t len
       out.kick.notify(sc_core::SC_ZERO_TIME);
     }
   }
-  (void)len;
   finish_recv(q, job);
 }
 

@@ -145,7 +145,7 @@ class PeIpcq : public PeEngine {
   void send_loop(SendQueue* q);
   void recv_loop(RecvQueue* q);
   void consume_chunk(RecvQueue& q, RecvJob& job, uint64_t k, unsigned slot, uint64_t len);
-  void chunk_consumed(RecvQueue& q, RecvJob& job, uint64_t k, uint64_t len);
+  void chunk_consumed(RecvQueue& q, RecvJob& job, uint64_t k);
   void finish_recv(RecvQueue& q, RecvJob& job);
   void finish_command(TileToken& token, unsigned lane, double start_ns);
   // Sends a control message; `on_delivered` runs once the peer has it.

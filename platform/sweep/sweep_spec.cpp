@@ -3,6 +3,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 #include "models/common/errors.h"
 #include "platform/util/spelling.h"
@@ -48,23 +50,42 @@ void read_axes(const std::string& file, const YAML::Node& block, bool is_set,
 
 }  // namespace
 
+namespace {
+
+constexpr uint64_t kMaxSweepPoints = 100000;
+SweepSpec parse_spec(const YAML::Node& root, const std::string& path);
+
+}  // namespace
+
 SweepSpec load_sweep_spec(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError("cannot open sweep spec '" + path + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return load_sweep_spec_text(text.str(), path);
+}
+
+SweepSpec load_sweep_spec_text(const std::string& text, const std::string& path) {
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw ConfigError("cannot open sweep spec '" + path + "'");
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ":" +
                       std::to_string(e.mark.column + 1) + ": " + e.msg);
   }
+  return parse_spec(root, path);
+}
+
+namespace {
+
+SweepSpec parse_spec(const YAML::Node& root, const std::string& path) {
   if (!root.IsMap()) throw ConfigError(path + ": a sweep spec is a YAML mapping");
   static const std::vector<std::string> kKeys = {"bench", "topology", "set",    "param",
                                                  "data",  "grid",     "columns"};
   SweepSpec s;
   s.source = path;
   for (const auto& kv : root) {
-    const std::string key = kv.first.Scalar();
+    const std::string key = scalar(path, kv.first, "(key)");
     if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
       const std::string near = nearest_spelling(key, kKeys);
       fail(path, kv.first, key,
@@ -86,7 +107,7 @@ SweepSpec load_sweep_spec(const std::string& path) {
     const YAML::Node g = root["grid"];
     if (!g.IsMap()) fail(path, g, "grid", "expected a mapping with set: and/or param:");
     for (const auto& kv : g) {
-      const std::string k = kv.first.Scalar();
+      const std::string k = scalar(path, kv.first, "grid");
       if (k != "set" && k != "param") {
         const std::string near = nearest_spelling(k, {"set", "param"});
         fail(path, kv.first, "grid." + k,
@@ -95,8 +116,17 @@ SweepSpec load_sweep_spec(const std::string& path) {
       read_axes(path, kv.second, k == "set", s.axes);
     }
   }
+  uint64_t points = 1;
+  for (const SweepAxis& a : s.axes) {
+    points *= a.values.size();
+    if (points > kMaxSweepPoints)
+      fail(path, root["grid"], "grid",
+           "more than " + std::to_string(kMaxSweepPoints) + " points (split the sweep)");
+  }
   return s;
 }
+
+}  // namespace
 
 std::vector<SweepPoint> SweepSpec::expand() const {
   std::vector<SweepPoint> out;

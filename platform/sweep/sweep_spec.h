@@ -51,5 +51,7 @@ struct SweepSpec {
 
 // Throws ConfigError with file:line:column and the key path.
 SweepSpec load_sweep_spec(const std::string& path);
+// The same from text (`source` names it in errors).
+SweepSpec load_sweep_spec_text(const std::string& text, const std::string& source);
 
 }  // namespace kb

@@ -11,6 +11,7 @@
 #include "platform/bench/bench.h"
 #include "platform/config/topology_loader.h"
 #include "platform/runtime/npy.h"
+#include "platform/sweep/sweep_spec.h"
 #include "platform/runtime/result_writer.h"
 
 namespace kb {
@@ -208,6 +209,29 @@ void npy(const uint8_t* data, size_t size) {
   }
   expect(b.shape == a.shape && b.dtype == a.dtype && b.bytes == a.bytes,
          "format_npy + parse_npy round-trips");
+}
+
+void sweep_spec(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  SweepSpec s;
+  try {
+    s = load_sweep_spec_text(text, "<fuzz>");
+  } catch (const ConfigError&) {
+    return;
+  }
+  uint64_t product = 1;
+  for (const SweepAxis& a : s.axes) {
+    expect(!a.values.empty(), "a sweep axis has values");
+    product *= a.values.size();
+  }
+  expect(product <= 100000, "an accepted grid has at most 100000 points");
+  const std::vector<SweepPoint> points = s.expand();
+  expect(points.size() == product, "the grid expands to the product of its axes");
+  for (size_t i = 0; i < points.size() && i < 4; ++i) {
+    const auto argv = s.command("kernbench", points[i], "p.json");
+    expect(argv.size() >= 6 && argv[3] == s.bench && argv.back() == "p.json",
+           "a point's command names the bench and its JSON file");
+  }
 }
 
 }  // namespace fuzz

@@ -35,6 +35,12 @@ void bench_params(const uint8_t* data, size_t size);
 // survive format_npy + parse_npy unchanged.
 void npy(const uint8_t* data, size_t size);
 
+// The input is a sweep spec (platform/sweep/sweep_spec.h, what kernbench
+// --sweep reads): load_sweep_spec_text either throws ConfigError or gives a
+// spec whose grid expands to the product of its axes, each point's command
+// line naming the bench and its JSON file.
+void sweep_spec(const uint8_t* data, size_t size);
+
 // Splits on '\n' into at most `max_lines` lines (the rest is ignored).
 std::vector<std::string> split_lines(const uint8_t* data, size_t size, size_t max_lines);
 

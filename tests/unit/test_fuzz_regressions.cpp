@@ -38,6 +38,7 @@ const Target kTargets[] = {
     {"fuzz_set_override", fuzz::set_override, {}},
     {"fuzz_bench_params", fuzz::bench_params, {}},
     {"fuzz_npy", fuzz::npy, {}},
+    {"fuzz_sweep_spec", fuzz::sweep_spec, {}},
 };
 
 std::string read_bytes(const fs::path& p) {
