@@ -439,7 +439,8 @@ std::vector<ParamSpec> CclSweepBench::params() const {
           {"topologies", "mesh,ring,torus2d", "cube-link topologies (list; one process each)"},
           {"buffer", "tcm,hbm,sram", "buffer kinds (list)"},
           {"bytes_per_pe", "4KiB,16KiB,64KiB,96KiB,256KiB,1MiB,4MiB", "sizes per PE (list)"},
-          {"pes_per_cube", "auto", "as for allreduce"}};
+          {"pes_per_cube", "auto", "as for allreduce"},
+          {"jobs", "2", "topology processes run at a time"}};
 }
 
 namespace {
@@ -451,16 +452,33 @@ std::string self_exe() {
   return p.string();
 }
 
-// Runs `argv` and waits; returns its exit status (or -1).
-int run_child(const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  if (posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), environ) != 0) return -1;
-  int status = 0;
-  if (waitpid(pid, &status, 0) < 0) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+// Runs every command line, up to `jobs` at a time; returns their exit
+// statuses (-1: could not start or did not exit).
+std::vector<int> run_children(const std::vector<std::vector<std::string>>& commands,
+                              unsigned jobs) {
+  std::vector<int> status(commands.size(), -1);
+  std::map<pid_t, size_t> running;
+  size_t next = 0;
+  while (next < commands.size() || !running.empty()) {
+    while (next < commands.size() && running.size() < std::max(1u, jobs)) {
+      std::vector<char*> args;
+      for (const auto& a : commands[next]) args.push_back(const_cast<char*>(a.c_str()));
+      args.push_back(nullptr);
+      pid_t pid = 0;
+      if (posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), environ) == 0)
+        running[pid] = next;
+      ++next;
+    }
+    if (running.empty()) continue;
+    int st = 0;
+    const pid_t pid = waitpid(-1, &st, 0);
+    if (pid < 0) break;
+    auto it = running.find(pid);
+    if (it == running.end()) continue;
+    status[it->second] = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    running.erase(it);
+  }
+  return status;
 }
 
 }  // namespace
@@ -482,24 +500,32 @@ BenchResult CclSweepBench::run(BenchContext& ctx) {
   std::map<std::tuple<std::string, std::string, uint64_t>, std::map<std::string, std::string>>
       cells;
   std::vector<std::tuple<std::string, std::string, uint64_t>> order;
+  std::vector<std::vector<std::string>> commands;
   for (const std::string& topo : topologies) {
     table.headers.push_back(topo);
-    const std::string json = dir + "/" + topo + ".json";
-    std::vector<std::string> argv = {exe, "--quiet", "--bench", "allreduce", "--json", json};
+    std::vector<std::string> argv = {exe,      "--quiet", "--bench",
+                                     "allreduce", "--json", dir + "/" + topo + ".json"};
     if (!ctx.topology_file.empty()) argv.insert(argv.end(), {"--topology", ctx.topology_file});
     for (const auto& s : ctx.topology_overrides) argv.insert(argv.end(), {"--set", s});
     argv.insert(argv.end(), {"--set", "sip.topology=" + topo});
     for (const char* k : {"algo", "buffer", "bytes_per_pe", "pes_per_cube"})
       argv.insert(argv.end(), {"--param", std::string(k) + "=" + prm.str(k)});
     if (ctx.data_mode) argv.emplace_back("--data");
-    const int rc = run_child(argv);
-    if (rc != 0) {
+    commands.push_back(argv);
+  }
+  const long long jobs = prm.integer("jobs");
+  if (jobs < 1) throw UsageError("--param jobs must be >= 1");
+  const std::vector<int> status = run_children(commands, static_cast<unsigned>(jobs));
+  for (size_t t = 0; t < topologies.size(); ++t) {
+    const std::string& topo = topologies[t];
+    if (status[t] != 0) {
       std::filesystem::remove_all(dir);
-      throw SimulationError("ccl-sweep: the " + topo + " run exited with " + std::to_string(rc) +
+      throw SimulationError("ccl-sweep: the " + topo + " run exited with " +
+                            std::to_string(status[t]) +
                             " (rerun it alone: kernbench --bench allreduce --set sip.topology=" +
                             topo + ")");
     }
-    std::ifstream in(json);
+    std::ifstream in(dir + "/" + topo + ".json");
     const nlohmann::json j = nlohmann::json::parse(in);
     for (const auto& pt : j.at("points")) {
       res.points.push_back(pt);

@@ -101,5 +101,22 @@ TEST(AllReduceTiming, EveryAlgorithmCompletesOnTheDefaultSip) {
   }
 }
 
+// ccl-sweep runs one child process per cube topology and merges them.
+TEST(CclSweep, MergesOneChildPerTopology) {
+  Platform p(topo("tiny.yaml"));
+  CclSweepBench bench;
+  BenchParams prm("ccl-sweep", bench.params(),
+                  {"algo=ring,2d", "buffer=tcm", "bytes_per_pe=4KiB,64KiB", "jobs=2"});
+  BenchContext ctx{p, prm, false, test::source_path("topologies/tiny.yaml"), {}};
+  const BenchResult r = bench.run(ctx);
+  ASSERT_EQ(r.points.size(), 3u * 2u * 2u);
+  std::map<std::string, int> per_topology;
+  for (const auto& pt : r.points) ++per_topology[pt.at("topology").get<std::string>()];
+  EXPECT_EQ(per_topology, (std::map<std::string, int>{{"mesh", 4}, {"ring", 4}, {"torus2d", 4}}));
+  ASSERT_EQ(r.tables.size(), 1u);
+  EXPECT_EQ(r.tables[0].headers.back(), "torus2d");
+  EXPECT_EQ(r.tables[0].rows.size(), 4u);
+}
+
 }  // namespace
 }  // namespace kb
