@@ -445,7 +445,8 @@ std::vector<ParamSpec> CclSweepBench::params() const {
 
 namespace {
 
-std::string self_exe() {
+std::string self_exe(const BenchContext& ctx) {
+  if (!ctx.kernbench_exe.empty()) return ctx.kernbench_exe;
   std::error_code ec;
   auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) throw SimulationError("ccl-sweep: cannot find its own executable: " + ec.message());
@@ -489,7 +490,7 @@ BenchResult CclSweepBench::run(BenchContext& ctx) {
   for (const auto& t : topologies)
     if (t != "mesh" && t != "ring" && t != "torus2d")
       throw UsageError("--param topologies=" + t + ": expected mesh, ring or torus2d");
-  const std::string exe = self_exe();
+  const std::string exe = self_exe(ctx);
   char tmpl[] = "/tmp/kb_ccl_sweep_XXXXXX";
   if (!mkdtemp(tmpl)) throw SimulationError("ccl-sweep: cannot create a temporary directory");
   const std::string dir = tmpl;

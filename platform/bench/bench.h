@@ -61,6 +61,8 @@ struct BenchContext {
   // the --set overrides, in order.
   std::string topology_file;
   std::vector<std::string> topology_overrides;
+  // The kernbench binary for child processes ("" = this process's own).
+  std::string kernbench_exe;
 };
 
 class Bench {

@@ -96,7 +96,8 @@ Rate measure(Platform& p, const std::function<void()>& work) {
 
 BenchResult run_sub(BenchContext& ctx, Bench& bench, const std::vector<std::string>& params) {
   BenchParams prm(bench.name(), bench.params(), params);
-  BenchContext sub{ctx.platform, prm, false, ctx.topology_file, ctx.topology_overrides};
+  BenchContext sub{ctx.platform, prm, false, ctx.topology_file, ctx.topology_overrides,
+                   ctx.kernbench_exe};
   return bench.run(sub);
 }
 
@@ -225,7 +226,9 @@ BenchResult SimSpeedBench::run(BenchContext& ctx) {
 
   if (ctx.params.integer("elaborate") != 0) {
     std::error_code ec;
-    const std::string exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    const std::string exe = ctx.kernbench_exe.empty()
+                                ? std::filesystem::read_symlink("/proc/self/exe", ec).string()
+                                : ctx.kernbench_exe;
     SummaryTable el{"elaboration (child process: --check-topology)",
                     {"topology", "mode", "wall_s", "peak_rss_MB"},
                     {}};

@@ -224,7 +224,7 @@ int run(int argc, char* argv[]) {
     vcd = std::make_unique<VcdTracer>(o.vcd,
                                       o.vcd_scopes.empty() ? default_vcd_scopes() : o.vcd_scopes);
 
-  BenchContext ctx{platform, *params, o.data, o.topology, o.sets};
+  BenchContext ctx{platform, *params, o.data, o.topology, o.sets, ""};
   const auto t0 = std::chrono::steady_clock::now();
   BenchResult result = bench->run(ctx);
   const double wall_s =

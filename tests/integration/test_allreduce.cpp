@@ -25,7 +25,7 @@ TopologyConfig topo(const std::string& file, std::vector<std::string> overrides 
 BenchResult run_allreduce(Platform& p, const std::vector<std::string>& params, bool data) {
   AllReduceBench bench;
   BenchParams prm("allreduce", bench.params(), params);
-  BenchContext ctx{p, prm, data, "", {}};
+  BenchContext ctx{p, prm, data, "", {}, ""};
   return bench.run(ctx);
 }
 
@@ -107,7 +107,7 @@ TEST(CclSweep, MergesOneChildPerTopology) {
   CclSweepBench bench;
   BenchParams prm("ccl-sweep", bench.params(),
                   {"algo=ring,2d", "buffer=tcm", "bytes_per_pe=4KiB,64KiB", "jobs=2"});
-  BenchContext ctx{p, prm, false, test::source_path("topologies/tiny.yaml"), {}};
+  BenchContext ctx{p, prm, false, test::source_path("topologies/tiny.yaml"), {}, KB_KERNBENCH_BIN};
   const BenchResult r = bench.run(ctx);
   ASSERT_EQ(r.points.size(), 3u * 2u * 2u);
   std::map<std::string, int> per_topology;

@@ -103,7 +103,7 @@ TEST(SoftmaxMergeRecipe, RecipeOperandInHbmIsAnError) {
 nlohmann::json run_decode(Platform& p, const std::vector<std::string>& params, bool data) {
   GqaDecodeBench b;
   BenchParams prm("gqa-decode", b.params(), params);
-  BenchContext ctx{p, prm, data, "", {}};
+  BenchContext ctx{p, prm, data, "", {}, ""};
   return b.run(ctx).points;
 }
 

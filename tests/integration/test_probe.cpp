@@ -22,7 +22,7 @@ ProbeRun run_probe(const TopologyConfig& cfg) {
   static Platform* platform = new Platform(cfg);  // one elaboration per process
   ProbeBench probe;
   BenchParams params("probe", probe.params(), {});
-  BenchContext ctx{*platform, params, false, "", {}};
+  BenchContext ctx{*platform, params, false, "", {}, ""};
   ProbeRun r;
   r.result = probe.run(ctx);
   for (const auto& pt : r.result.points)
