@@ -83,17 +83,20 @@ TEST(AllReduceTiming, RingOnARingIsWithinFifteenPercentOfAlphaBeta) {
   }
 }
 
-// Every algorithm completes on the default 16-cube SIP in every buffer kind,
-// and the bench reports its figures.
+// Every algorithm completes on the default 16-cube SIP (16 PEs, 128 for
+// hierarchical) in every buffer kind with the exact sum on every PE, and the
+// bench reports its figures.
 TEST(AllReduceTiming, EveryAlgorithmCompletesOnTheDefaultSip) {
   Platform p(load_default_topology());
+  p.set_data_mode(true);
   const BenchResult r = run_allreduce(
       p, {"algo=ring,ring_bidir,2d,hierarchical,chain,binomial", "buffer=tcm,hbm,sram",
-          "bytes_per_pe=16KiB"},
-      false);
+          "bytes_per_pe=16900"},
+      true);
   ASSERT_EQ(r.points.size(), 18u);
   for (const auto& pt : r.points) {
     SCOPED_TRACE(pt.dump());
+    EXPECT_TRUE(pt.at("correct").get<bool>());
     EXPECT_GT(pt.at("latency_ns").get<double>(), 0);
     EXPECT_GT(pt.at("busbw_gbps").get<double>(), 0);
     EXPECT_GT(pt.at("cube_link_bytes").get<uint64_t>(), 0u);
