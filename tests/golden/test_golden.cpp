@@ -60,6 +60,14 @@ const std::vector<GoldenRun>& golden_runs() {
       {"dma_tiny_two_sips",
        {"--bench", "dma", "--topology", "topologies/tiny.yaml", "--set", "system.n_sips=2",
         "--param", "src=hbm:1.3.1+4096", "--param", "dst=tcm:0.0.0+0", "--param", "bytes=65536"}},
+      // The PE pipeline: a composite GEMM, and the three decode kernels
+      // (composites with recipes, primitives, MATH), both in data mode.
+      {"gemm_tiny",
+       {"--bench", "gemm", "--topology", "topologies/tiny.yaml", "--param", "M=64", "--param",
+        "K=512", "--param", "N=64", "--data"}},
+      {"gqa_decode_tiny",
+       {"--bench", "gqa-decode", "--topology", "topologies/tiny.yaml", "--param", "S_kv=256",
+        "--param", "variant=opt1,opt2,opt3", "--data"}},
       // Collectives: PE_IPCQ credit flow, forwarding and PE_MATH reduces, in
       // data mode (the op log is kept for its hash).
       {"allreduce_tiny",
@@ -210,7 +218,8 @@ TEST_P(Golden, MatchesCheckedInResult) {
 
 INSTANTIATE_TEST_SUITE_P(Runs, Golden,
                          ::testing::Values("probe_tiny", "probe_default", "dma_tiny_sram",
-                                           "dma_tiny_two_sips", "allreduce_tiny"),
+                                           "dma_tiny_two_sips", "allreduce_tiny", "gemm_tiny",
+                                           "gqa_decode_tiny"),
                          [](const auto& info) { return info.param; });
 
 // One picosecond more on one latency knob must change a golden run's result
@@ -285,6 +294,12 @@ INSTANTIATE_TEST_SUITE_P(
                             [](const TopologyConfig& c) { return c.host.memory_latency_ns; }},
                       Nudge{"pe.hbm.access_latency_ns", "probe_default",
                             [](const TopologyConfig& c) { return c.pe.hbm.access_latency_ns; }},
+                      Nudge{"pe.gemm.peak_tflops", "gemm_tiny",
+                            [](const TopologyConfig& c) { return c.pe.gemm.peak_tflops; }},
+                      Nudge{"pe.tcm.bandwidth_gbps", "gemm_tiny",
+                            [](const TopologyConfig& c) { return c.pe.tcm.bandwidth_gbps; }},
+                      Nudge{"pe.clock_ghz", "gqa_decode_tiny",
+                            [](const TopologyConfig& c) { return c.pe.clock_ghz; }},
                       Nudge{"sip.cube_link.latency_ns", "allreduce_tiny",
                             [](const TopologyConfig& c) { return link_latency(c.sip.cube_link); }},
                       Nudge{"cube.sram.latency_ns", "dma_tiny_sram",
