@@ -235,7 +235,7 @@ std::optional<Tensor> Tl::lower_recipes(const CompositeArgs& args, CompositeCmd&
         resolve(*t);
       else
         cmd.rw_handles.push_back(t->h);
-      slots.push_back({o.name, t->h});
+      slots.emplace_back(o.name, t->h);
     }
     for (const RecipeScratch& sc : r->scratch) {
       std::vector<int64_t> shape = slot(sc.shape_from).shape;
@@ -246,7 +246,7 @@ std::optional<Tensor> Tl::lower_recipes(const CompositeArgs& args, CompositeCmd&
       for (const auto& [n, t] : call.scratch)
         if (n == sc.name) h = t.h;
       if (!h.valid()) h = tcm_handle(shape, dt);
-      slots.push_back({sc.name, h});
+      slots.emplace_back(sc.name, h);
       if (sc.primary_out) {
         if (args.a)
           fail("tl.composite: auto-bind conflict: recipe " + r->name +
@@ -261,7 +261,7 @@ std::optional<Tensor> Tl::lower_recipes(const CompositeArgs& args, CompositeCmd&
       OpSpec op;
       op.kind = st.op_kind;
       op.scope = Scope::kKernel;
-      for (const auto& name : st.reads) op.operands.push_back({name, slot(name)});
+      for (const auto& name : st.reads) op.operands.emplace_back(name, slot(name));
       op.out = slot(st.writes);
       op.extra = st.extra;
       cmd.ops.push_back(op);
@@ -304,11 +304,11 @@ CompositeCmd Tl::build_composite(const CompositeArgs& args, Tensor* out_tensor) 
   } else {
     if (args.a) {
       resolve(*args.a);
-      head.operands.push_back({"src", args.a->h});
+      head.operands.emplace_back("src", args.a->h);
     }
     if (args.b) {
       resolve(*args.b);
-      head.operands.push_back({"other", args.b->h});
+      head.operands.emplace_back("other", args.b->h);
     }
     if (args.out)
       out = *args.out;
@@ -327,7 +327,7 @@ CompositeCmd Tl::build_composite(const CompositeArgs& args, Tensor* out_tensor) 
       bool ordered = t.h.id == out.h.id;
       for (const auto& h : cmd.rw_handles) ordered = ordered || h.id == t.h.id;
       if (!ordered) resolve(t);
-      op.operands.push_back({name, t.h});
+      op.operands.emplace_back(name, t.h);
     }
     op.extra = e.extra;
     if (e.out) op.out = e.out->h;

@@ -31,9 +31,9 @@ std::vector<std::pair<std::string, ExtraValue>> extras_for_step(const Stage& s) 
       if (s.ki >= l->size())
         throw MathError("extra '" + k + "' has " + std::to_string(l->size()) +
                         " values but this is K step " + std::to_string(s.ki));
-      out.push_back({k, (*l)[s.ki]});
+      out.emplace_back(k, (*l)[s.ki]);
     } else {
-      out.push_back({k, v});
+      out.emplace_back(k, v);
     }
   }
   return out;

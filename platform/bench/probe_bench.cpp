@@ -220,7 +220,7 @@ BenchResult ProbeBench::run(BenchContext& ctx) {
     auto jobs_for = [&](const std::string& kind, unsigned readers) {
       std::vector<std::pair<PeId, DmaTransfer>> jobs;
       for (unsigned r = 0; r < readers; ++r)
-        for (const DmaTransfer& t : pattern(kind, r)) jobs.push_back({PeId{0, 0, r}, t});
+        for (const DmaTransfer& t : pattern(kind, r)) jobs.emplace_back(PeId{0, 0, r}, t);
       return jobs;
     };
     nlohmann::json cont = nlohmann::json::array();

@@ -666,7 +666,7 @@ TEST(DataMode, SixtyFourMiBRunStaysUnderTwiceThatInRss) {
                                          "--param", "bytes=" + std::to_string(bytes),
                                          "--quiet"};
   std::vector<std::string> data = args;
-  data.push_back("--data");
+  data.emplace_back("--data");
   const RunResult rt = run_cli(args, tmp), rd = run_cli(data, tmp);
   ASSERT_EQ(rt.exit_code, 0) << describe(rt);
   ASSERT_EQ(rd.exit_code, 0) << describe(rd);

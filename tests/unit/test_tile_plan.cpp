@@ -534,7 +534,7 @@ TEST(TilePlan, EpilogueOperandsMustBeInTcm) {
     EXPECT_NO_THROW(make_tile_plan(ok, kTiling, 1));
     // Any other operand outside the TCM is not.
     CompositeCmd bad = ok;
-    bad.ops[1].operands.push_back({"bias", hs.hbm({32, 32})});
+    bad.ops[1].operands.emplace_back("bias", hs.hbm({32, 32}));
     const std::string msg = plan_error(bad);
     EXPECT_TRUE(contains(msg, "must be in TCM")) << msg;
   }
