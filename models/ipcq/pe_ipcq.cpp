@@ -220,12 +220,12 @@ void PeIpcq::accept_command(TileToken* token) {
   ++stats_.commands;
   ++commands_in_flight_;
   const double start = to_ns(sc_core::sc_time_stamp());
-  if (auto* o = std::get_if<IpcqOpenCmd>(cmd)) {
+  if (const auto* o = std::get_if<IpcqOpenCmd>(cmd)) {
     lane_enter(kRecvLane);
     open(token, *o);
     return;
   }
-  if (auto* s = std::get_if<IpcqSendCmd>(cmd)) {
+  if (const auto* s = std::get_if<IpcqSendCmd>(cmd)) {
     SendQueue& q = send_queue(s->peer);
     SendJob job;
     job.cmd_id = token->cmd_id;

@@ -26,9 +26,9 @@ double extra_number(const std::vector<std::pair<std::string, ExtraValue>>& extra
   for (const auto& [k, v] : extra) {
     if (k != name) continue;
     *found = true;
-    if (auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
-    if (auto* d = std::get_if<double>(&v)) return *d;
-    if (auto* b = std::get_if<bool>(&v)) return *b ? 1 : 0;
+    if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
+    if (const auto* d = std::get_if<double>(&v)) return *d;
+    if (const auto* b = std::get_if<bool>(&v)) return *b ? 1 : 0;
   }
   *found = false;
   return 0;
@@ -69,7 +69,7 @@ NdArray elementwise(const std::vector<NdArray>& in, const std::function<float(co
 }
 
 NdArray reduce(const NdArray& x, int64_t axis, bool is_max) {
-  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  const auto rank = static_cast<int64_t>(x.shape.size());
   if (rank == 0) throw MathError("reduction of a scalar");
   if (axis < 0) axis += rank;
   if (axis < 0 || axis >= rank)
@@ -194,7 +194,7 @@ NdArray math_eval(const std::string& kind, const std::vector<NdArray>& in,
     double f = extra_number(extra, "factor", &found);
     if (!found) f = extra_number(extra, "scale", &found);
     if (!found) throw MathError("'scale' needs extra 'factor'");
-    const float ff = static_cast<float>(f);
+    const auto ff = static_cast<float>(f);
     return elementwise({in[0]}, [ff](const float* v) { return v[0] * ff; });
   }
   if (kind == "dequant") {
@@ -203,7 +203,7 @@ NdArray math_eval(const std::string& kind, const std::vector<NdArray>& in,
       return elementwise({in[0], in[1]}, [](const float* v) { return v[0] * v[1]; });
     const double s = extra_number(extra, "scale", &found);
     if (!found) throw MathError("'dequant' needs a 'scale' operand or extra");
-    const float sf = static_cast<float>(s);
+    const auto sf = static_cast<float>(s);
     return elementwise({in[0]}, [sf](const float* v) { return v[0] * sf; });
   }
   if (kind == "rmax" || kind == "rsum") {

@@ -151,7 +151,7 @@ void gemm_async_full_kernel(fw::Tl& tl, const GemmOperands& ops, DepSync sync, I
   CommandHandle store_of[2];
   for (int64_t mi = 0; mi < nm; ++mi)
     for (int64_t ni = 0; ni < nn; ++ni) {
-      const size_t t = static_cast<size_t>(mi * nn + ni);
+      const auto t = static_cast<size_t>(mi * nn + ni);
       cast_and_store(tl, ops, acc[t], c16[t % 2], store_of[t % 2], mi * tm, ni * tn, sync, rec);
     }
 
@@ -262,7 +262,7 @@ void gemm_async_tiled_kernel(fw::Tl& tl, const GemmOperands& ops, DepSync sync, 
       }
       // Step 5: the output tile is complete: cast it to fp16 and store it
       // to C (issued, not waited for).
-      const size_t t = static_cast<size_t>(mi * nn + ni);
+      const auto t = static_cast<size_t>(mi * nn + ni);
       cast_and_store(tl, ops, acc, c16[t % 2], store_of[t % 2], mi * tm, ni * tn, sync, rec);
     }
   // Step 6: one wait for everything issued.
@@ -289,8 +289,7 @@ std::string gemm_strategy_fit(const TopologyConfig& cfg, const GemmShape& s,
                  w_bytes = static_cast<uint64_t>(s.k * s.n) * 2;
   const uint64_t acc_tile = sz(uint64_t{g.tile_m} * g.tile_n * 4),
                  c16_tile = sz(uint64_t{g.tile_m} * g.tile_n * 2);
-  const uint64_t out_tiles =
-      static_cast<uint64_t>(ceil_div(s.m, g.tile_m) * ceil_div(s.n, g.tile_n));
+  const auto out_tiles = static_cast<uint64_t>(ceil_div(s.m, g.tile_m) * ceil_div(s.n, g.tile_n));
   uint64_t need = 2 * c16_tile;
   if (strategy == "async-full") {
     need += sz(a_bytes) + sz(w_bytes) + out_tiles * acc_tile;  // whole operands, every accumulator

@@ -118,7 +118,7 @@ BenchResult GqaDecodeBench::run(BenchContext& ctx) {
     if (ctx.data_mode) {
       std::mt19937_64 rng(0x61747465ull);
       // q, k ~ U(-a, a): q.k/sqrt(d) has standard deviation a^2 / 3.
-      const float amp = static_cast<float>(std::sqrt(3.0 * score_std));
+      const auto amp = static_cast<float>(std::sqrt(3.0 * score_std));
       std::uniform_real_distribution<float> u(-amp, amp), uv(-1.0f, 1.0f);
       auto fill = [&](std::vector<float>& x, size_t n,
                       std::uniform_real_distribution<float>& dist) {

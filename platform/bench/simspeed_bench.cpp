@@ -144,7 +144,7 @@ ChildCost child_cost(const std::vector<std::string>& argv) {
 // Least-squares y = a + b x and its R^2.
 void linear_fit(const std::vector<double>& x, const std::vector<double>& y, double* a, double* b,
                 double* r2) {
-  const double n = static_cast<double>(x.size());
+  const auto n = static_cast<double>(x.size());
   double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
   for (size_t i = 0; i < x.size(); ++i) {
     sx += x[i];

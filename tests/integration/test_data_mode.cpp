@@ -467,7 +467,7 @@ TEST(DataMode, RecipeCompositeComputesOCorrPlusPV) {
   double worst = 0;
   for (int64_t i = 0; i < G; ++i)
     for (int64_t j = 0; j < D; ++j) {
-      const size_t e = static_cast<size_t>(i * D + j);
+      const auto e = static_cast<size_t>(i * D + j);
       const double scaled = static_cast<double>(o_old[e]) * corr[static_cast<size_t>(i)];
       const double ref = scaled + pv[e];
       // P, V are fp16 values and O, corr fp32 values, all exact inputs of the
