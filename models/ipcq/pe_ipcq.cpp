@@ -426,12 +426,14 @@ void PeIpcq::consume_chunk(RecvQueue& q, RecvJob& job, uint64_t k, unsigned slot
     const bool ring_tcm = is_own_tcm(slot_addr, self_);
     const bool dst_tcm = is_own_tcm(dst, self_);
     const bool staged = !ring_tcm || !dst_tcm;
-    if (staged && (!r.scratch.valid() || r.scratch.bytes() < 2 * cfg_.slots * cfg_.slot_bytes ||
-                   !r.scratch.in_tcm()))
-      fault(t->cmd_id, "a reduce with its ring or destination outside TCM needs TCM scratch of "
-                       "2 * slots * slot_bytes = " +
-                           std::to_string(2 * cfg_.slots * cfg_.slot_bytes) + " bytes");
-    const uint64_t scratch = r.scratch.addr + slot * 2 * cfg_.slot_bytes;
+    if (staged &&
+        (!r.scratch.valid() || r.scratch.bytes() < 2 * uint64_t{cfg_.slots} * cfg_.slot_bytes ||
+         !r.scratch.in_tcm()))
+      fault(t->cmd_id,
+            "a reduce with its ring or destination outside TCM needs TCM scratch of "
+            "2 * slots * slot_bytes = " +
+                std::to_string(2 * uint64_t{cfg_.slots} * cfg_.slot_bytes) + " bytes");
+    const uint64_t scratch = r.scratch.addr + uint64_t{slot} * 2 * cfg_.slot_bytes;
     const uint64_t msg = ring_tcm ? slot_addr : scratch;
     const uint64_t acc = dst_tcm ? dst : scratch + cfg_.slot_bytes;
     if (!ring_tcm) dma(slot_addr, msg, "ipcq_stage");

@@ -284,7 +284,7 @@ nlohmann::json run_point(BenchContext& ctx, HostRuntime& rt, const PointSpec& ps
     // The kernel needs TCM for IPCQ staging only outside TCM; keep 64 KiB spare.
     const uint64_t free = platform.pe({sip, 0, 0}).tcm.arena().capacity() -
                           platform.pe({sip, 0, 0}).tcm.arena().used();
-    if (free < 64 * 1024) {
+    if (free < uint64_t{64} * 1024) {
       *skip = "does not fit: TCM left for the kernel is " + std::to_string(free) + " bytes";
       rt.release_all();
       return pt;

@@ -80,7 +80,7 @@ BenchResult GqaDecodeBench::run(BenchContext& ctx) {
   // TCM: Q, 2 score buffers, 2 scratch sets, m, l, O (+ alignment).
   const uint64_t need = static_cast<uint64_t>(G * d * 2 + 2 * G * T * 4 +
                                               2 * (G * T * 2 + 4 * G * 4) + 2 * G * 4 + G * d * 4) +
-                        64 * 16;
+                        uint64_t{64} * 16;
   if (need > tcm_arena_capacity(cfg))
     throw UsageError("gqa-decode: tile=" + std::to_string(T) + " needs " + std::to_string(need) +
                      " bytes of TCM; the arena has " + std::to_string(tcm_arena_capacity(cfg)) +

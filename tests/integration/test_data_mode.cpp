@@ -222,7 +222,7 @@ TEST(DataMode, MemoryNeverWrittenReadsAsZero) {
   const uint64_t hbm_pages = pe.hbm.store().pages_touched();
   const uint64_t tcm_pages = pe.tcm.dma_port.store().pages_touched();
   const fw::Tensor x = t.rt.alloc_hbm({0, 1, 0}, {64, 64}, DType::kFp16);
-  EXPECT_EQ(t.rt.read(x), std::vector<float>(64 * 64, 0.0f));
+  EXPECT_EQ(t.rt.read(x), std::vector<float>(size_t{64} * 64, 0.0f));
   for (uint64_t addr : {map.hbm(0, 1, 0, 32 << 20), map.tcm(0, 1, 0, 512 << 10),
                         map.sram(0, 2, 4 << 20), map.host(200 << 20)}) {
     std::vector<uint8_t> b(3 << 12, 0xab);
@@ -249,7 +249,7 @@ TEST(DataMode, MemoryNeverWrittenReadsAsZero) {
 TEST(DataMode, DmaCarriesBytesAcrossTheFabric) {
   DataModeTiny t;
   const AddressMap& map = t.platform.address_map();
-  const std::vector<float> v = random_values(16 * 48, -10, 10, 12, DType::kFp16);
+  const std::vector<float> v = random_values(size_t{16} * 48, -10, 10, 12, DType::kFp16);
   fw::Tensor sram;
   sram.h.id = t.rt.ids().next();
   sram.h.addr = map.sram(0, 3, 8192);
@@ -686,8 +686,8 @@ TEST(DataMode, GemmDtypeMismatchIsAClearError) {
   DataModeTiny t;
   const fw::Tensor A = t.rt.alloc_hbm(kPe0, {32, 64}, DType::kFp16),
                    B = t.rt.alloc_hbm(kPe0, {64, 32}, DType::kBf16);
-  t.rt.write(A, std::vector<float>(32 * 64, 1.0f));
-  t.rt.write(B, std::vector<float>(64 * 32, 1.0f));
+  t.rt.write(A, std::vector<float>(size_t{32} * 64, 1.0f));
+  t.rt.write(B, std::vector<float>(size_t{64} * 32, 1.0f));
   t.rt.launch([&](fw::Tl& tl) { tl.wait(tl.dot(tl.load(A), tl.load(B))); });
   const std::string err = run_expecting_error(t.rt);
   EXPECT_TRUE(contains(err, "sip0.cube0.pe0")) << err;

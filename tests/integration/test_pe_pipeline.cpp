@@ -536,7 +536,7 @@ TEST(PePipeline, IdenticalKernelsOnTwoDisjointPesLogIdentically) {
     t.push_back(rt.alloc_hbm(pe, {256, 64}));
     t.push_back(rt.alloc_hbm(pe, {64, 64}));
   }
-  for (unsigned i = 0; i < 2; ++i) {
+  for (size_t i = 0; i < 2; ++i) {
     DpPolicy pol;
     pol.cube_start = pes[i].cube;
     const fw::Tensor A = t[3 * i], W = t[3 * i + 1], C = t[3 * i + 2];

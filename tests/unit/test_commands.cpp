@@ -154,7 +154,7 @@ TEST(PeCommands, CompositeFollowsItsRule) {
   c.ops = {op, op};
   EXPECT_EQ(c.logical_bytes(), 4u + 1 + 2 * op.logical_bytes() + 1);
   c.rw_handles = {handle(2), handle(5)};
-  EXPECT_EQ(c.logical_bytes(), 4u + 1 + 2 * op.logical_bytes() + 1 + 8 * 2);
+  EXPECT_EQ(c.logical_bytes(), 4u + 1 + 2 * op.logical_bytes() + 1 + uint64_t{8} * 2);
   EXPECT_EQ(logical_bytes(Command{c}), c.logical_bytes());
 }
 
