@@ -81,11 +81,11 @@ NdArray reduce(const NdArray& x, int64_t axis, bool is_max) {
   NdArray out;
   out.shape = x.shape;
   out.shape[axis] = 1;
-  out.data.assign(static_cast<size_t>(outer * inner),
-                  is_max ? -std::numeric_limits<float>::infinity() : 0.0f);
+  const float init = is_max ? -std::numeric_limits<float>::infinity() : 0.0f;
+  out.data.assign(static_cast<size_t>(outer * inner), init);
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t i = 0; i < inner; ++i) {
-      float acc = is_max ? -std::numeric_limits<float>::infinity() : 0.0f;
+      float acc = init;
       for (int64_t l = 0; l < len; ++l) {
         const float v = x.data[static_cast<size_t>((o * len + l) * inner + i)];
         if (is_max)

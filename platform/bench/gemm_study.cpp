@@ -24,6 +24,9 @@ constexpr unsigned kElem = 2;  // fp16
 uint64_t ceil_div(int64_t a, int64_t b) {
   return static_cast<uint64_t>((a + b - 1) / b);
 }
+uint64_t ceil_div(uint64_t a, uint64_t b) {
+  return (a + b - 1) / b;
+}
 
 bool streams_a(const std::string& v) {
   return v == "ref_ref";
@@ -122,9 +125,9 @@ GemmAnalytic gemm_analytic(const TopologyConfig& c, const GemmShape& s,
   for (uint64_t mi = 0; mi < nm; ++mi)
     for (uint64_t ni = 0; ni < nn; ++ni)
       for (uint64_t ki = 0; ki < nk; ++ki) {
-        const uint64_t mm = std::min<int64_t>(tm, s.m - mi * tm);
-        const uint64_t kk = std::min<int64_t>(tk, s.k - ki * tk);
-        const uint64_t nnn = std::min<int64_t>(tn, s.n - ni * tn);
+        const uint64_t mm = std::min<int64_t>(tm, s.m - static_cast<int64_t>(mi) * tm);
+        const uint64_t kk = std::min<int64_t>(tk, s.k - static_cast<int64_t>(ki) * tk);
+        const uint64_t nnn = std::min<int64_t>(tn, s.n - static_cast<int64_t>(ni) * tn);
         const bool first = mi == 0 && ni == 0 && ki == 0;
         token_pc.emplace_back(pe.hbm.num_pcs, 0.0);
         auto& target = token_pc.back();

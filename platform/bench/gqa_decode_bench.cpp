@@ -1,6 +1,7 @@
 #include "platform/bench/gqa_decode_bench.h"
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <sstream>
 
@@ -38,7 +39,7 @@ double reference_and_error(const std::vector<float>& q, const std::vector<float>
   double max_err = 0;
   std::vector<double> s(static_cast<size_t>(S));
   for (int64_t g = 0; g < G; ++g) {
-    double mx = -INFINITY;
+    double mx = -std::numeric_limits<double>::infinity();
     for (int64_t t = 0; t < S; ++t) {
       double acc = 0;
       for (int64_t k = 0; k < d; ++k)

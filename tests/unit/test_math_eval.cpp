@@ -211,8 +211,8 @@ std::vector<double> reduce_ref(const NdArray& x, int64_t axis, bool is_max, Shap
   if (axis < 0) axis += rank;
   *out_shape = x.shape;
   (*out_shape)[static_cast<size_t>(axis)] = 1;
-  std::vector<double> out(static_cast<size_t>(numel(*out_shape)),
-                          is_max ? -std::numeric_limits<double>::infinity() : 0.0);
+  const double init = is_max ? -std::numeric_limits<double>::infinity() : 0.0;
+  std::vector<double> out(static_cast<size_t>(numel(*out_shape)), init);
   for (int64_t e = 0; e < numel(x.shape); ++e) {
     // Coordinates of e, and the flat index in the output with coord[axis] = 0.
     int64_t rem = e, o = 0, stride = 1;
