@@ -19,8 +19,6 @@
 #include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
 
-extern char** environ;
-
 namespace kb {
 
 namespace {
@@ -453,6 +451,7 @@ std::string self_exe() {
 // Runs `argv` and waits; returns its exit status (or -1).
 int run_child(const std::vector<std::string>& argv) {
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;

@@ -22,8 +22,6 @@
 #include "platform/fabric/pe.h"
 #include "platform/platform.h"
 
-extern char** environ;
-
 namespace kb {
 
 std::vector<ParamSpec> SimSpeedBench::params() const {
@@ -111,6 +109,7 @@ struct ChildCost {
 // pages it started from).
 ChildCost child_cost(const std::vector<std::string>& argv) {
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   char out[] = "/tmp/kb_simspeed_XXXXXX";

@@ -41,8 +41,6 @@
 #include "platform/runtime/host_runtime.h"
 #include "platform/runtime/npy.h"
 
-extern char** environ;
-
 namespace kb {
 namespace {
 
@@ -590,6 +588,7 @@ RunResult run_cli(const std::vector<std::string>& args, const TempDir& tmp) {
   std::vector<std::string> argv_s{KB_KERNBENCH_BIN};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
+  argv.reserve(argv_s.size() + 1);
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
   posix_spawn_file_actions_t fa;

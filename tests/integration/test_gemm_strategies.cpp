@@ -29,8 +29,6 @@
 #include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
 
-extern char** environ;
-
 namespace kb {
 namespace {
 
@@ -337,6 +335,7 @@ nlohmann::json run_kernbench(const std::vector<std::string>& args, const std::st
   all.push_back(json_path);
   all.emplace_back("--quiet");
   std::vector<char*> argv;
+  argv.reserve(all.size() + 1);
   for (auto& a : all) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
