@@ -326,6 +326,9 @@ void PeIpcq::send_loop(SendQueue* q) {
     for (uint64_t k = 0; k < chunks; ++k) {
       if (!q->granted || !q->credit[q->tail]) {
         ++stats_.credit_stalls;
+        // A copy on purpose: sc_time_stamp() returns a reference to the
+        // kernel's clock, which the wait below advances.
+        // NOLINTNEXTLINE(performance-unnecessary-copy-initialization)
         const sc_core::sc_time since = sc_core::sc_time_stamp();
         while (!q->granted || !q->credit[q->tail]) sc_core::wait(q->kick);
         stats_.credit_wait_ns += to_ns(sc_core::sc_time_stamp() - since);
@@ -357,11 +360,11 @@ void PeIpcq::send_loop(SendQueue* q) {
       ++chunks_in_flight_;
       ++stats_.chunks_sent;
       stats_.bytes_sent += len;
-      t->on_done = [this, left, on_done](TileToken& tk) {
+      t->on_done = [this, left, on_done](TileToken& tk) mutable {
         // Deleting the token destroys this closure: keep what is needed first.
         PeIpcq* self = this;
-        auto remaining = left;
-        auto done = on_done;
+        auto remaining = std::move(left);
+        auto done = std::move(on_done);
         delete &tk;
         --self->chunks_in_flight_;
         if (--*remaining == 0 && *done) (*done)();

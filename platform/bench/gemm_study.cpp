@@ -196,7 +196,7 @@ GemmAnalytic gemm_analytic(const TopologyConfig& c, const GemmShape& s,
                                    {"fetch", fetch_bytes / pe.tcm.bandwidth_gbps},
                                    {"gemm", a.n_tiles * tile_ns},
                                    {"store", store_bytes / pe.tcm.bandwidth_gbps}};
-  const Unit* b = &units[0];
+  const Unit* b = units.data();
   for (const Unit& u : units)
     if (u.total_ns > b->total_ns) b = &u;
   a.bottleneck = b->name;
