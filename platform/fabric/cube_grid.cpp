@@ -40,7 +40,7 @@ void CubeGrid::add_link(unsigned a, unsigned b) {
 }
 
 // One step along a dimension of size n from coordinate `from` towards `to`.
-unsigned CubeGrid::step_dim(unsigned from, unsigned to, unsigned n, bool wrap) const {
+unsigned CubeGrid::step_dim(unsigned from, unsigned to, unsigned n, bool wrap) {
   if (!wrap) return to > from ? from + 1 : from - 1;
   const unsigned fwd = (to + n - from) % n;  // steps in the + direction
   const unsigned back = n - fwd;
