@@ -104,6 +104,43 @@ float max_nan(float a, float b) {
   return std::max(a, b);
 }
 
+// The factor of a 'scale' op: extra 'factor', or 'scale'.
+float scale_factor(const std::vector<std::pair<std::string, ExtraValue>>& extra) {
+  bool found = false;
+  double f = extra_number(extra, "factor", &found);
+  if (!found) f = extra_number(extra, "scale", &found);
+  if (!found) throw MathError("'scale' needs extra 'factor'");
+  return static_cast<float>(f);
+}
+
+// 'trans': the last two dimensions swapped.
+NdArray transpose(const NdArray& x) {
+  if (x.shape.size() < 2) throw MathError("'trans' needs at least 2 dimensions");
+  NdArray out;
+  out.shape = x.shape;
+  std::swap(out.shape[out.shape.size() - 1], out.shape[out.shape.size() - 2]);
+  const int64_t r = x.shape[x.shape.size() - 2], c = x.shape.back();
+  const int64_t batch = x.numel() / (r * c);
+  out.data.resize(x.data.size());
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < r; ++i)
+      for (int64_t j = 0; j < c; ++j)
+        out.data[static_cast<size_t>(b * r * c + j * r + i)] =
+            x.data[static_cast<size_t>(b * r * c + i * c + j)];
+  return out;
+}
+
+// 'mask': -inf where column j > row i + offset in every [r, c] matrix.
+NdArray mask(NdArray out, int64_t offset) {
+  if (out.shape.size() < 2) throw MathError("'mask' needs at least 2 dimensions");
+  const int64_t r = out.shape[out.shape.size() - 2], c = out.shape.back();
+  for (int64_t e = 0; e < out.numel(); ++e) {
+    const int64_t j = e % c, i = (e / c) % r;
+    if (j > i + offset) out.data[static_cast<size_t>(e)] = -std::numeric_limits<float>::infinity();
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<int64_t> broadcast_shape(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
@@ -191,10 +228,7 @@ NdArray math_eval(const std::string& kind, const std::vector<NdArray>& in,
   }
   if (kind == "scale") {
     need(1);
-    double f = extra_number(extra, "factor", &found);
-    if (!found) f = extra_number(extra, "scale", &found);
-    if (!found) throw MathError("'scale' needs extra 'factor'");
-    const auto ff = static_cast<float>(f);
+    const float ff = scale_factor(extra);
     return elementwise({in[0]}, [ff](const float* v) { return v[0] * ff; });
   }
   if (kind == "dequant") {
@@ -214,33 +248,11 @@ NdArray math_eval(const std::string& kind, const std::vector<NdArray>& in,
   }
   if (kind == "trans") {
     need(1);
-    const NdArray& x = in[0];
-    if (x.shape.size() < 2) throw MathError("'trans' needs at least 2 dimensions");
-    NdArray out;
-    out.shape = x.shape;
-    std::swap(out.shape[out.shape.size() - 1], out.shape[out.shape.size() - 2]);
-    const int64_t r = x.shape[x.shape.size() - 2], c = x.shape.back();
-    const int64_t batch = x.numel() / (r * c);
-    out.data.resize(x.data.size());
-    for (int64_t b = 0; b < batch; ++b)
-      for (int64_t i = 0; i < r; ++i)
-        for (int64_t j = 0; j < c; ++j)
-          out.data[static_cast<size_t>(b * r * c + j * r + i)] =
-              x.data[static_cast<size_t>(b * r * c + i * c + j)];
-    return out;
+    return transpose(in[0]);
   }
   if (kind == "mask") {
     need(1);
-    NdArray out = in[0];
-    if (out.shape.size() < 2) throw MathError("'mask' needs at least 2 dimensions");
-    const int64_t offset = static_cast<int64_t>(extra_number(extra, "offset", &found));
-    const int64_t r = out.shape[out.shape.size() - 2], c = out.shape.back();
-    for (int64_t e = 0; e < out.numel(); ++e) {
-      const int64_t j = e % c, i = (e / c) % r;
-      if (j > i + offset)
-        out.data[static_cast<size_t>(e)] = -std::numeric_limits<float>::infinity();
-    }
-    return out;
+    return mask(in[0], static_cast<int64_t>(extra_number(extra, "offset", &found)));
   }
   throw MathError("no numerics for op kind '" + kind + "'");
 }
