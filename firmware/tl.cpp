@@ -205,6 +205,57 @@ void Tl::fail(const std::string& why) {
   throw SimulationError(msg);  // not reached: the report policy throws
 }
 
+const TensorHandle& Tl::recipe_slot(const Recipe& r, const RecipeSlots& slots,
+                                    const std::string& name) {
+  for (const auto& s : slots)
+    if (s.first == name) return s.second;
+  fail("recipe " + r.name + ": internal slot '" + name + "' missing");
+}
+
+void Tl::bind_recipe_operands(const Recipe& r, const RecipeCall& call, CompositeCmd& cmd,
+                              RecipeSlots& slots) {
+  for (const RecipeOperand& o : r.operands) {
+    const Tensor* t = nullptr;
+    for (const auto& [n, v] : call.operands)
+      if (n == o.name) t = &v;
+    if (!t) fail("tl.composite: recipe " + r.name + " needs operand '" + o.name + "'");
+    if (!t->h.in_tcm())
+      fail("tl.composite: recipe " + r.name + " operand '" + o.name + "' " + t->h.describe() +
+           " is not in TCM: recipe operands must be in TCM");
+    // Read-only operands may still be in flight (e.g. the scores of the
+    // previous composite): wait for them. Read-write ones are ordered by
+    // PE_SCHEDULER through rw_handles, so the CPU runs ahead.
+    if (o.access == Access::kRead)
+      resolve(*t);
+    else
+      cmd.rw_handles.push_back(t->h);
+    slots.emplace_back(o.name, t->h);
+  }
+}
+
+void Tl::bind_recipe_scratch(const Recipe& r, const RecipeCall& call, const CompositeArgs& args,
+                             RecipeSlots& slots, std::optional<Tensor>& primary) {
+  for (const RecipeScratch& sc : r.scratch) {
+    std::vector<int64_t> shape = recipe_slot(r, slots, sc.shape_from).shape;
+    if (sc.reduce_last && !shape.empty()) shape.back() = 1;
+    DType dt = recipe_slot(r, slots, sc.shape_from).dtype;
+    if (sc.primary_out && args.b) dt = args.b->h.dtype;
+    TensorHandle h;
+    for (const auto& [n, t] : call.scratch)
+      if (n == sc.name) h = t.h;
+    if (!h.valid()) h = tcm_handle(shape, dt);
+    slots.emplace_back(sc.name, h);
+    if (sc.primary_out) {
+      if (args.a)
+        fail("tl.composite: auto-bind conflict: recipe " + r.name + " binds its primary output " +
+             sc.name + " to the GEMM's 'a'; do not pass 'a' as well");
+      Tensor t;
+      t.h = h;
+      primary = t;
+    }
+  }
+}
+
 std::optional<Tensor> Tl::lower_recipes(const CompositeArgs& args, CompositeCmd& cmd) {
   std::optional<Tensor> primary;
   for (const RecipeCall& call : args.prologue) {
@@ -214,55 +265,16 @@ std::optional<Tensor> Tl::lower_recipes(const CompositeArgs& args, CompositeCmd&
       for (const auto& n : recipe_names()) known += (known.empty() ? "" : ", ") + n;
       fail("tl.composite: unknown recipe '" + call.recipe + "' (known: " + known + ")");
     }
-    std::vector<std::pair<std::string, TensorHandle>> slots;
-    auto slot = [&](const std::string& name) -> const TensorHandle& {
-      for (const auto& s : slots)
-        if (s.first == name) return s.second;
-      fail("recipe " + r->name + ": internal slot '" + name + "' missing");
-    };
-    for (const RecipeOperand& o : r->operands) {
-      const Tensor* t = nullptr;
-      for (const auto& [n, v] : call.operands)
-        if (n == o.name) t = &v;
-      if (!t) fail("tl.composite: recipe " + r->name + " needs operand '" + o.name + "'");
-      if (!t->h.in_tcm())
-        fail("tl.composite: recipe " + r->name + " operand '" + o.name + "' " + t->h.describe() +
-             " is not in TCM: recipe operands must be in TCM");
-      // Read-only operands may still be in flight (e.g. the scores of the
-      // previous composite): wait for them. Read-write ones are ordered by
-      // PE_SCHEDULER through rw_handles, so the CPU runs ahead.
-      if (o.access == Access::kRead)
-        resolve(*t);
-      else
-        cmd.rw_handles.push_back(t->h);
-      slots.push_back({o.name, t->h});
-    }
-    for (const RecipeScratch& sc : r->scratch) {
-      std::vector<int64_t> shape = slot(sc.shape_from).shape;
-      if (sc.reduce_last && !shape.empty()) shape.back() = 1;
-      DType dt = slot(sc.shape_from).dtype;
-      if (sc.primary_out && args.b) dt = args.b->h.dtype;
-      TensorHandle h;
-      for (const auto& [n, t] : call.scratch)
-        if (n == sc.name) h = t.h;
-      if (!h.valid()) h = tcm_handle(shape, dt);
-      slots.push_back({sc.name, h});
-      if (sc.primary_out) {
-        if (args.a)
-          fail("tl.composite: auto-bind conflict: recipe " + r->name +
-               " binds its primary output " + sc.name +
-               " to the GEMM's 'a'; do not pass 'a' as well");
-        Tensor t;
-        t.h = h;
-        primary = t;
-      }
-    }
+    RecipeSlots slots;
+    bind_recipe_operands(*r, call, cmd, slots);
+    bind_recipe_scratch(*r, call, args, slots, primary);
     for (const RecipeStep& st : r->steps) {
       OpSpec op;
       op.kind = st.op_kind;
       op.scope = Scope::kKernel;
-      for (const auto& name : st.reads) op.operands.push_back({name, slot(name)});
-      op.out = slot(st.writes);
+      for (const auto& name : st.reads)
+        op.operands.emplace_back(name, recipe_slot(*r, slots, name));
+      op.out = recipe_slot(*r, slots, st.writes);
       op.extra = st.extra;
       cmd.ops.push_back(op);
     }
@@ -304,11 +316,11 @@ CompositeCmd Tl::build_composite(const CompositeArgs& args, Tensor* out_tensor) 
   } else {
     if (args.a) {
       resolve(*args.a);
-      head.operands.push_back({"src", args.a->h});
+      head.operands.emplace_back("src", args.a->h);
     }
     if (args.b) {
       resolve(*args.b);
-      head.operands.push_back({"other", args.b->h});
+      head.operands.emplace_back("other", args.b->h);
     }
     if (args.out)
       out = *args.out;
@@ -327,7 +339,7 @@ CompositeCmd Tl::build_composite(const CompositeArgs& args, Tensor* out_tensor) 
       bool ordered = t.h.id == out.h.id;
       for (const auto& h : cmd.rw_handles) ordered = ordered || h.id == t.h.id;
       if (!ordered) resolve(t);
-      op.operands.push_back({name, t.h});
+      op.operands.emplace_back(name, t.h);
     }
     op.extra = e.extra;
     if (e.out) op.out = e.out->h;

@@ -24,6 +24,8 @@ class TcmArena;
 
 namespace fw {
 
+struct Recipe;
+
 // Hands out tensor identities (unique within one platform).
 class IdSource {
  public:
@@ -156,6 +158,16 @@ class Tl {
   [[noreturn]] void fail(const std::string& why);
   // Expands the recipes into `cmd`; returns the primary output (if any).
   std::optional<Tensor> lower_recipes(const CompositeArgs& args, CompositeCmd& cmd);
+  // A recipe's operands and scratch tensors, by name.
+  using RecipeSlots = std::vector<std::pair<std::string, TensorHandle>>;
+  void bind_recipe_operands(const Recipe& r, const RecipeCall& call, CompositeCmd& cmd,
+                            RecipeSlots& slots);
+  // Scratch from the call or the TCM arena; the one marked primary_out also
+  // goes to `primary`.
+  void bind_recipe_scratch(const Recipe& r, const RecipeCall& call, const CompositeArgs& args,
+                           RecipeSlots& slots, std::optional<Tensor>& primary);
+  const TensorHandle& recipe_slot(const Recipe& r, const RecipeSlots& slots,
+                                  const std::string& name);
   TensorHandle tcm_handle(std::vector<int64_t> shape, DType dtype);
   Tensor issue_recv(const PeAddr& peer, const Tensor& dst, bool reduce, const PeAddr* to);
 

@@ -78,7 +78,7 @@ Scratch make_scratch(Ctx& c) {
 void softmax_primitives(Ctx& c, int64_t j, const Tensor& s, Tensor& m, Tensor& l, Tensor& o,
                         const Scratch& x) {
   Tl& tl = c.tl;
-  const size_t t = static_cast<size_t>(j);
+  const auto t = static_cast<size_t>(j);
   note(c, t, tl.math("rmax", {s}, {{"reduce_axis", int64_t{-1}}}, x.m_loc));
   note(c, t, tl.math("max_elem", {m, x.m_loc}, {}, x.m_new));
   note(c, t, tl.math("exp_diff", {m, x.m_new}, {}, x.corr));

@@ -48,8 +48,8 @@ const ExtraValue* OpSpec::find_extra(const std::string& name) const {
 int64_t OpSpec::extra_int(const std::string& name, int64_t fallback) const {
   const ExtraValue* v = find_extra(name);
   if (!v) return fallback;
-  if (auto* i = std::get_if<int64_t>(v)) return *i;
-  if (auto* d = std::get_if<double>(v)) return static_cast<int64_t>(*d);
+  if (const auto* i = std::get_if<int64_t>(v)) return *i;
+  if (const auto* d = std::get_if<double>(v)) return static_cast<int64_t>(*d);
   return fallback;
 }
 

@@ -3,7 +3,7 @@
 namespace kb {
 
 double CostModel::dispatch_cycles(const Command& cmd) const {
-  if (auto* o = std::get_if<PeCpuOverheadCmd>(&cmd)) return o->cycles;
+  if (const auto* o = std::get_if<PeCpuOverheadCmd>(&cmd)) return o->cycles;
   const double fixed =
       is_composite(cmd) ? cfg_.fixed_per_composite_cycles : cfg_.fixed_per_single_op_cmd_cycles;
   return fixed + static_cast<double>(logical_bytes(cmd)) * cfg_.per_byte_cycles;

@@ -32,7 +32,7 @@ uint64_t encode_address(const Location& loc) {
 
 std::optional<Location> decode_address(uint64_t addr) {
   using namespace addr_bits;
-  const unsigned space = static_cast<unsigned>(addr >> kSpaceShift);
+  const auto space = static_cast<unsigned>(addr >> kSpaceShift);
   if (space < 1 || space > 5) return std::nullopt;
   Location loc;
   loc.space = static_cast<Space>(space);

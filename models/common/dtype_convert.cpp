@@ -21,7 +21,7 @@ float fp16_to_float(uint16_t h) {
 uint16_t float_to_fp16(float f) {
   uint32_t x;
   std::memcpy(&x, &f, 4);
-  const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
+  const auto sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
   const uint32_t exp = (x >> 23) & 0xffu;
   uint32_t mant = x & 0x7fffffu;
   if (exp == 0xff) return static_cast<uint16_t>(sign | 0x7c00u | (mant ? 0x200u : 0u));
@@ -39,7 +39,7 @@ uint16_t float_to_fp16(float f) {
   if (rem > half || (rem == half && (q & 1u))) ++q;
   if (e >= -14) {
     // q holds 11 bits (with the implicit one); carry may bump the exponent.
-    uint32_t he = static_cast<uint32_t>(e + 15);
+    auto he = static_cast<uint32_t>(e + 15);
     if (q >= 0x800u) {
       q >>= 1;
       ++he;

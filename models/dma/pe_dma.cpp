@@ -62,7 +62,7 @@ void PeDma::accept(TileToken* token) {
   for (size_t i = first; i <= last; ++i) {
     Stage& st = token->stages[i];
     st.transfer.cmd_id = token->cmd_id;
-    const unsigned lane = static_cast<unsigned>(channel_for(st.transfer));
+    const auto lane = static_cast<unsigned>(channel_for(st.transfer));
     lane_enter(lane);
     submit(st.transfer, [this, token, i, lane, left, last](const DmaTransfer&, const DmaResult& r) {
       lane_leave(lane);

@@ -103,7 +103,7 @@ class PeDma : public PeEngine {
   void worker_thread(ChannelState* ch);
   void run_burst(ChannelState& ch, const Burst& b, tlm::tlm_generic_payload& trans,
                  std::vector<unsigned char>& buffer);
-  void retire_in_order(ChannelState& ch);
+  static void retire_in_order(ChannelState& ch);
   [[noreturn]] void fault(const Pending& p, uint64_t addr, uint64_t len, const char* what);
 
   DmaConfig cfg_;

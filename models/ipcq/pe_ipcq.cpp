@@ -220,12 +220,12 @@ void PeIpcq::accept_command(TileToken* token) {
   ++stats_.commands;
   ++commands_in_flight_;
   const double start = to_ns(sc_core::sc_time_stamp());
-  if (auto* o = std::get_if<IpcqOpenCmd>(cmd)) {
+  if (const auto* o = std::get_if<IpcqOpenCmd>(cmd)) {
     lane_enter(kRecvLane);
     open(token, *o);
     return;
   }
-  if (auto* s = std::get_if<IpcqSendCmd>(cmd)) {
+  if (const auto* s = std::get_if<IpcqSendCmd>(cmd)) {
     SendQueue& q = send_queue(s->peer);
     SendJob job;
     job.cmd_id = token->cmd_id;
@@ -326,6 +326,9 @@ void PeIpcq::send_loop(SendQueue* q) {
     for (uint64_t k = 0; k < chunks; ++k) {
       if (!q->granted || !q->credit[q->tail]) {
         ++stats_.credit_stalls;
+        // A copy on purpose: sc_time_stamp() returns a reference to the
+        // kernel's clock, which the wait below advances.
+        // NOLINTNEXTLINE(performance-unnecessary-copy-initialization)
         const sc_core::sc_time since = sc_core::sc_time_stamp();
         while (!q->granted || !q->credit[q->tail]) sc_core::wait(q->kick);
         stats_.credit_wait_ns += to_ns(sc_core::sc_time_stamp() - since);
@@ -357,11 +360,11 @@ void PeIpcq::send_loop(SendQueue* q) {
       ++chunks_in_flight_;
       ++stats_.chunks_sent;
       stats_.bytes_sent += len;
-      t->on_done = [this, left, on_done](TileToken& tk) {
+      t->on_done = [this, left, on_done](TileToken& tk) mutable {
         // Deleting the token destroys this closure: keep what is needed first.
         PeIpcq* self = this;
-        auto remaining = left;
-        auto done = on_done;
+        auto remaining = std::move(left);
+        auto done = std::move(on_done);
         delete &tk;
         --self->chunks_in_flight_;
         if (--*remaining == 0 && *done) (*done)();
@@ -426,12 +429,14 @@ void PeIpcq::consume_chunk(RecvQueue& q, RecvJob& job, uint64_t k, unsigned slot
     const bool ring_tcm = is_own_tcm(slot_addr, self_);
     const bool dst_tcm = is_own_tcm(dst, self_);
     const bool staged = !ring_tcm || !dst_tcm;
-    if (staged && (!r.scratch.valid() || r.scratch.bytes() < 2 * cfg_.slots * cfg_.slot_bytes ||
-                   !r.scratch.in_tcm()))
-      fault(t->cmd_id, "a reduce with its ring or destination outside TCM needs TCM scratch of "
-                       "2 * slots * slot_bytes = " +
-                           std::to_string(2 * cfg_.slots * cfg_.slot_bytes) + " bytes");
-    const uint64_t scratch = r.scratch.addr + slot * 2 * cfg_.slot_bytes;
+    if (staged &&
+        (!r.scratch.valid() || r.scratch.bytes() < 2 * uint64_t{cfg_.slots} * cfg_.slot_bytes ||
+         !r.scratch.in_tcm()))
+      fault(t->cmd_id,
+            "a reduce with its ring or destination outside TCM needs TCM scratch of "
+            "2 * slots * slot_bytes = " +
+                std::to_string(2 * uint64_t{cfg_.slots} * cfg_.slot_bytes) + " bytes");
+    const uint64_t scratch = r.scratch.addr + uint64_t{slot} * 2 * cfg_.slot_bytes;
     const uint64_t msg = ring_tcm ? slot_addr : scratch;
     const uint64_t acc = dst_tcm ? dst : scratch + cfg_.slot_bytes;
     if (!ring_tcm) dma(slot_addr, msg, "ipcq_stage");

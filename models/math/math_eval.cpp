@@ -26,9 +26,9 @@ double extra_number(const std::vector<std::pair<std::string, ExtraValue>>& extra
   for (const auto& [k, v] : extra) {
     if (k != name) continue;
     *found = true;
-    if (auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
-    if (auto* d = std::get_if<double>(&v)) return *d;
-    if (auto* b = std::get_if<bool>(&v)) return *b ? 1 : 0;
+    if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
+    if (const auto* d = std::get_if<double>(&v)) return *d;
+    if (const auto* b = std::get_if<bool>(&v)) return *b ? 1 : 0;
   }
   *found = false;
   return 0;
@@ -69,7 +69,7 @@ NdArray elementwise(const std::vector<NdArray>& in, const std::function<float(co
 }
 
 NdArray reduce(const NdArray& x, int64_t axis, bool is_max) {
-  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  const auto rank = static_cast<int64_t>(x.shape.size());
   if (rank == 0) throw MathError("reduction of a scalar");
   if (axis < 0) axis += rank;
   if (axis < 0 || axis >= rank)
@@ -81,11 +81,11 @@ NdArray reduce(const NdArray& x, int64_t axis, bool is_max) {
   NdArray out;
   out.shape = x.shape;
   out.shape[axis] = 1;
-  out.data.assign(static_cast<size_t>(outer * inner),
-                  is_max ? -std::numeric_limits<float>::infinity() : 0.0f);
+  const float init = is_max ? -std::numeric_limits<float>::infinity() : 0.0f;
+  out.data.assign(static_cast<size_t>(outer * inner), init);
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t i = 0; i < inner; ++i) {
-      float acc = is_max ? -std::numeric_limits<float>::infinity() : 0.0f;
+      float acc = init;
       for (int64_t l = 0; l < len; ++l) {
         const float v = x.data[static_cast<size_t>((o * len + l) * inner + i)];
         if (is_max)
@@ -102,6 +102,43 @@ NdArray reduce(const NdArray& x, int64_t axis, bool is_max) {
 float max_nan(float a, float b) {
   if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<float>::quiet_NaN();
   return std::max(a, b);
+}
+
+// The factor of a 'scale' op: extra 'factor', or 'scale'.
+float scale_factor(const std::vector<std::pair<std::string, ExtraValue>>& extra) {
+  bool found = false;
+  double f = extra_number(extra, "factor", &found);
+  if (!found) f = extra_number(extra, "scale", &found);
+  if (!found) throw MathError("'scale' needs extra 'factor'");
+  return static_cast<float>(f);
+}
+
+// 'trans': the last two dimensions swapped.
+NdArray transpose(const NdArray& x) {
+  if (x.shape.size() < 2) throw MathError("'trans' needs at least 2 dimensions");
+  NdArray out;
+  out.shape = x.shape;
+  std::swap(out.shape[out.shape.size() - 1], out.shape[out.shape.size() - 2]);
+  const int64_t r = x.shape[x.shape.size() - 2], c = x.shape.back();
+  const int64_t batch = x.numel() / (r * c);
+  out.data.resize(x.data.size());
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < r; ++i)
+      for (int64_t j = 0; j < c; ++j)
+        out.data[static_cast<size_t>(b * r * c + j * r + i)] =
+            x.data[static_cast<size_t>(b * r * c + i * c + j)];
+  return out;
+}
+
+// 'mask': -inf where column j > row i + offset in every [r, c] matrix.
+NdArray mask(NdArray out, int64_t offset) {
+  if (out.shape.size() < 2) throw MathError("'mask' needs at least 2 dimensions");
+  const int64_t r = out.shape[out.shape.size() - 2], c = out.shape.back();
+  for (int64_t e = 0; e < out.numel(); ++e) {
+    const int64_t j = e % c, i = (e / c) % r;
+    if (j > i + offset) out.data[static_cast<size_t>(e)] = -std::numeric_limits<float>::infinity();
+  }
+  return out;
 }
 
 }  // namespace
@@ -191,10 +228,7 @@ NdArray math_eval(const std::string& kind, const std::vector<NdArray>& in,
   }
   if (kind == "scale") {
     need(1);
-    double f = extra_number(extra, "factor", &found);
-    if (!found) f = extra_number(extra, "scale", &found);
-    if (!found) throw MathError("'scale' needs extra 'factor'");
-    const float ff = static_cast<float>(f);
+    const float ff = scale_factor(extra);
     return elementwise({in[0]}, [ff](const float* v) { return v[0] * ff; });
   }
   if (kind == "dequant") {
@@ -203,7 +237,7 @@ NdArray math_eval(const std::string& kind, const std::vector<NdArray>& in,
       return elementwise({in[0], in[1]}, [](const float* v) { return v[0] * v[1]; });
     const double s = extra_number(extra, "scale", &found);
     if (!found) throw MathError("'dequant' needs a 'scale' operand or extra");
-    const float sf = static_cast<float>(s);
+    const auto sf = static_cast<float>(s);
     return elementwise({in[0]}, [sf](const float* v) { return v[0] * sf; });
   }
   if (kind == "rmax" || kind == "rsum") {
@@ -214,33 +248,11 @@ NdArray math_eval(const std::string& kind, const std::vector<NdArray>& in,
   }
   if (kind == "trans") {
     need(1);
-    const NdArray& x = in[0];
-    if (x.shape.size() < 2) throw MathError("'trans' needs at least 2 dimensions");
-    NdArray out;
-    out.shape = x.shape;
-    std::swap(out.shape[out.shape.size() - 1], out.shape[out.shape.size() - 2]);
-    const int64_t r = x.shape[x.shape.size() - 2], c = x.shape.back();
-    const int64_t batch = x.numel() / (r * c);
-    out.data.resize(x.data.size());
-    for (int64_t b = 0; b < batch; ++b)
-      for (int64_t i = 0; i < r; ++i)
-        for (int64_t j = 0; j < c; ++j)
-          out.data[static_cast<size_t>(b * r * c + j * r + i)] =
-              x.data[static_cast<size_t>(b * r * c + i * c + j)];
-    return out;
+    return transpose(in[0]);
   }
   if (kind == "mask") {
     need(1);
-    NdArray out = in[0];
-    if (out.shape.size() < 2) throw MathError("'mask' needs at least 2 dimensions");
-    const int64_t offset = static_cast<int64_t>(extra_number(extra, "offset", &found));
-    const int64_t r = out.shape[out.shape.size() - 2], c = out.shape.back();
-    for (int64_t e = 0; e < out.numel(); ++e) {
-      const int64_t j = e % c, i = (e / c) % r;
-      if (j > i + offset)
-        out.data[static_cast<size_t>(e)] = -std::numeric_limits<float>::infinity();
-    }
-    return out;
+    return mask(in[0], static_cast<int64_t>(extra_number(extra, "offset", &found)));
   }
   throw MathError("no numerics for op kind '" + kind + "'");
 }

@@ -27,13 +27,14 @@ std::vector<std::pair<std::string, ExtraValue>> extras_for_step(const Stage& s) 
   std::vector<std::pair<std::string, ExtraValue>> out;
   if (!s.op) return out;
   for (const auto& [k, v] : s.op->extra) {
-    if (auto* l = std::get_if<std::vector<double>>(&v); l && s.math_on == Stage::MathOn::kPartial) {
+    if (const auto* l = std::get_if<std::vector<double>>(&v);
+        l && s.math_on == Stage::MathOn::kPartial) {
       if (s.ki >= l->size())
         throw MathError("extra '" + k + "' has " + std::to_string(l->size()) +
                         " values but this is K step " + std::to_string(s.ki));
-      out.push_back({k, (*l)[s.ki]});
+      out.emplace_back(k, (*l)[s.ki]);
     } else {
-      out.push_back({k, v});
+      out.emplace_back(k, v);
     }
   }
   return out;

@@ -90,7 +90,7 @@ class PeEngine : public sc_core::sc_module {
   };
   void b_transport(int port, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   void worker(unsigned lane);
-  void update_depth(Lane& l);
+  static void update_depth(Lane& l);
 
   EngineKind kind_;
   std::string pe_path_;

@@ -52,7 +52,7 @@ std::vector<TileToken>& PeScheduler::phase_tokens(Entry& e) {
   return e.phase == 0 ? e.plan.prologue : e.phase == 1 ? e.plan.tiles : e.plan.post;
 }
 
-bool PeScheduler::needs_slot(const TileToken& t) const {
+bool PeScheduler::needs_slot(const TileToken& t) {
   for (const Stage& s : t.stages) {
     if (s.staged) return true;
     for (bool b : s.staged_inputs)

@@ -53,8 +53,8 @@ class PeScheduler : public sc_core::sc_module {
   };
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   void feeder();
-  std::vector<TileToken>& phase_tokens(Entry& e);
-  bool needs_slot(const TileToken& t) const;
+  static std::vector<TileToken>& phase_tokens(Entry& e);
+  static bool needs_slot(const TileToken& t);
   void assign_slot(TileToken& t, int slot);
   void on_token_done(Entry* e, TileToken& t);
   void enter_next_phase(Entry* e);

@@ -99,17 +99,9 @@ void require_tcm(const OpSpec& op, size_t index, const char* where) {
   if (op.out && !op.out->in_tcm()) bad("output", *op.out);
 }
 
-}  // namespace
-
-uint64_t math_elements(const OpSpec& op) {
-  if (op.out) return static_cast<uint64_t>(op.out->numel());
-  if (!op.operands.empty()) return static_cast<uint64_t>(op.operands.front().second.numel());
-  return 0;
-}
-
-TilePlan make_tile_plan(const CompositeCmd& cmd, const TilingConfig& tiling, uint64_t cmd_id) {
-  TilePlan plan;
-  if (cmd.ops.empty()) throw PlanError("composite has no ops");
+// The index of the composite's GEMM op, or cmd.ops.size() when it has none (a
+// composite holds at most one); checks every op's kind on the way.
+size_t gemm_index(const CompositeCmd& cmd) {
   size_t gemm_idx = cmd.ops.size();
   for (size_t i = 0; i < cmd.ops.size(); ++i) {
     check_kind(cmd.ops[i], i);
@@ -119,57 +111,65 @@ TilePlan make_tile_plan(const CompositeCmd& cmd, const TilingConfig& tiling, uin
                       std::to_string(i) + "); a composite holds at most one");
     gemm_idx = i;
   }
-  auto single = [&](std::string tile, std::vector<Stage> stages) {
-    TileToken t;
-    t.cmd_id = cmd_id;
-    t.tile = std::move(tile);
-    t.stages = std::move(stages);
-    return t;
-  };
+  return gemm_idx;
+}
 
-  // MATH-only plan: every op in order, off-chip operands staged through DMA.
-  if (gemm_idx == cmd.ops.size()) {
-    for (size_t i = 0; i < cmd.ops.size(); ++i) {
-      const OpSpec& op = cmd.ops[i];
-      std::vector<Stage> stages;
-      Stage math = math_stage(op, math_elements(op));
-      uint64_t staged_off = 0;
-      for (size_t oi = 0; oi < op.operands.size(); ++oi) {
-        const auto& [name, h] = op.operands[oi];
-        if (h.in_tcm()) continue;
-        math.inputs[oi].addr = staged_off;  // lands contiguously in the staging slot
-        math.inputs[oi].row_stride = 0;
-        math.staged_inputs[oi] = true;
-        if (staged_off + h.bytes() > tiling.slot_bytes())
-          throw PlanError("op #" + std::to_string(i) + " '" + op.kind + "' operand '" + name +
-                          "' " + h.describe() + " is off-chip and larger than a staging slot (" +
-                          std::to_string(tiling.slot_bytes()) + " bytes): load it into TCM first");
-        stages.push_back(dma_stage(
-            StageKind::kDmaRead, h.addr, staged_off,
-            static_cast<uint64_t>(h.cols()) * dtype_bytes(h.dtype), static_cast<uint64_t>(h.rows()),
-            static_cast<uint64_t>(h.stride()) * dtype_bytes(h.dtype), 0, Stage::kStagedDst));
-        staged_off += h.bytes();
-      }
-      if (op.out && !op.out->in_tcm()) {
-        math.output.addr = tiling.slot_c_offset();
-        math.output.row_stride = 0;
-        math.staged |= Stage::kStagedOut;
-      }
-      stages.push_back(math);
-      if (op.out && !op.out->in_tcm()) {
-        const TensorHandle& o = *op.out;
-        stages.push_back(dma_stage(
-            StageKind::kDmaWrite, tiling.slot_c_offset(), o.addr,
-            static_cast<uint64_t>(o.cols()) * dtype_bytes(o.dtype), static_cast<uint64_t>(o.rows()),
-            0, static_cast<uint64_t>(o.stride()) * dtype_bytes(o.dtype), Stage::kStagedSrc));
-      }
-      plan.tiles.push_back(single("op" + std::to_string(i), std::move(stages)));
-    }
-    return plan;
+TileToken single(uint64_t cmd_id, std::string tile, std::vector<Stage> stages) {
+  TileToken t;
+  t.cmd_id = cmd_id;
+  t.tile = std::move(tile);
+  t.stages = std::move(stages);
+  return t;
+}
+
+// Op #i of a MATH-only composite: its off-chip operands staged through DMA
+// into the staging slot, the MATH stage, and the write-back of an off-chip
+// output.
+std::vector<Stage> math_op_stages(const OpSpec& op, size_t i, const TilingConfig& tiling) {
+  std::vector<Stage> stages;
+  Stage math = math_stage(op, math_elements(op));
+  uint64_t staged_off = 0;
+  for (size_t oi = 0; oi < op.operands.size(); ++oi) {
+    const auto& [name, h] = op.operands[oi];
+    if (h.in_tcm()) continue;
+    math.inputs[oi].addr = staged_off;  // lands contiguously in the staging slot
+    math.inputs[oi].row_stride = 0;
+    math.staged_inputs[oi] = true;
+    if (staged_off + h.bytes() > tiling.slot_bytes())
+      throw PlanError("op #" + std::to_string(i) + " '" + op.kind + "' operand '" + name + "' " +
+                      h.describe() + " is off-chip and larger than a staging slot (" +
+                      std::to_string(tiling.slot_bytes()) + " bytes): load it into TCM first");
+    stages.push_back(dma_stage(
+        StageKind::kDmaRead, h.addr, staged_off,
+        static_cast<uint64_t>(h.cols()) * dtype_bytes(h.dtype), static_cast<uint64_t>(h.rows()),
+        static_cast<uint64_t>(h.stride()) * dtype_bytes(h.dtype), 0, Stage::kStagedDst));
+    staged_off += h.bytes();
   }
+  if (op.out && !op.out->in_tcm()) {
+    math.output.addr = tiling.slot_c_offset();
+    math.output.row_stride = 0;
+    math.staged |= Stage::kStagedOut;
+  }
+  stages.push_back(math);
+  if (op.out && !op.out->in_tcm()) {
+    const TensorHandle& o = *op.out;
+    stages.push_back(dma_stage(
+        StageKind::kDmaWrite, tiling.slot_c_offset(), o.addr,
+        static_cast<uint64_t>(o.cols()) * dtype_bytes(o.dtype), static_cast<uint64_t>(o.rows()), 0,
+        static_cast<uint64_t>(o.stride()) * dtype_bytes(o.dtype), Stage::kStagedSrc));
+  }
+  return stages;
+}
 
-  plan.has_gemm = true;
-  const OpSpec& gemm = cmd.ops[gemm_idx];
+// A GEMM op with its operands and output checked: present, 2-D, one dtype,
+// shapes that agree with each other and with its m, k, n extras.
+struct CheckedGemm {
+  const OpSpec* op;
+  const TensorHandle *a, *b, *out;
+  int64_t M, K, N;
+};
+
+CheckedGemm check_gemm(const OpSpec& gemm) {
   const TensorHandle* a = gemm.operand("a");
   const TensorHandle* b = gemm.operand("b");
   if (!a || !b) throw PlanError("gemm: operands 'a' and 'b' are required");
@@ -197,8 +197,11 @@ TilePlan make_tile_plan(const CompositeCmd& cmd, const TilingConfig& tiling, uin
       throw PlanError(std::string("gemm: mismatched shapes: extra ") + dim + "=" +
                       std::to_string(got) + " but the operands give " + std::to_string(want));
   }
+  return {&gemm, a, b, &out, M, K, N};
+}
 
-  // Prologue: KERNEL-scope ops before the GEMM, TCM-resident.
+// Prologue: KERNEL-scope ops before the GEMM, TCM-resident.
+void plan_prologue(const CompositeCmd& cmd, size_t gemm_idx, uint64_t cmd_id, TilePlan& plan) {
   for (size_t i = 0; i < gemm_idx; ++i) {
     const OpSpec& op = cmd.ops[i];
     if (op.scope != Scope::kKernel)
@@ -208,9 +211,15 @@ TilePlan make_tile_plan(const CompositeCmd& cmd, const TilingConfig& tiling, uin
                       to_string(op.scope) + ")");
     require_tcm(op, i, "prologue");
     plan.prologue.push_back(
-        single("prologue" + std::to_string(i), {math_stage(op, math_elements(op))}));
+        single(cmd_id, "prologue" + std::to_string(i), {math_stage(op, math_elements(op))}));
   }
-  std::vector<const OpSpec*> k_ops, out_ops;
+}
+
+// Epilogue: the ops after the GEMM, by scope: per K step (k_ops), per output
+// tile (out_ops), or once after the GEMM (plan.post).
+void plan_epilogue(const CompositeCmd& cmd, size_t gemm_idx, const TensorHandle& out,
+                   uint64_t cmd_id, TilePlan& plan, std::vector<const OpSpec*>& k_ops,
+                   std::vector<const OpSpec*>& out_ops) {
   for (size_t i = gemm_idx + 1; i < cmd.ops.size(); ++i) {
     const OpSpec& op = cmd.ops[i];
     // An epilogue may name the GEMM's own output (the accumulate form, which
@@ -227,98 +236,150 @@ TilePlan make_tile_plan(const CompositeCmd& cmd, const TilingConfig& tiling, uin
     if (op.scope == Scope::kKTile) k_ops.push_back(&op);
     if (op.scope == Scope::kOutputTile) out_ops.push_back(&op);
     if (op.scope == Scope::kKernel)
-      plan.post.push_back(single("post" + std::to_string(i), {math_stage(op, math_elements(op))}));
+      plan.post.push_back(
+          single(cmd_id, "post" + std::to_string(i), {math_stage(op, math_elements(op))}));
   }
+}
 
+// The stages of the GEMM's tile tokens.
+struct GemmTiler {
+  const CheckedGemm& g;
+  const TilingConfig& tiling;
+  const std::vector<const OpSpec*>& k_ops;
+  const std::vector<const OpSpec*>& out_ops;
+  unsigned k_tiles;
+
+  std::vector<Stage> stages(unsigned mi, unsigned ni, unsigned ki) const;
+};
+
+std::vector<Stage> GemmTiler::stages(unsigned mi, unsigned ni, unsigned ki) const {
+  const TensorHandle* a = g.a;
+  const TensorHandle* b = g.b;
+  const TensorHandle& out = *g.out;
+  const int64_t M = g.M, K = g.K, N = g.N;
   const unsigned tm = tiling.tile_m, tk = tiling.tile_k, tn = tiling.tile_n;
-  plan.m_tiles = static_cast<unsigned>((M + tm - 1) / tm);
-  plan.k_tiles = static_cast<unsigned>((K + tk - 1) / tk);
-  plan.n_tiles = static_cast<unsigned>((N + tn - 1) / tn);
   const uint64_t ea = dtype_bytes(a->dtype), eb = dtype_bytes(b->dtype),
                  eo = dtype_bytes(out.dtype);
+  const uint64_t mm = std::min<int64_t>(tm, M - int64_t{mi} * tm);
+  const uint64_t kk = std::min<int64_t>(tk, K - int64_t{ki} * tk);
+  const uint64_t nn = std::min<int64_t>(tn, N - int64_t{ni} * tn);
+  const uint64_t a_at = a->addr + (uint64_t{mi} * tm * a->stride() + uint64_t{ki} * tk) * ea;
+  const uint64_t b_at = b->addr + (uint64_t{ki} * tk * b->stride() + uint64_t{ni} * tn) * eb;
+  std::vector<Stage> st;
+  if (!a->in_tcm())
+    st.push_back(dma_stage(StageKind::kDmaRead, a_at, tiling.slot_a_offset(), kk * ea, mm,
+                           a->stride() * ea, kk * ea, Stage::kStagedDst));
+  if (!b->in_tcm())
+    st.push_back(dma_stage(StageKind::kDmaRead, b_at, tiling.slot_b_offset(), nn * eb, kk,
+                           b->stride() * eb, nn * eb, Stage::kStagedDst));
+  Stage fetch;
+  fetch.kind = StageKind::kFetch;
+  fetch.op_kind = "fetch";
+  fetch.bytes = mm * kk * ea + kk * nn * eb;
+  fetch.addr = a->in_tcm() ? a_at : tiling.slot_a_offset();
+  if (!a->in_tcm()) fetch.staged = Stage::kStagedAddr;
+  st.push_back(fetch);
+  Stage gs;
+  gs.kind = StageKind::kGemm;
+  gs.op_kind = "gemm";
+  gs.native_tiles = 1;
+  gs.flops = 2 * mm * kk * nn;
+  gs.op = g.op;
+  gs.addr = out.addr;
+  if (a->in_tcm()) {
+    gs.a_view = view(a_at, mm, kk, a->stride(), a->dtype);
+  } else {
+    gs.a_view = view(tiling.slot_a_offset(), mm, kk, 0, a->dtype);
+    gs.staged |= Stage::kStagedA;
+  }
+  if (b->in_tcm()) {
+    gs.b_view = view(b_at, kk, nn, b->stride(), b->dtype);
+  } else {
+    gs.b_view = view(tiling.slot_b_offset(), kk, nn, 0, b->dtype);
+    gs.staged |= Stage::kStagedB;
+  }
+  gs.first_k = ki == 0;
+  gs.accumulate_partial = k_ops.empty();
+  st.push_back(gs);
+  for (size_t q = 0; q < k_ops.size(); ++q) {
+    Stage m = tile_math_stage(*k_ops[q], mm * nn, Stage::MathOn::kPartial);
+    m.accumulate_partial = q + 1 == k_ops.size();
+    st.push_back(m);
+  }
+  if (ki + 1 == k_tiles) {
+    for (const OpSpec* op : out_ops)
+      st.push_back(tile_math_stage(*op, mm * nn, Stage::MathOn::kAccumulator));
+    const uint64_t o_at = out.addr + (uint64_t{mi} * tm * out.stride() + uint64_t{ni} * tn) * eo;
+    Stage store;
+    store.kind = StageKind::kStore;
+    store.op_kind = "store";
+    store.bytes = mm * nn * eo;
+    if (out.in_tcm()) {
+      store.addr = o_at;
+      store.out_view = view(o_at, mm, nn, out.stride(), out.dtype);
+    } else {
+      store.addr = tiling.slot_c_offset();
+      store.staged = Stage::kStagedAddr | Stage::kStagedOut;
+      store.out_view = view(tiling.slot_c_offset(), mm, nn, 0, out.dtype);
+    }
+    st.push_back(store);
+    if (!out.in_tcm())
+      st.push_back(dma_stage(StageKind::kDmaWrite, tiling.slot_c_offset(), o_at, nn * eo, mm,
+                             nn * eo, out.stride() * eo, Stage::kStagedSrc));
+  }
+  for (Stage& x : st) {
+    x.mi = mi;
+    x.ni = ni;
+    x.ki = ki;
+    x.first_k = ki == 0;
+    x.m0 = int64_t{mi} * tm;
+    x.n0 = int64_t{ni} * tn;
+    x.out_m = M;
+    x.out_n = N;
+  }
+  return st;
+}
+
+}  // namespace
+
+uint64_t math_elements(const OpSpec& op) {
+  if (op.out) return static_cast<uint64_t>(op.out->numel());
+  if (!op.operands.empty()) return static_cast<uint64_t>(op.operands.front().second.numel());
+  return 0;
+}
+
+TilePlan make_tile_plan(const CompositeCmd& cmd, const TilingConfig& tiling, uint64_t cmd_id) {
+  TilePlan plan;
+  if (cmd.ops.empty()) throw PlanError("composite has no ops");
+  const size_t gemm_idx = gemm_index(cmd);
+
+  // MATH-only plan: every op in order, off-chip operands staged through DMA.
+  if (gemm_idx == cmd.ops.size()) {
+    for (size_t i = 0; i < cmd.ops.size(); ++i) {
+      std::vector<Stage> stages = math_op_stages(cmd.ops[i], i, tiling);
+      plan.tiles.push_back(single(cmd_id, "op" + std::to_string(i), std::move(stages)));
+    }
+    return plan;
+  }
+
+  plan.has_gemm = true;
+  const CheckedGemm g = check_gemm(cmd.ops[gemm_idx]);
+  plan_prologue(cmd, gemm_idx, cmd_id, plan);
+  std::vector<const OpSpec*> k_ops, out_ops;
+  plan_epilogue(cmd, gemm_idx, *g.out, cmd_id, plan, k_ops, out_ops);
+
+  const unsigned tm = tiling.tile_m, tk = tiling.tile_k, tn = tiling.tile_n;
+  plan.m_tiles = static_cast<unsigned>((g.M + tm - 1) / tm);
+  plan.k_tiles = static_cast<unsigned>((g.K + tk - 1) / tk);
+  plan.n_tiles = static_cast<unsigned>((g.N + tn - 1) / tn);
+  const GemmTiler tiler{g, tiling, k_ops, out_ops, plan.k_tiles};
   for (unsigned mi = 0; mi < plan.m_tiles; ++mi)
     for (unsigned ni = 0; ni < plan.n_tiles; ++ni)
       for (unsigned ki = 0; ki < plan.k_tiles; ++ki) {
-        const uint64_t mm = std::min<int64_t>(tm, M - int64_t{mi} * tm);
-        const uint64_t kk = std::min<int64_t>(tk, K - int64_t{ki} * tk);
-        const uint64_t nn = std::min<int64_t>(tn, N - int64_t{ni} * tn);
-        const uint64_t a_at = a->addr + (uint64_t{mi} * tm * a->stride() + uint64_t{ki} * tk) * ea;
-        const uint64_t b_at = b->addr + (uint64_t{ki} * tk * b->stride() + uint64_t{ni} * tn) * eb;
-        std::vector<Stage> st;
-        if (!a->in_tcm())
-          st.push_back(dma_stage(StageKind::kDmaRead, a_at, tiling.slot_a_offset(), kk * ea, mm,
-                                 a->stride() * ea, kk * ea, Stage::kStagedDst));
-        if (!b->in_tcm())
-          st.push_back(dma_stage(StageKind::kDmaRead, b_at, tiling.slot_b_offset(), nn * eb, kk,
-                                 b->stride() * eb, nn * eb, Stage::kStagedDst));
-        Stage fetch;
-        fetch.kind = StageKind::kFetch;
-        fetch.op_kind = "fetch";
-        fetch.bytes = mm * kk * ea + kk * nn * eb;
-        fetch.addr = a->in_tcm() ? a_at : tiling.slot_a_offset();
-        if (!a->in_tcm()) fetch.staged = Stage::kStagedAddr;
-        st.push_back(fetch);
-        Stage g;
-        g.kind = StageKind::kGemm;
-        g.op_kind = "gemm";
-        g.native_tiles = 1;
-        g.flops = 2 * mm * kk * nn;
-        g.op = &gemm;
-        g.addr = out.addr;
-        if (a->in_tcm()) {
-          g.a_view = view(a_at, mm, kk, a->stride(), a->dtype);
-        } else {
-          g.a_view = view(tiling.slot_a_offset(), mm, kk, 0, a->dtype);
-          g.staged |= Stage::kStagedA;
-        }
-        if (b->in_tcm()) {
-          g.b_view = view(b_at, kk, nn, b->stride(), b->dtype);
-        } else {
-          g.b_view = view(tiling.slot_b_offset(), kk, nn, 0, b->dtype);
-          g.staged |= Stage::kStagedB;
-        }
-        g.first_k = ki == 0;
-        g.accumulate_partial = k_ops.empty();
-        st.push_back(g);
-        for (size_t q = 0; q < k_ops.size(); ++q) {
-          Stage m = tile_math_stage(*k_ops[q], mm * nn, Stage::MathOn::kPartial);
-          m.accumulate_partial = q + 1 == k_ops.size();
-          st.push_back(m);
-        }
-        if (ki + 1 == plan.k_tiles) {
-          for (const OpSpec* op : out_ops)
-            st.push_back(tile_math_stage(*op, mm * nn, Stage::MathOn::kAccumulator));
-          const uint64_t o_at =
-              out.addr + (uint64_t{mi} * tm * out.stride() + uint64_t{ni} * tn) * eo;
-          Stage store;
-          store.kind = StageKind::kStore;
-          store.op_kind = "store";
-          store.bytes = mm * nn * eo;
-          if (out.in_tcm()) {
-            store.addr = o_at;
-            store.out_view = view(o_at, mm, nn, out.stride(), out.dtype);
-          } else {
-            store.addr = tiling.slot_c_offset();
-            store.staged = Stage::kStagedAddr | Stage::kStagedOut;
-            store.out_view = view(tiling.slot_c_offset(), mm, nn, 0, out.dtype);
-          }
-          st.push_back(store);
-          if (!out.in_tcm())
-            st.push_back(dma_stage(StageKind::kDmaWrite, tiling.slot_c_offset(), o_at, nn * eo, mm,
-                                   nn * eo, out.stride() * eo, Stage::kStagedSrc));
-        }
-        for (Stage& x : st) {
-          x.mi = mi;
-          x.ni = ni;
-          x.ki = ki;
-          x.first_k = ki == 0;
-          x.m0 = int64_t{mi} * tm;
-          x.n0 = int64_t{ni} * tn;
-          x.out_m = M;
-          x.out_n = N;
-        }
+        std::vector<Stage> st = tiler.stages(mi, ni, ki);
         plan.tiles.push_back(
-            single("m" + std::to_string(mi) + ".n" + std::to_string(ni) + ".k" + std::to_string(ki),
+            single(cmd_id,
+                   "m" + std::to_string(mi) + ".n" + std::to_string(ni) + ".k" + std::to_string(ki),
                    std::move(st)));
       }
   return plan;

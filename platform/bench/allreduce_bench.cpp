@@ -19,8 +19,6 @@
 #include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
 
-extern char** environ;
-
 namespace kb {
 
 namespace {
@@ -83,8 +81,7 @@ struct Model {
   // Store-and-forward: a DMA burst (at most one slot) is serialised whole on
   // every link it crosses; all but the slowest link add that to the step.
   double forward_ns(unsigned hops) const {
-    const double burst = static_cast<double>(
-        std::min(c.pe.dma.burst_bytes, c.pe.ipcq.slot_bytes));
+    const auto burst = static_cast<double>(std::min(c.pe.dma.burst_bytes, c.pe.ipcq.slot_bytes));
     const double pe = burst / link_bw(c.cube.pe_link), cube = burst / link_bw(c.sip.cube_link);
     const double links = 2 * pe + hops * cube;
     return links - (hops ? std::max(pe, cube) : pe);
@@ -133,11 +130,11 @@ AlphaBeta allreduce_alpha_beta(const TopologyConfig& cfg, fw::AllReduceAlgo algo
   ab.beta_ns_per_byte = m.beta_cube();
   ab.alpha_intra_ns = m.alpha(0);
   ab.beta_intra_ns_per_byte = m.beta_intra();
-  const double n = static_cast<double>(bytes_per_pe);
+  const auto n = static_cast<double>(bytes_per_pe);
   const double p = g.size();
   const PeAddr first = g.member(0);
   auto ring_term = [&](const std::vector<PeAddr>& ring, double bytes) {
-    const double k = static_cast<double>(ring.size());
+    const auto k = static_cast<double>(ring.size());
     if (k <= 1) return 0.0;
     const unsigned h = m.ring_hops(ring);
     return 2 * (k - 1) * m.alpha(h) + 2 * (k - 1) / k * bytes * m.beta_for(h);
@@ -159,7 +156,7 @@ AlphaBeta allreduce_alpha_beta(const TopologyConfig& cfg, fw::AllReduceAlgo algo
     case fw::AllReduceAlgo::kTwoD: {
       const auto row = ring_members(g, &fw::CollectiveGroup::row_ring, first);
       const auto col = ring_members(g, &fw::CollectiveGroup::column_ring, first);
-      const double X = static_cast<double>(row.size()), Y = static_cast<double>(col.size());
+      const auto X = static_cast<double>(row.size()), Y = static_cast<double>(col.size());
       ab.total_ns = 2 * (X - 1) * m.alpha(m.ring_hops(row)) +
                     2 * (Y - 1) * m.alpha(m.ring_hops(col)) +
                     2 * (X * Y - 1) / (X * Y) * n * m.beta_cube();
@@ -247,7 +244,7 @@ nlohmann::json run_point(BenchContext& ctx, HostRuntime& rt, const PointSpec& ps
                                : (ps.algo == fw::AllReduceAlgo::kHierarchical ? cfg.cube.pes : 1);
   fw::CollectiveGroup group(cfg, sip, P);
   const unsigned p = group.size();
-  const int64_t n = static_cast<int64_t>(ps.bytes / 4);
+  const auto n = static_cast<int64_t>(ps.bytes / 4);
   nlohmann::json pt = {{"algo", fw::to_string(ps.algo)},
                        {"topology", to_string(cfg.sip.topology)},
                        {"buffer", to_string(ps.buffer)},
@@ -285,7 +282,7 @@ nlohmann::json run_point(BenchContext& ctx, HostRuntime& rt, const PointSpec& ps
     // The kernel needs TCM for IPCQ staging only outside TCM; keep 64 KiB spare.
     const uint64_t free = platform.pe({sip, 0, 0}).tcm.arena().capacity() -
                           platform.pe({sip, 0, 0}).tcm.arena().used();
-    if (free < 64 * 1024) {
+    if (free < uint64_t{64} * 1024) {
       *skip = "does not fit: TCM left for the kernel is " + std::to_string(free) + " bytes";
       rt.release_all();
       return pt;
@@ -463,6 +460,7 @@ std::vector<int> run_children(const std::vector<std::vector<std::string>>& comma
   while (next < commands.size() || !running.empty()) {
     while (next < commands.size() && running.size() < std::max(1u, jobs)) {
       std::vector<char*> args;
+      args.reserve(commands[next].size() + 1);
       for (const auto& a : commands[next]) args.push_back(const_cast<char*>(a.c_str()));
       args.push_back(nullptr);
       pid_t pid = 0;

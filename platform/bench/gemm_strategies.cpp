@@ -151,7 +151,7 @@ void gemm_async_full_kernel(fw::Tl& tl, const GemmOperands& ops, DepSync sync, I
   CommandHandle store_of[2];
   for (int64_t mi = 0; mi < nm; ++mi)
     for (int64_t ni = 0; ni < nn; ++ni) {
-      const size_t t = static_cast<size_t>(mi * nn + ni);
+      const auto t = static_cast<size_t>(mi * nn + ni);
       cast_and_store(tl, ops, acc[t], c16[t % 2], store_of[t % 2], mi * tm, ni * tn, sync, rec);
     }
 
@@ -169,67 +169,113 @@ void gemm_async_full_kernel(fw::Tl& tl, const GemmOperands& ops, DepSync sync, I
 //   load_load  both pre-loaded: nothing to stream, so the kernel issues
 //              async-full's dots, casts and stores, in the composite's
 //              (m, n, k) order instead of async-full's (k, m, n)
-void gemm_async_tiled_kernel(fw::Tl& tl, const GemmOperands& ops, DepSync sync, IssueRecord& rec) {
-  const int64_t M = ops.a.shape()[0], K = ops.a.shape()[1], N = ops.w.shape()[1];
-  const int64_t tm = ops.tile_m, tk = ops.tile_k, tn = ops.tile_n;
-  const int64_t nm = ceil_div(M, tm), nk = ceil_div(K, tk), nn = ceil_div(N, tn);
-  const bool stream_a = !ops.a.h.in_tcm(), stream_w = !ops.w.h.in_tcm();
+namespace {
 
-  // Step 1: the steps are the native tiles in the composite's order: output
-  // tiles (m, n), K tiles inside. Step s uses buffer s % 2 of each streamed
-  // operand; the buffers are allocated once and reused.
-  const int64_t n_steps = nm * nn * nk;
+// async-tiled's streamed operands. The steps are the native tiles in the
+// composite's order: output tiles (m, n), K tiles inside. Step s uses buffer
+// s % 2 of each streamed operand; the buffers are allocated once (by the
+// constructor) and reused.
+class TileStream {
+ public:
   struct Step {
     int64_t mi, ni, ki;
   };
-  auto step_at = [&](int64_t s) { return Step{s / (nn * nk), (s / nk) % nn, s % nk}; };
-  fw::Tensor abuf[2], wbuf[2];
-  for (int b = 0; b < 2; ++b) {
-    if (stream_a) abuf[b] = tl.empty({tm, tk});
-    if (stream_w) wbuf[b] = tl.empty({tk, tn});
+
+  TileStream(fw::Tl& tl, const GemmOperands& ops, DepSync sync, IssueRecord& rec)
+      : tl_(tl),
+        ops_(ops),
+        sync_(sync),
+        rec_(rec),
+        M_(ops.a.shape()[0]),
+        K_(ops.a.shape()[1]),
+        N_(ops.w.shape()[1]),
+        tm_(ops.tile_m),
+        tk_(ops.tile_k),
+        tn_(ops.tile_n),
+        nn_(ceil_div(N_, tn_)),
+        nk_(ceil_div(K_, tk_)),
+        stream_a_(!ops.a.h.in_tcm()),
+        stream_w_(!ops.w.h.in_tcm()) {
+    for (int b = 0; b < 2; ++b) {
+      if (stream_a_) abuf_[b] = tl.empty({tm_, tk_});
+      if (stream_w_) wbuf_[b] = tl.empty({tk_, tn_});
+    }
   }
+
+  bool streams() const { return stream_a_ || stream_w_; }
+
+  // The prefetch: the DMA of step s's streamed tiles into buffer s % 2. That
+  // buffer was last read by the dot of step s - 2; with kWait the DMA is
+  // issued only once that dot is done (write after read).
+  void prefetch(int64_t s) {
+    const int b = static_cast<int>(s % 2);
+    if (reader_[b] && sync_ == DepSync::kWait) tl_.cpu().wait(reader_[b]);
+    const Step st = step_at(s);
+    if (stream_a_) {
+      const fw::Tensor src = a_tile(st);
+      a_in_[b] = load_into(tl_, into(abuf_[b], src), src);
+      rec_.add(a_in_[b]);
+    }
+    if (stream_w_) {
+      const fw::Tensor src = w_tile(st);
+      w_in_[b] = load_into(tl_, into(wbuf_[b], src), src);
+      rec_.add(w_in_[b]);
+    }
+  }
+
+  // What the dot of step `st` reads: buffer b as filled by its latest DMA
+  // (pending on it), or the tile of the pre-loaded TCM operand.
+  fw::Tensor a(int b, const Step& st) const { return stream_a_ ? a_in_[b] : a_tile(st); }
+  fw::Tensor w(int b, const Step& st) const { return stream_w_ ? w_in_[b] : w_tile(st); }
+  // `dot` is the latest reader of buffer b.
+  void read_by(int b, const CommandHandle& dot) { reader_[b] = dot; }
+
+ private:
+  Step step_at(int64_t s) const { return Step{s / (nn_ * nk_), (s / nk_) % nn_, s % nk_}; }
   // The operand tiles of a step, in place in HBM (what a DMA reads) or in the
   // pre-loaded TCM operand (what the dot reads).
-  auto a_tile = [&](const Step& st) {
-    return tile_view(tl, ops.a, st.mi * tm, st.ki * tk, std::min(tm, M - st.mi * tm),
-                     std::min(tk, K - st.ki * tk));
-  };
-  auto w_tile = [&](const Step& st) {
-    return tile_view(tl, ops.w, st.ki * tk, st.ni * tn, std::min(tk, K - st.ki * tk),
-                     std::min(tn, N - st.ni * tn));
-  };
-
-  // Step 2, the prefetch: the DMA of step s's streamed tiles into buffer
-  // s % 2. That buffer was last read by the dot of step s - 2; with kWait
-  // the DMA is issued only once that dot is done (write after read).
-  CommandHandle reader[2];      // the dot that last read buffer b
-  fw::Tensor a_in[2], w_in[2];  // buffer b as filled by its latest DMA (pending on it)
-  auto into = [](const fw::Tensor& buf, const fw::Tensor& src) {
+  fw::Tensor a_tile(const Step& st) const {
+    return tile_view(tl_, ops_.a, st.mi * tm_, st.ki * tk_, std::min(tm_, M_ - st.mi * tm_),
+                     std::min(tk_, K_ - st.ki * tk_));
+  }
+  fw::Tensor w_tile(const Step& st) const {
+    return tile_view(tl_, ops_.w, st.ki * tk_, st.ni * tn_, std::min(tk_, K_ - st.ki * tk_),
+                     std::min(tn_, N_ - st.ni * tn_));
+  }
+  static fw::Tensor into(const fw::Tensor& buf, const fw::Tensor& src) {
     fw::Tensor dst = buf;  // an edge tile fills the buffer's top-left corner
     dst.h.shape = src.h.shape;
     dst.h.row_stride = buf.h.cols();
     return dst;
-  };
-  auto prefetch = [&](int64_t s) {
-    const int b = static_cast<int>(s % 2);
-    if (reader[b] && sync == DepSync::kWait) tl.cpu().wait(reader[b]);
-    const Step st = step_at(s);
-    if (stream_a) {
-      const fw::Tensor src = a_tile(st);
-      a_in[b] = load_into(tl, into(abuf[b], src), src);
-      rec.add(a_in[b]);
-    }
-    if (stream_w) {
-      const fw::Tensor src = w_tile(st);
-      w_in[b] = load_into(tl, into(wbuf[b], src), src);
-      rec.add(w_in[b]);
-    }
-  };
+  }
 
+  fw::Tl& tl_;
+  const GemmOperands& ops_;
+  DepSync sync_;
+  IssueRecord& rec_;
+  int64_t M_, K_, N_, tm_, tk_, tn_, nn_, nk_;
+  bool stream_a_, stream_w_;
+  fw::Tensor abuf_[2], wbuf_[2];
+  CommandHandle reader_[2];       // the dot that last read buffer b
+  fw::Tensor a_in_[2], w_in_[2];  // buffer b as filled by its latest DMA (pending on it)
+};
+
+}  // namespace
+
+void gemm_async_tiled_kernel(fw::Tl& tl, const GemmOperands& ops, DepSync sync, IssueRecord& rec) {
+  const int64_t M = ops.a.shape()[0], K = ops.a.shape()[1], N = ops.w.shape()[1];
+  const int64_t tm = ops.tile_m, tk = ops.tile_k, tn = ops.tile_n;
+  const int64_t nm = ceil_div(M, tm), nk = ceil_div(K, tk), nn = ceil_div(N, tn);
+
+  // Step 1: the steps and the buffers of the streamed operands (TileStream).
+  const int64_t n_steps = nm * nn * nk;
+  TileStream stream(tl, ops, sync, rec);
+
+  // Step 2, the prefetch of a step's streamed tiles: TileStream::prefetch.
   const fw::Tensor c16[2] = {tl.empty({tm, tn}), tl.empty({tm, tn})};
   CommandHandle store_of[2];
   int64_t s = 0;
-  if (n_steps > 0 && (stream_a || stream_w)) prefetch(0);
+  if (n_steps > 0 && stream.streams()) stream.prefetch(0);
   for (int64_t mi = 0; mi < nm; ++mi)
     for (int64_t ni = 0; ni < nn; ++ni) {
       // The output tile's fp32 accumulator lives in this scope: its TCM is
@@ -239,30 +285,30 @@ void gemm_async_tiled_kernel(fw::Tl& tl, const GemmOperands& ops, DepSync sync, 
       fw::Tensor acc;
       for (int64_t ki = 0; ki < nk; ++ki, ++s) {
         const int b = static_cast<int>(s % 2);
-        const bool more = s + 1 < n_steps && (stream_a || stream_w);
+        const bool more = s + 1 < n_steps && stream.streams();
         // Step 3 (kNoWait): the next step's DMA goes out before this step's
         // dot, so it has the dot's dispatch time to land.
-        if (more && sync == DepSync::kNoWait) prefetch(s + 1);
+        if (more && sync == DepSync::kNoWait) stream.prefetch(s + 1);
         // Step 4: the dot of this step on buffer b (it waits for the
         // buffer's DMA), accumulating into the output tile's accumulator from
         // the second K step on (with kWait it also waits for the previous
         // dot, the accumulator's producer).
-        const Step st{mi, ni, ki};
-        const fw::Tensor av = stream_a ? a_in[b] : a_tile(st);
-        const fw::Tensor wv = stream_w ? w_in[b] : w_tile(st);
+        const TileStream::Step st{mi, ni, ki};
+        const fw::Tensor av = stream.a(b, st);
+        const fw::Tensor wv = stream.w(b, st);
         acc = ki == 0 ? tl.dot(av, wv) : tl.dot(av, wv, acc_input(acc, sync));
         rec.add(acc);
-        reader[b] = acc.pending;
+        stream.read_by(b, acc.pending);
         // Step 3 (kWait): the next step's DMA goes out right after this dot,
         // so it overlaps the dot's execution. Its buffer's last reader is the
         // previous dot: inside an output tile this dot already waited for it
         // (its accumulator); at an output tile's first K step the prefetch
         // waits for it.
-        if (more && sync == DepSync::kWait) prefetch(s + 1);
+        if (more && sync == DepSync::kWait) stream.prefetch(s + 1);
       }
       // Step 5: the output tile is complete: cast it to fp16 and store it
       // to C (issued, not waited for).
-      const size_t t = static_cast<size_t>(mi * nn + ni);
+      const auto t = static_cast<size_t>(mi * nn + ni);
       cast_and_store(tl, ops, acc, c16[t % 2], store_of[t % 2], mi * tm, ni * tn, sync, rec);
     }
   // Step 6: one wait for everything issued.
@@ -289,8 +335,7 @@ std::string gemm_strategy_fit(const TopologyConfig& cfg, const GemmShape& s,
                  w_bytes = static_cast<uint64_t>(s.k * s.n) * 2;
   const uint64_t acc_tile = sz(uint64_t{g.tile_m} * g.tile_n * 4),
                  c16_tile = sz(uint64_t{g.tile_m} * g.tile_n * 2);
-  const uint64_t out_tiles =
-      static_cast<uint64_t>(ceil_div(s.m, g.tile_m) * ceil_div(s.n, g.tile_n));
+  const auto out_tiles = static_cast<uint64_t>(ceil_div(s.m, g.tile_m) * ceil_div(s.n, g.tile_n));
   uint64_t need = 2 * c16_tile;
   if (strategy == "async-full") {
     need += sz(a_bytes) + sz(w_bytes) + out_tiles * acc_tile;  // whole operands, every accumulator

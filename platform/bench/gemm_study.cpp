@@ -24,6 +24,9 @@ constexpr unsigned kElem = 2;  // fp16
 uint64_t ceil_div(int64_t a, int64_t b) {
   return static_cast<uint64_t>((a + b - 1) / b);
 }
+uint64_t ceil_div(uint64_t a, uint64_t b) {
+  return (a + b - 1) / b;
+}
 
 bool streams_a(const std::string& v) {
   return v == "ref_ref";
@@ -67,6 +70,77 @@ double dma_write_ns(const TopologyConfig& c, uint64_t bytes, uint64_t last_burst
          static_cast<double>(bytes) / pe.tcm.bandwidth_gbps + pe.tcm.latency_ns +
          static_cast<double>(last_burst) / pe.hbm.pc_bandwidth_gbps + pe.hbm.access_latency_ns;
 }
+
+// The traffic of the GEMM's tokens (native tiles, in the composite's
+// (m, n, k) order) as the analytic model counts it.
+struct TokenTraffic {
+  TokenTraffic(const PeConfig& pe, const GemmShape& s, const std::string& variant)
+      : pe(pe),
+        s(s),
+        a_streamed(streams_a(variant)),
+        b_streamed(streams_b(variant)),
+        tm(pe.gemm.tile_m),
+        tk(pe.gemm.tile_k),
+        tn(pe.gemm.tile_n),
+        burst(pe.dma.burst_bytes),
+        first_pc(pe.hbm.num_pcs, 0.0),
+        first_burst(burst) {}
+
+  // Token (mi, ni, ki): `last_k` on an output tile's last K step, `last` on
+  // the kernel's last token.
+  void add(uint64_t mi, uint64_t ni, uint64_t ki, bool last_k, bool last) {
+    const uint64_t mm = std::min<int64_t>(tm, s.m - static_cast<int64_t>(mi) * tm);
+    const uint64_t kk = std::min<int64_t>(tk, s.k - static_cast<int64_t>(ki) * tk);
+    const uint64_t nnn = std::min<int64_t>(tn, s.n - static_cast<int64_t>(ni) * tn);
+    const bool first = mi == 0 && ni == 0 && ki == 0;
+    token_pc.emplace_back(pe.hbm.num_pcs, 0.0);
+    auto& target = token_pc.back();
+    if (a_streamed) {
+      add_pc_bytes(pe.hbm, burst, (mi * tm * s.k + ki * tk) * kElem, mm, kk * kElem, s.k * kElem,
+                   target);
+      dma_port_bytes += mm * kk * kElem;
+      read_transfers += 1;
+      if (first) {
+        first_burst = std::min<uint64_t>(burst, kk * kElem);
+        token_bursts += static_cast<double>(mm * ceil_div(kk * kElem, burst));  // strided rows
+      }
+    }
+    if (b_streamed) {
+      add_pc_bytes(pe.hbm, burst, (ki * tk * s.n + ni * tn) * kElem, kk, nnn * kElem, s.n * kElem,
+                   target);
+      dma_port_bytes += kk * nnn * kElem;
+      read_transfers += 1;
+      if (first) {
+        first_burst = std::min<uint64_t>(burst, nnn * kElem);
+        // Rows of a full-width W tile are contiguous and move as one run.
+        token_bursts += nnn == static_cast<uint64_t>(s.n)
+                            ? static_cast<double>(ceil_div(kk * nnn * kElem, burst))
+                            : static_cast<double>(kk * ceil_div(nnn * kElem, burst));
+      }
+    }
+    if (first) first_pc = target;
+    fetch_bytes += (mm * kk + kk * nnn) * kElem;
+    if (last_k && !last) {  // the last tile's write-back is in the tail
+      add_pc_bytes(pe.hbm, burst, (mi * tm * s.n + ni * tn) * kElem, mm, nnn * kElem, s.n * kElem,
+                   target);
+      dma_port_bytes += mm * nnn * kElem;
+    }
+    if (last_k) store_bytes += mm * nnn * kElem;
+  }
+
+  const PeConfig& pe;
+  const GemmShape& s;
+  const bool a_streamed, b_streamed;
+  const int64_t tm, tk, tn;
+  const uint64_t burst;
+  // Bytes per pseudo-channel for each token (reads, and the write of the
+  // output tile on the last K step).
+  std::vector<std::vector<double>> token_pc;
+  std::vector<double> first_pc;
+  double fetch_bytes = 0, store_bytes = 0, dma_port_bytes = 0, read_transfers = 0;
+  uint64_t first_burst;
+  double token_bursts = 0;  // DMA bursts of the first token's reads
+};
 
 struct Interval {
   double a, b;
@@ -112,74 +186,30 @@ GemmAnalytic gemm_analytic(const TopologyConfig& c, const GemmShape& s,
   const uint64_t nm = ceil_div(s.m, tm), nk = ceil_div(s.k, tk), nn = ceil_div(s.n, tn);
   const double tile_ns = 2.0 * tm * tk * tn / (pe.gemm.peak_tflops * 1000.0);
   const uint64_t burst = pe.dma.burst_bytes;
-  // Bytes per pseudo-channel for each token (reads, and the write of the
-  // output tile on the last K step).
-  std::vector<std::vector<double>> token_pc;
-  std::vector<double> first_pc(pe.hbm.num_pcs, 0.0);
-  double fetch_bytes = 0, store_bytes = 0, dma_port_bytes = 0, read_transfers = 0;
-  uint64_t first_burst = burst;
-  double token_bursts = 0;  // DMA bursts of the first token's reads
+  TokenTraffic tr(pe, s, variant);
   for (uint64_t mi = 0; mi < nm; ++mi)
     for (uint64_t ni = 0; ni < nn; ++ni)
-      for (uint64_t ki = 0; ki < nk; ++ki) {
-        const uint64_t mm = std::min<int64_t>(tm, s.m - mi * tm);
-        const uint64_t kk = std::min<int64_t>(tk, s.k - ki * tk);
-        const uint64_t nnn = std::min<int64_t>(tn, s.n - ni * tn);
-        const bool first = mi == 0 && ni == 0 && ki == 0;
-        token_pc.emplace_back(pe.hbm.num_pcs, 0.0);
-        auto& target = token_pc.back();
-        if (streams_a(variant)) {
-          add_pc_bytes(pe.hbm, burst, (mi * tm * s.k + ki * tk) * kElem, mm, kk * kElem,
-                       s.k * kElem, target);
-          dma_port_bytes += mm * kk * kElem;
-          read_transfers += 1;
-          if (first) {
-            first_burst = std::min<uint64_t>(burst, kk * kElem);
-            token_bursts += static_cast<double>(mm * ceil_div(kk * kElem, burst));  // strided rows
-          }
-        }
-        if (streams_b(variant)) {
-          add_pc_bytes(pe.hbm, burst, (ki * tk * s.n + ni * tn) * kElem, kk, nnn * kElem,
-                       s.n * kElem, target);
-          dma_port_bytes += kk * nnn * kElem;
-          read_transfers += 1;
-          if (first) {
-            first_burst = std::min<uint64_t>(burst, nnn * kElem);
-            // Rows of a full-width W tile are contiguous and move as one run.
-            token_bursts += nnn == static_cast<uint64_t>(s.n)
-                                ? static_cast<double>(ceil_div(kk * nnn * kElem, burst))
-                                : static_cast<double>(kk * ceil_div(nnn * kElem, burst));
-          }
-        }
-        if (first) first_pc = target;
-        fetch_bytes += (mm * kk + kk * nnn) * kElem;
-        const bool last = mi + 1 == nm && ni + 1 == nn && ki + 1 == nk;
-        if (ki + 1 == nk && !last) {  // the last tile's write-back is in the tail
-          add_pc_bytes(pe.hbm, burst, (mi * tm * s.n + ni * tn) * kElem, mm, nnn * kElem,
-                       s.n * kElem, target);
-          dma_port_bytes += mm * nnn * kElem;
-        }
-        if (ki + 1 == nk) store_bytes += mm * nnn * kElem;
-      }
+      for (uint64_t ki = 0; ki < nk; ++ki)
+        tr.add(mi, ni, ki, ki + 1 == nk, mi + 1 == nm && ni + 1 == nn && ki + 1 == nk);
   GemmAnalytic a;
   a.n_tiles = static_cast<unsigned>(nm * nn * nk);
   double first_pc_ns = 0;
-  for (double b : first_pc) first_pc_ns = std::max(first_pc_ns, b / pe.hbm.pc_bandwidth_gbps);
+  for (double b : tr.first_pc) first_pc_ns = std::max(first_pc_ns, b / pe.hbm.pc_bandwidth_gbps);
   // HBM steady state: the pseudo-channels can only balance their load across
   // the tokens whose reads are in flight together: at most `staging_buffers`
   // tokens, and at most as many as the DMA channel's outstanding-burst window
   // holds. Each token is charged the busiest channel's share of the window of
   // in-flight tokens that starts with it.
-  const double bursts_per_token = std::max(1.0, token_bursts);
+  const double bursts_per_token = std::max(1.0, tr.token_bursts);
   const size_t window = std::max<size_t>(
       1, std::min<size_t>(pe.scheduler.staging_buffers,
                           static_cast<size_t>(pe.dma.max_outstanding / bursts_per_token)));
   double pc_max = 0;
-  for (size_t t = 0; t < token_pc.size(); ++t) {
-    const size_t end = std::min(token_pc.size(), t + window);
+  for (size_t t = 0; t < tr.token_pc.size(); ++t) {
+    const size_t end = std::min(tr.token_pc.size(), t + window);
     std::vector<double> sum(pe.hbm.num_pcs, 0.0);
     for (size_t u = t; u < end; ++u)
-      for (unsigned i = 0; i < sum.size(); ++i) sum[i] += token_pc[u][i];
+      for (unsigned i = 0; i < sum.size(); ++i) sum[i] += tr.token_pc[u][i];
     pc_max += *std::max_element(sum.begin(), sum.end()) / pe.hbm.pc_bandwidth_gbps /
               static_cast<double>(end - t);
   }
@@ -188,12 +218,12 @@ GemmAnalytic gemm_analytic(const TopologyConfig& c, const GemmShape& s,
     double total_ns;
   };
   const std::vector<Unit> units = {{"hbm", pc_max},
-                                   {"tcm_dma_port", dma_port_bytes / pe.tcm.bandwidth_gbps},
-                                   {"dma_setup", read_transfers * pe.dma.setup_ns},
-                                   {"fetch", fetch_bytes / pe.tcm.bandwidth_gbps},
+                                   {"tcm_dma_port", tr.dma_port_bytes / pe.tcm.bandwidth_gbps},
+                                   {"dma_setup", tr.read_transfers * pe.dma.setup_ns},
+                                   {"fetch", tr.fetch_bytes / pe.tcm.bandwidth_gbps},
                                    {"gemm", a.n_tiles * tile_ns},
-                                   {"store", store_bytes / pe.tcm.bandwidth_gbps}};
-  const Unit* b = &units[0];
+                                   {"store", tr.store_bytes / pe.tcm.bandwidth_gbps}};
+  const Unit* b = units.data();
   for (const Unit& u : units)
     if (u.total_ns > b->total_ns) b = &u;
   a.bottleneck = b->name;
@@ -207,7 +237,7 @@ GemmAnalytic gemm_analytic(const TopologyConfig& c, const GemmShape& s,
                                kElem;
   const uint64_t last_store =
       static_cast<uint64_t>((s.m - (nm - 1) * tm) * (s.n - (nn - 1) * tn)) * kElem;
-  const double t_din = streams ? dma_read_ns(c, first_pc_ns, first_burst) : 0;
+  const double t_din = streams ? dma_read_ns(c, first_pc_ns, tr.first_burst) : 0;
   const double t_fetch = first_fetch / pe.tcm.bandwidth_gbps;
   const double t_store = last_store / pe.tcm.bandwidth_gbps;
   // The output tile's rows are contiguous when it spans all of N (coalesced).

@@ -1,6 +1,7 @@
 #include "platform/bench/gqa_decode_bench.h"
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <sstream>
 
@@ -38,7 +39,7 @@ double reference_and_error(const std::vector<float>& q, const std::vector<float>
   double max_err = 0;
   std::vector<double> s(static_cast<size_t>(S));
   for (int64_t g = 0; g < G; ++g) {
-    double mx = -INFINITY;
+    double mx = -std::numeric_limits<double>::infinity();
     for (int64_t t = 0; t < S; ++t) {
       double acc = 0;
       for (int64_t k = 0; k < d; ++k)
@@ -57,6 +58,61 @@ double reference_and_error(const std::vector<float>& q, const std::vector<float>
     }
   }
   return max_err;
+}
+
+// --param variant: opt1, opt2 and/or opt3, comma-separated.
+std::vector<std::string> parse_variants(const BenchParams& p) {
+  std::vector<std::string> variants;
+  std::stringstream ss(p.str("variant"));
+  std::string v;
+  while (std::getline(ss, v, ','))
+    if (v == "opt1" || v == "opt2" || v == "opt3")
+      variants.push_back(v);
+    else
+      throw UsageError("--param variant=" + v + ": expected opt1, opt2 or opt3");
+  return variants;
+}
+
+// Data mode: random fp16 values for q, k and v (kept in qv, kv, vv for the
+// reference), written to the kernel's inputs.
+void write_random_inputs(HostRuntime& rt, const fw::DecodeArgs& a, double score_std,
+                         std::vector<float>& qv, std::vector<float>& kv, std::vector<float>& vv) {
+  const int64_t G = a.q.shape()[0], d = a.q.shape()[1], S = a.kt.shape()[1];
+  std::mt19937_64 rng(0x61747465ull);
+  // q, k ~ U(-a, a): q.k/sqrt(d) has standard deviation a^2 / 3.
+  const auto amp = static_cast<float>(std::sqrt(3.0 * score_std));
+  std::uniform_real_distribution<float> u(-amp, amp), uv(-1.0f, 1.0f);
+  auto fill = [&](std::vector<float>& x, size_t n, std::uniform_real_distribution<float>& dist) {
+    x.resize(n);
+    for (float& e : x) e = round_to(dist(rng), DType::kFp16);
+  };
+  fill(qv, static_cast<size_t>(G * d), u);
+  fill(kv, static_cast<size_t>(d * S), u);
+  fill(vv, static_cast<size_t>(S * d), uv);
+  rt.write(a.q, qv);
+  rt.write(a.kt, kv);
+  rt.write(a.v, vv);
+}
+
+// opt2, K before V: while a #2's prologue runs, no V-tile DMA may start.
+bool k_before_v_holds(const std::vector<OpRecord>& recs, const fw::DecodeTrace& trace,
+                      const fw::DecodeArgs& a) {
+  bool holds = true;
+  const uint64_t v_lo = a.v.addr(), v_hi = v_lo + a.v.h.bytes();
+  for (const auto& h : trace.composite2) {
+    double prologue_end = h->issued_ns, gemm_start = h->done_ns;
+    for (const auto& r : recs)
+      if (r.pe == "system.sip0.cube0.pe0" && r.cmd_id == h->id) {
+        if (r.tile.rfind("prologue", 0) == 0) prologue_end = std::max(prologue_end, r.t_end_ns);
+        if (r.stage == "GEMM") gemm_start = std::min(gemm_start, r.t_start_ns);
+      }
+    for (const auto& r : recs)
+      if (r.pe == "system.sip0.cube0.pe0" && r.stage == "DMA_READ" && r.addr >= v_lo &&
+          r.addr < v_hi && r.t_start_ns >= h->issued_ns && r.t_start_ns < prologue_end)
+        holds = false;
+    (void)gemm_start;
+  }
+  return holds;
 }
 
 }  // namespace
@@ -80,22 +136,13 @@ BenchResult GqaDecodeBench::run(BenchContext& ctx) {
   // TCM: Q, 2 score buffers, 2 scratch sets, m, l, O (+ alignment).
   const uint64_t need = static_cast<uint64_t>(G * d * 2 + 2 * G * T * 4 +
                                               2 * (G * T * 2 + 4 * G * 4) + 2 * G * 4 + G * d * 4) +
-                        64 * 16;
+                        uint64_t{64} * 16;
   if (need > tcm_arena_capacity(cfg))
     throw UsageError("gqa-decode: tile=" + std::to_string(T) + " needs " + std::to_string(need) +
                      " bytes of TCM; the arena has " + std::to_string(tcm_arena_capacity(cfg)) +
                      " (TCM " + std::to_string(cfg.pe.tcm.size_bytes) +
                      " minus staging buffers and IPCQ rings)");
-  std::vector<std::string> variants;
-  {
-    std::stringstream ss(p.str("variant"));
-    std::string v;
-    while (std::getline(ss, v, ','))
-      if (v == "opt1" || v == "opt2" || v == "opt3")
-        variants.push_back(v);
-      else
-        throw UsageError("--param variant=" + v + ": expected opt1, opt2 or opt3");
-  }
+  const std::vector<std::string> variants = parse_variants(p);
 
   HostRuntime rt(ctx.platform);
   const PeId pe{0, 0, 0};
@@ -115,23 +162,7 @@ BenchResult GqaDecodeBench::run(BenchContext& ctx) {
     a.scale = 1.0 / std::sqrt(static_cast<double>(d));
     a.variant = variant;
     std::vector<float> qv, kv_, vv;
-    if (ctx.data_mode) {
-      std::mt19937_64 rng(0x61747465ull);
-      // q, k ~ U(-a, a): q.k/sqrt(d) has standard deviation a^2 / 3.
-      const float amp = static_cast<float>(std::sqrt(3.0 * score_std));
-      std::uniform_real_distribution<float> u(-amp, amp), uv(-1.0f, 1.0f);
-      auto fill = [&](std::vector<float>& x, size_t n,
-                      std::uniform_real_distribution<float>& dist) {
-        x.resize(n);
-        for (float& e : x) e = round_to(dist(rng), DType::kFp16);
-      };
-      fill(qv, static_cast<size_t>(G * d), u);
-      fill(kv_, static_cast<size_t>(d * S), u);
-      fill(vv, static_cast<size_t>(S * d), uv);
-      rt.write(a.q, qv);
-      rt.write(a.kt, kv_);
-      rt.write(a.v, vv);
-    }
+    if (ctx.data_mode) write_random_inputs(rt, a, score_std, qv, kv_, vv);
     fw::DecodeTrace trace;
     double t_start = 0, t_end = 0;
     rt.launch([&](fw::Tl& tl) {
@@ -149,25 +180,8 @@ BenchResult GqaDecodeBench::run(BenchContext& ctx) {
         dispatch += h->issued_ns - h->dispatch_start_ns;
         ++commands;
       }
-    // K before V: while a #2's prologue runs, no V-tile DMA may start.
-    bool k_before_v = true;
-    if (variant == "opt2") {
-      const uint64_t v_lo = a.v.addr(), v_hi = v_lo + a.v.h.bytes();
-      const auto& recs = ctx.platform.op_log().records();
-      for (const auto& h : trace.composite2) {
-        double prologue_end = h->issued_ns, gemm_start = h->done_ns;
-        for (const auto& r : recs)
-          if (r.pe == "system.sip0.cube0.pe0" && r.cmd_id == h->id) {
-            if (r.tile.rfind("prologue", 0) == 0) prologue_end = std::max(prologue_end, r.t_end_ns);
-            if (r.stage == "GEMM") gemm_start = std::min(gemm_start, r.t_start_ns);
-          }
-        for (const auto& r : recs)
-          if (r.pe == "system.sip0.cube0.pe0" && r.stage == "DMA_READ" && r.addr >= v_lo &&
-              r.addr < v_hi && r.t_start_ns >= h->issued_ns && r.t_start_ns < prologue_end)
-            k_before_v = false;
-        (void)gemm_start;
-      }
-    }
+    const bool k_before_v =
+        variant != "opt2" || k_before_v_holds(ctx.platform.op_log().records(), trace, a);
     nlohmann::json pt = {{"variant", variant},
                          {"S_kv", S},
                          {"tile", T},

@@ -109,63 +109,31 @@ std::vector<HopClass> hop_classes(Platform& p) {
   return v;
 }
 
-}  // namespace
-
-std::vector<ParamSpec> ProbeBench::params() const {
-  return {{"sizes", "32768,1048576", "transfer sizes in bytes, comma-separated"},
-          {"contention", "1", "1 = also run the pseudo-channel contention points"}};
+// --param sizes: positive byte counts that fit the TCM.
+std::vector<uint64_t> parse_sizes(const BenchParams& params, const TopologyConfig& cfg) {
+  std::vector<uint64_t> sizes;
+  std::stringstream ss(params.str("sizes"));
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || v == 0)
+      throw UsageError("--param sizes=" + params.str("sizes") +
+                       ": expected positive integers separated by commas");
+    if (v > cfg.pe.tcm.size_bytes)
+      throw UsageError("--param sizes: " + item + " bytes does not fit the " +
+                       std::to_string(cfg.pe.tcm.size_bytes) + "-byte TCM");
+    sizes.push_back(v);
+  }
+  return sizes;
 }
 
-BenchResult ProbeBench::run(BenchContext& ctx) {
-  Platform& p = ctx.platform;
-  const auto& cfg = p.config();
-  BenchResult res;
-  std::vector<uint64_t> sizes;
-  {
-    std::stringstream ss(ctx.params.str("sizes"));
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-      char* end = nullptr;
-      const unsigned long long v = std::strtoull(item.c_str(), &end, 10);
-      if (item.empty() || *end != '\0' || v == 0)
-        throw UsageError("--param sizes=" + ctx.params.str("sizes") +
-                         ": expected positive integers separated by commas");
-      if (v > cfg.pe.tcm.size_bytes)
-        throw UsageError("--param sizes: " + item + " bytes does not fit the " +
-                         std::to_string(cfg.pe.tcm.size_bytes) + "-byte TCM");
-      sizes.push_back(v);
-    }
-  }
-  const PeId origin{0, 0, 0};
-  uint64_t cmd = 1;
-  SummaryTable table{
-      "probe: one DMA alone on an idle platform, from sip0.cube0.pe0",
-      {"hop_class", "bytes", "hops", "latency_ns", "GB/s", "bottleneck GB/s", "of bottleneck"},
-      {}};
-  std::map<std::string, std::map<uint64_t, double>> lat, bw_ratio;
-  for (const HopClass& hc : hop_classes(p)) {
-    for (uint64_t bytes : sizes) {
-      DmaTransfer t = DmaTransfer::contiguous(hc.src, hc.dst, bytes, cmd++);
-      const Outcome o = run_together(p, {{origin, t}});
-      const double latency = o.results[0].finished_ns - o.results[0].submitted_ns;
-      const PathFigures f = data_path(p, origin, t, hc.into_pe);
-      const double gbps = static_cast<double>(bytes) / latency;
-      res.points.push_back({{"hop_class", hc.name},
-                            {"bytes", bytes},
-                            {"latency_ns", latency},
-                            {"bandwidth_gbps", gbps},
-                            {"bottleneck_gbps", f.bottleneck_gbps},
-                            {"hops", f.hops}});
-      lat[hc.name][bytes] = latency;
-      bw_ratio[hc.name][bytes] = gbps / f.bottleneck_gbps;
-      table.rows.push_back({hc.name, std::to_string(bytes), std::to_string(f.hops), fmt(latency, 1),
-                            fmt(gbps, 1), fmt(f.bottleneck_gbps, 1),
-                            fmt(100.0 * gbps / f.bottleneck_gbps, 1) + "%"});
-    }
-  }
-  res.tables.push_back(table);
+using ByHopAndSize = std::map<std::string, std::map<uint64_t, double>>;
 
-  // Invariants, evaluated on the simulated figures.
+// Invariants, evaluated on the simulated figures (latency and fraction of the
+// bottleneck bandwidth, by hop class and size).
+nlohmann::json probe_invariants(const std::vector<uint64_t>& sizes, ByHopAndSize& lat,
+                                ByHopAndSize& bw_ratio) {
   nlohmann::json inv = nlohmann::json::object();
   const std::vector<std::string> order = {"local_hbm", "same_cube_hbm", "neighbor_cube_hbm",
                                           "far_cube_hbm"};
@@ -192,57 +160,105 @@ BenchResult ProbeBench::run(BenchContext& ctx) {
   double worst_ratio = 1e9;
   for (auto& [h, m] : bw_ratio) worst_ratio = std::min(worst_ratio, m[largest]);
   inv["largest_size_min_fraction_of_bottleneck"] = worst_ratio;
-  res.metrics["invariants"] = inv;
+  return inv;
+}
+
+// The contention points: N PEs of cube 0 reading 32 KiB each on one
+// pseudo-channel, or each on a different one. `cmd` numbers the commands.
+void add_contention_points(Platform& p, uint64_t& cmd, BenchResult& res) {
+  const auto& cfg = p.config();
+  SummaryTable ct{"probe: N PEs of cube 0 reading 32 KiB each on one pseudo-channel",
+                  {"pattern", "readers", "makespan_ns", "one_reader_ns", "ratio"},
+                  {}};
+  // Each reader moves 32 KiB as interleave-sized chunks that all live on
+  // one pseudo-channel (chosen through the controller's own mapping),
+  // issued back to back so its DMA channel pipelines them.
+  const uint64_t il = cfg.pe.hbm.interleave_bytes;
+  const uint64_t chunks = std::max<uint64_t>(1, 32768 / il);
+  const AddressMap& m = p.address_map();
+  auto pattern = [&](const std::string& kind, unsigned reader) {
+    const unsigned target = kind == "same_pc" ? 0 : (reader + 1) % cfg.cube.pes;
+    std::vector<DmaTransfer> v;
+    // Readers of one channel use disjoint chunks: reader r starts r MiB in.
+    for (uint64_t c = (uint64_t{reader} << 20) / il; v.size() < chunks; ++c) {
+      if (pc_of_offset(cfg.pe.hbm, c * il) != 0) continue;
+      v.push_back(DmaTransfer::contiguous(m.hbm(0, 0, target, c * il),
+                                          m.tcm(0, 0, reader, v.size() * il), il, cmd++));
+    }
+    return v;
+  };
+  auto jobs_for = [&](const std::string& kind, unsigned readers) {
+    std::vector<std::pair<PeId, DmaTransfer>> jobs;
+    for (unsigned r = 0; r < readers; ++r)
+      for (const DmaTransfer& t : pattern(kind, r)) jobs.emplace_back(PeId{0, 0, r}, t);
+    return jobs;
+  };
+  nlohmann::json cont = nlohmann::json::array();
+  for (const std::string kind : {"same_pc", "different_pc"}) {
+    if (kind == "different_pc" && cfg.cube.pes < 2) continue;
+    const double single = run_together(p, jobs_for(kind, 1)).makespan_ns;
+    for (unsigned n : {2u, 4u, 8u}) {
+      if (n > cfg.cube.pes) continue;
+      const double span = run_together(p, jobs_for(kind, n)).makespan_ns;
+      cont.push_back({{"pattern", kind},
+                      {"readers", n},
+                      {"bytes_per_reader", chunks * il},
+                      {"makespan_ns", span},
+                      {"one_reader_ns", single},
+                      {"ratio", span / single}});
+      ct.rows.push_back(
+          {kind, std::to_string(n), fmt(span, 1), fmt(single, 1), fmt(span / single, 2)});
+    }
+  }
+  res.metrics["contention"] = cont;
+  res.tables.push_back(ct);
+}
+
+}  // namespace
+
+std::vector<ParamSpec> ProbeBench::params() const {
+  return {{"sizes", "32768,1048576", "transfer sizes in bytes, comma-separated"},
+          {"contention", "1", "1 = also run the pseudo-channel contention points"}};
+}
+
+BenchResult ProbeBench::run(BenchContext& ctx) {
+  Platform& p = ctx.platform;
+  BenchResult res;
+  const std::vector<uint64_t> sizes = parse_sizes(ctx.params, p.config());
+  const PeId origin{0, 0, 0};
+  uint64_t cmd = 1;
+  SummaryTable table{
+      "probe: one DMA alone on an idle platform, from sip0.cube0.pe0",
+      {"hop_class", "bytes", "hops", "latency_ns", "GB/s", "bottleneck GB/s", "of bottleneck"},
+      {}};
+  ByHopAndSize lat, bw_ratio;
+  for (const HopClass& hc : hop_classes(p)) {
+    for (uint64_t bytes : sizes) {
+      DmaTransfer t = DmaTransfer::contiguous(hc.src, hc.dst, bytes, cmd++);
+      const Outcome o = run_together(p, {{origin, t}});
+      const double latency = o.results[0].finished_ns - o.results[0].submitted_ns;
+      const PathFigures f = data_path(p, origin, t, hc.into_pe);
+      const double gbps = static_cast<double>(bytes) / latency;
+      res.points.push_back({{"hop_class", hc.name},
+                            {"bytes", bytes},
+                            {"latency_ns", latency},
+                            {"bandwidth_gbps", gbps},
+                            {"bottleneck_gbps", f.bottleneck_gbps},
+                            {"hops", f.hops}});
+      lat[hc.name][bytes] = latency;
+      bw_ratio[hc.name][bytes] = gbps / f.bottleneck_gbps;
+      table.rows.push_back({hc.name, std::to_string(bytes), std::to_string(f.hops), fmt(latency, 1),
+                            fmt(gbps, 1), fmt(f.bottleneck_gbps, 1),
+                            fmt(100.0 * gbps / f.bottleneck_gbps, 1) + "%"});
+    }
+  }
+  res.tables.push_back(table);
+
+  res.metrics["invariants"] = probe_invariants(sizes, lat, bw_ratio);
   res.metrics["local_hbm_32KiB_latency_ns"] =
       lat["local_hbm"].count(32768) ? lat["local_hbm"][32768] : 0.0;
 
-  if (ctx.params.integer("contention") != 0) {
-    SummaryTable ct{"probe: N PEs of cube 0 reading 32 KiB each on one pseudo-channel",
-                    {"pattern", "readers", "makespan_ns", "one_reader_ns", "ratio"},
-                    {}};
-    // Each reader moves 32 KiB as interleave-sized chunks that all live on
-    // one pseudo-channel (chosen through the controller's own mapping),
-    // issued back to back so its DMA channel pipelines them.
-    const uint64_t il = cfg.pe.hbm.interleave_bytes;
-    const uint64_t chunks = std::max<uint64_t>(1, 32768 / il);
-    const AddressMap& m = p.address_map();
-    auto pattern = [&](const std::string& kind, unsigned reader) {
-      const unsigned target = kind == "same_pc" ? 0 : (reader + 1) % cfg.cube.pes;
-      std::vector<DmaTransfer> v;
-      // Readers of one channel use disjoint chunks: reader r starts r MiB in.
-      for (uint64_t c = (uint64_t{reader} << 20) / il; v.size() < chunks; ++c) {
-        if (pc_of_offset(cfg.pe.hbm, c * il) != 0) continue;
-        v.push_back(DmaTransfer::contiguous(m.hbm(0, 0, target, c * il),
-                                            m.tcm(0, 0, reader, v.size() * il), il, cmd++));
-      }
-      return v;
-    };
-    auto jobs_for = [&](const std::string& kind, unsigned readers) {
-      std::vector<std::pair<PeId, DmaTransfer>> jobs;
-      for (unsigned r = 0; r < readers; ++r)
-        for (const DmaTransfer& t : pattern(kind, r)) jobs.push_back({PeId{0, 0, r}, t});
-      return jobs;
-    };
-    nlohmann::json cont = nlohmann::json::array();
-    for (const std::string kind : {"same_pc", "different_pc"}) {
-      if (kind == "different_pc" && cfg.cube.pes < 2) continue;
-      const double single = run_together(p, jobs_for(kind, 1)).makespan_ns;
-      for (unsigned n : {2u, 4u, 8u}) {
-        if (n > cfg.cube.pes) continue;
-        const double span = run_together(p, jobs_for(kind, n)).makespan_ns;
-        cont.push_back({{"pattern", kind},
-                        {"readers", n},
-                        {"bytes_per_reader", chunks * il},
-                        {"makespan_ns", span},
-                        {"one_reader_ns", single},
-                        {"ratio", span / single}});
-        ct.rows.push_back(
-            {kind, std::to_string(n), fmt(span, 1), fmt(single, 1), fmt(span / single, 2)});
-      }
-    }
-    res.metrics["contention"] = cont;
-    res.tables.push_back(ct);
-  }
+  if (ctx.params.integer("contention") != 0) add_contention_points(p, cmd, res);
   return res;
 }
 

@@ -22,8 +22,6 @@
 #include "platform/fabric/pe.h"
 #include "platform/platform.h"
 
-extern char** environ;
-
 namespace kb {
 
 std::vector<ParamSpec> SimSpeedBench::params() const {
@@ -112,6 +110,7 @@ struct ChildCost {
 // pages it started from).
 ChildCost child_cost(const std::vector<std::string>& argv) {
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   char out[] = "/tmp/kb_simspeed_XXXXXX";
@@ -145,7 +144,7 @@ ChildCost child_cost(const std::vector<std::string>& argv) {
 // Least-squares y = a + b x and its R^2.
 void linear_fit(const std::vector<double>& x, const std::vector<double>& y, double* a, double* b,
                 double* r2) {
-  const double n = static_cast<double>(x.size());
+  const auto n = static_cast<double>(x.size());
   double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
   for (size_t i = 0; i < x.size(); ++i) {
     sx += x[i];

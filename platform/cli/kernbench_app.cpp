@@ -147,6 +147,43 @@ int run_sweep_command(const Options& o, const char* argv0) {
   return merged["failed"].get<unsigned>() == 0 ? kExitOk : kExitSimulation;
 }
 
+// Every output's directory must exist before anything runs.
+void check_output_dirs(const Options& o) {
+  for (const auto& [flag, path] : {std::pair<const char*, const std::string&>{"--json", o.json},
+                                   {"--oplog", o.oplog},
+                                   {"--trace", o.trace},
+                                   {"--vcd", o.vcd}}) {
+    if (path.empty()) continue;
+    const size_t slash = path.rfind('/');
+    const std::string dir =
+        slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+    struct stat st {};
+    if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      throw UsageError(std::string(flag) + " " + path + ": directory '" + dir + "' does not exist");
+  }
+}
+
+// After the run: the VCD, op log, trace and JSON result files.
+void write_outputs(const Options& o, Platform& platform, VcdTracer* vcd,
+                   const std::string& json_path, const nlohmann::json& j) {
+  if (vcd) {
+    vcd->finish();
+    if (!o.quiet) std::cout << "wrote " << o.vcd << "\n";
+  }
+  if (!o.oplog.empty()) {
+    write_file_atomically(o.oplog, platform.op_log().to_jsonl());
+    if (!o.quiet) std::cout << "wrote " << o.oplog << "\n";
+  }
+  if (!o.trace.empty()) {
+    write_file_atomically(o.trace, platform.op_log().to_chrome_trace());
+    if (!o.quiet) std::cout << "wrote " << o.trace << "\n";
+  }
+  if (!json_path.empty()) {
+    write_json_atomically(json_path, j);
+    if (!o.quiet) std::cout << "wrote " << json_path << "\n";
+  }
+}
+
 int run(int argc, char* argv[]) {
   Options o;
   po::options_description desc = make_options(o);
@@ -187,19 +224,7 @@ int run(int argc, char* argv[]) {
   } else if (!o.params.empty()) {
     throw UsageError("--param needs a bench; --check-topology runs none");
   }
-  // Every output's directory must exist before anything runs.
-  for (const auto& [flag, path] : {std::pair<const char*, const std::string&>{"--json", o.json},
-                                   {"--oplog", o.oplog},
-                                   {"--trace", o.trace},
-                                   {"--vcd", o.vcd}}) {
-    if (path.empty()) continue;
-    const size_t slash = path.rfind('/');
-    const std::string dir =
-        slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
-    struct stat st {};
-    if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-      throw UsageError(std::string(flag) + " " + path + ": directory '" + dir + "' does not exist");
-  }
+  check_output_dirs(o);
   std::string json_path = o.json;
   if (!o.out.empty()) {
     if (!ensure_dir(o.out)) throw UsageError("--out " + o.out + ": cannot create directory");
@@ -251,22 +276,7 @@ int run(int argc, char* argv[]) {
     std::cout << "simulated " << fmt(platform.now_ns(), 1) << " ns in " << fmt(wall_s, 3)
               << " s wall (" << cfg.name << ")\n";
   }
-  if (vcd) {
-    vcd->finish();
-    if (!o.quiet) std::cout << "wrote " << o.vcd << "\n";
-  }
-  if (!o.oplog.empty()) {
-    write_file_atomically(o.oplog, platform.op_log().to_jsonl());
-    if (!o.quiet) std::cout << "wrote " << o.oplog << "\n";
-  }
-  if (!o.trace.empty()) {
-    write_file_atomically(o.trace, platform.op_log().to_chrome_trace());
-    if (!o.quiet) std::cout << "wrote " << o.trace << "\n";
-  }
-  if (!json_path.empty()) {
-    write_json_atomically(json_path, j);
-    if (!o.quiet) std::cout << "wrote " << json_path << "\n";
-  }
+  write_outputs(o, platform, vcd.get(), json_path, j);
   return kExitOk;
 }
 

@@ -355,6 +355,35 @@ bool check_integral_bound(const Knob& knob, uint64_t v, const std::string& text,
   return true;
 }
 
+// The bound of a double knob, and the range its unit allows, for a parsed value `v`.
+bool check_double_bound(const Knob& knob, double v, const std::string& text, std::string* error) {
+  const bool ok = knob.bound == Bound::kPositive      ? v > 0
+                  : knob.bound == Bound::kNonNegative ? v >= 0
+                  : knob.bound == Bound::kAtLeastOne  ? v >= 1
+                                                      : true;
+  if (!ok) {
+    *error = "must be " + TopologySchema::describe_constraint(knob) + ", got " + text;
+    return false;
+  }
+  // Units bound what simulated time can hold (1 ps resolution, 64 bits):
+  // a latency above a second, or a bandwidth under 1 MB/s, would make one
+  // event overflow or take years; neither is a hardware parameter.
+  const auto ends_with = [&](const char* suffix) {
+    const std::string sfx = suffix;
+    return knob.path.size() >= sfx.size() &&
+           knob.path.compare(knob.path.size() - sfx.size(), sfx.size(), sfx) == 0;
+  };
+  if (ends_with("_ns") && v > 1e9) {
+    *error = "must be <= 1e9 ns (one second per event), got " + text;
+    return false;
+  }
+  if (ends_with("_gbps") && (v < 1e-3 || v > 1e6)) {
+    *error = "must be between 0.001 and 1e6 GB/s, got " + text;
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -543,35 +572,8 @@ bool TopologySchema::parse_value(const Knob& knob, const std::string& raw, KnobV
       return true;
     }
 
-    case KnobType::kDouble: {
-      if (!parse_double(text, &out->d, error)) return false;
-      const double v = out->d;
-      const bool ok = knob.bound == Bound::kPositive      ? v > 0
-                      : knob.bound == Bound::kNonNegative ? v >= 0
-                      : knob.bound == Bound::kAtLeastOne  ? v >= 1
-                                                          : true;
-      if (!ok) {
-        *error = "must be " + describe_constraint(knob) + ", got " + text;
-        return false;
-      }
-      // Units bound what simulated time can hold (1 ps resolution, 64 bits):
-      // a latency above a second, or a bandwidth under 1 MB/s, would make one
-      // event overflow or take years; neither is a hardware parameter.
-      const auto ends_with = [&](const char* suffix) {
-        const std::string sfx = suffix;
-        return knob.path.size() >= sfx.size() &&
-               knob.path.compare(knob.path.size() - sfx.size(), sfx.size(), sfx) == 0;
-      };
-      if (ends_with("_ns") && v > 1e9) {
-        *error = "must be <= 1e9 ns (one second per event), got " + text;
-        return false;
-      }
-      if (ends_with("_gbps") && (v < 1e-3 || v > 1e6)) {
-        *error = "must be between 0.001 and 1e6 GB/s, got " + text;
-        return false;
-      }
-      return true;
-    }
+    case KnobType::kDouble:
+      return parse_double(text, &out->d, error) && check_double_bound(knob, out->d, text, error);
 
     case KnobType::kUint:
     case KnobType::kSize:

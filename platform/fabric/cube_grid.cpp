@@ -6,7 +6,7 @@
 namespace kb {
 
 CubeGrid::CubeGrid(unsigned cubes_x, unsigned cubes_y, CubeTopology topology)
-    : x_(cubes_x), y_(cubes_y), topo_(topology), neighbors_(cubes_x * cubes_y) {
+    : x_(cubes_x), y_(cubes_y), topo_(topology), neighbors_(size_t{cubes_x} * cubes_y) {
   if (x_ == 0 || y_ == 0) throw std::invalid_argument("cube grid dimensions must be >= 1");
   // Snake order; for mesh/torus it only serves as a documented enumeration.
   for (unsigned y = 0; y < y_; ++y)
@@ -40,7 +40,7 @@ void CubeGrid::add_link(unsigned a, unsigned b) {
 }
 
 // One step along a dimension of size n from coordinate `from` towards `to`.
-unsigned CubeGrid::step_dim(unsigned from, unsigned to, unsigned n, bool wrap) const {
+unsigned CubeGrid::step_dim(unsigned from, unsigned to, unsigned n, bool wrap) {
   if (!wrap) return to > from ? from + 1 : from - 1;
   const unsigned fwd = (to + n - from) % n;  // steps in the + direction
   const unsigned back = n - fwd;

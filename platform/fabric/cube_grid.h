@@ -39,7 +39,7 @@ class CubeGrid {
   const std::vector<unsigned>& ring_order() const { return ring_; }
 
  private:
-  unsigned step_dim(unsigned from, unsigned to, unsigned n, bool wrap) const;
+  static unsigned step_dim(unsigned from, unsigned to, unsigned n, bool wrap);
   void add_link(unsigned a, unsigned b);
 
   unsigned x_, y_;

@@ -43,7 +43,7 @@ uint64_t ipcq_hbm_reserved(const TopologyConfig& cfg) {
   return cfg.pe.ipcq.ring_bytes;
 }
 uint64_t ipcq_sram_share(const TopologyConfig& cfg) {
-  return std::min(cfg.pe.ipcq.ring_bytes, cfg.cube.sram.size_bytes / (2 * cfg.cube.pes));
+  return std::min(cfg.pe.ipcq.ring_bytes, cfg.cube.sram.size_bytes / (uint64_t{2} * cfg.cube.pes));
 }
 uint64_t ipcq_sram_reserved(const TopologyConfig& cfg) {
   return ipcq_sram_share(cfg) * cfg.cube.pes;

@@ -18,8 +18,6 @@
 #include "platform/bench/bench.h"
 #include "platform/runtime/result_writer.h"
 
-extern char** environ;
-
 namespace kb {
 
 namespace {
@@ -70,6 +68,7 @@ pid_t spawn_point(const std::vector<std::string>& argv, const std::string& log) 
   posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = -1;

@@ -65,15 +65,15 @@ SweepSpec load_sweep_spec(const std::string& path) {
   return load_sweep_spec_text(text.str(), path);
 }
 
-SweepSpec load_sweep_spec_text(const std::string& text, const std::string& path) {
+SweepSpec load_sweep_spec_text(const std::string& text, const std::string& source) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ":" +
+    throw ConfigError(source + ":" + std::to_string(e.mark.line + 1) + ":" +
                       std::to_string(e.mark.column + 1) + ": " + e.msg);
   }
-  return parse_spec(root, path);
+  return parse_spec(root, source);
 }
 
 namespace {

@@ -18,7 +18,7 @@
 namespace kb {
 namespace {
 
-TopologyConfig topo(const std::string& file, std::vector<std::string> overrides = {}) {
+TopologyConfig topo(const std::string& file, const std::vector<std::string>& overrides = {}) {
   return load_topology_file(test::source_path("topologies/" + file), overrides);
 }
 

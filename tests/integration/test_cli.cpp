@@ -23,8 +23,6 @@
 #include <utility>
 #include <vector>
 
-extern char** environ;
-
 namespace kb {
 namespace {
 
@@ -79,6 +77,7 @@ RunResult run(const std::vector<std::string>& args, const TempDir& tmp) {
   std::vector<std::string> argv_s{KB_KERNBENCH_BIN};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
+  argv.reserve(argv_s.size() + 1);
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
 
@@ -119,7 +118,7 @@ std::string tiny_with(const TempDir& tmp, const std::string& name, const std::st
   const size_t at = text.find(from);
   if (at == std::string::npos) throw std::runtime_error("'" + from + "' not in tiny.yaml");
   text.replace(at, from.size(), to);
-  const std::string path = tmp / name;
+  std::string path = tmp / name;
   write_text(path, text);
   return path;
 }
@@ -539,9 +538,8 @@ struct Vcd {
 
   bool has_var(const std::string& path) const { return id_of.count(path) != 0; }
   bool any_var_under(const std::string& prefix) const {
-    for (const auto& [path, id] : id_of)
-      if (path.rfind(prefix, 0) == 0) return true;
-    return false;
+    return std::any_of(id_of.begin(), id_of.end(),
+                       [&](const auto& var) { return var.first.rfind(prefix, 0) == 0; });
   }
 };
 

@@ -41,8 +41,6 @@
 #include "platform/runtime/host_runtime.h"
 #include "platform/runtime/npy.h"
 
-extern char** environ;
-
 namespace kb {
 namespace {
 
@@ -222,7 +220,7 @@ TEST(DataMode, MemoryNeverWrittenReadsAsZero) {
   const uint64_t hbm_pages = pe.hbm.store().pages_touched();
   const uint64_t tcm_pages = pe.tcm.dma_port.store().pages_touched();
   const fw::Tensor x = t.rt.alloc_hbm({0, 1, 0}, {64, 64}, DType::kFp16);
-  EXPECT_EQ(t.rt.read(x), std::vector<float>(64 * 64, 0.0f));
+  EXPECT_EQ(t.rt.read(x), std::vector<float>(size_t{64} * 64, 0.0f));
   for (uint64_t addr : {map.hbm(0, 1, 0, 32 << 20), map.tcm(0, 1, 0, 512 << 10),
                         map.sram(0, 2, 4 << 20), map.host(200 << 20)}) {
     std::vector<uint8_t> b(3 << 12, 0xab);
@@ -249,7 +247,7 @@ TEST(DataMode, MemoryNeverWrittenReadsAsZero) {
 TEST(DataMode, DmaCarriesBytesAcrossTheFabric) {
   DataModeTiny t;
   const AddressMap& map = t.platform.address_map();
-  const std::vector<float> v = random_values(16 * 48, -10, 10, 12, DType::kFp16);
+  const std::vector<float> v = random_values(size_t{16} * 48, -10, 10, 12, DType::kFp16);
   fw::Tensor sram;
   sram.h.id = t.rt.ids().next();
   sram.h.addr = map.sram(0, 3, 8192);
@@ -467,7 +465,7 @@ TEST(DataMode, RecipeCompositeComputesOCorrPlusPV) {
   double worst = 0;
   for (int64_t i = 0; i < G; ++i)
     for (int64_t j = 0; j < D; ++j) {
-      const size_t e = static_cast<size_t>(i * D + j);
+      const auto e = static_cast<size_t>(i * D + j);
       const double scaled = static_cast<double>(o_old[e]) * corr[static_cast<size_t>(i)];
       const double ref = scaled + pv[e];
       // P, V are fp16 values and O, corr fp32 values, all exact inputs of the
@@ -590,6 +588,7 @@ RunResult run_cli(const std::vector<std::string>& args, const TempDir& tmp) {
   std::vector<std::string> argv_s{KB_KERNBENCH_BIN};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
+  argv.reserve(argv_s.size() + 1);
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
   posix_spawn_file_actions_t fa;
@@ -666,7 +665,7 @@ TEST(DataMode, SixtyFourMiBRunStaysUnderTwiceThatInRss) {
                                          "--param", "bytes=" + std::to_string(bytes),
                                          "--quiet"};
   std::vector<std::string> data = args;
-  data.push_back("--data");
+  data.emplace_back("--data");
   const RunResult rt = run_cli(args, tmp), rd = run_cli(data, tmp);
   ASSERT_EQ(rt.exit_code, 0) << describe(rt);
   ASSERT_EQ(rd.exit_code, 0) << describe(rd);
@@ -686,8 +685,8 @@ TEST(DataMode, GemmDtypeMismatchIsAClearError) {
   DataModeTiny t;
   const fw::Tensor A = t.rt.alloc_hbm(kPe0, {32, 64}, DType::kFp16),
                    B = t.rt.alloc_hbm(kPe0, {64, 32}, DType::kBf16);
-  t.rt.write(A, std::vector<float>(32 * 64, 1.0f));
-  t.rt.write(B, std::vector<float>(64 * 32, 1.0f));
+  t.rt.write(A, std::vector<float>(size_t{32} * 64, 1.0f));
+  t.rt.write(B, std::vector<float>(size_t{64} * 32, 1.0f));
   t.rt.launch([&](fw::Tl& tl) { tl.wait(tl.dot(tl.load(A), tl.load(B))); });
   const std::string err = run_expecting_error(t.rt);
   EXPECT_TRUE(contains(err, "sip0.cube0.pe0")) << err;

@@ -135,7 +135,8 @@ TEST(PeDmaModel, BackToBackTransfersPipeline) {
   PeDma& dma = p.pe({0, 0, 0}).dma;
   // Single-burst remote reads (same cube), latency-dominated.
   auto t = [&](unsigned i) {
-    return DmaTransfer::contiguous(m.hbm(0, 0, 1, i * 1024), m.tcm(0, 0, 0, i * 1024), 1024, i + 1);
+    return DmaTransfer::contiguous(m.hbm(0, 0, 1, uint64_t{i} * 1024),
+                                   m.tcm(0, 0, 0, uint64_t{i} * 1024), 1024, i + 1);
   };
   DmaResult single;
   dma.submit(t(0), [&](const DmaTransfer&, const DmaResult& r) { single = r; });
@@ -175,7 +176,7 @@ TEST(PeDmaModel, StridedTransferMovesEveryRow) {
   Pe& src_pe = p.pe({0, 0, 1});
   for (unsigned r = 0; r < 4; ++r) {
     std::vector<uint8_t> row(64, static_cast<uint8_t>(r + 1));
-    src_pe.hbm.store().write(r * 256, row.data(), row.size());
+    src_pe.hbm.store().write(uint64_t{r} * 256, row.data(), row.size());
   }
   DmaTransfer t;
   t.src = m.hbm(0, 0, 1);

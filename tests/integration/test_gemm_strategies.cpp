@@ -29,8 +29,6 @@
 #include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
 
-extern char** environ;
-
 namespace kb {
 namespace {
 
@@ -105,7 +103,7 @@ double pipeline_busy_ns(Platform& p, const nlohmann::json& pt) {
   std::vector<std::pair<double, double>> v;
   for (const auto& [id, stages] : records_by_cmd(p, pt))
     for (const OpRecord& r : stages)
-      v.push_back({std::max(t0, r.t_start_ns), std::min(t1, r.t_end_ns)});
+      v.emplace_back(std::max(t0, r.t_start_ns), std::min(t1, r.t_end_ns));
   return union_ns(v);
 }
 
@@ -333,10 +331,11 @@ TEST(GemmStrategies, WindowExcludesPreloadsAndDefinesThroughput) {
 nlohmann::json run_kernbench(const std::vector<std::string>& args, const std::string& json_path) {
   std::vector<std::string> all = {KB_KERNBENCH_BIN};
   all.insert(all.end(), args.begin(), args.end());
-  all.push_back("--json");
+  all.emplace_back("--json");
   all.push_back(json_path);
-  all.push_back("--quiet");
+  all.emplace_back("--quiet");
   std::vector<char*> argv;
+  argv.reserve(all.size() + 1);
   for (auto& a : all) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;

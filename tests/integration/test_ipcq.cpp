@@ -114,6 +114,7 @@ TEST(Ipcq, SlowReceiverStallsTheSenderAndNoSlotIsOverwrittenAcrossWraps) {
   std::vector<double> sent_ns(kMessages), consumed_ns(kMessages);
   launch_on(rt, {0, 0, 0}, [&](fw::Tl& tl) {
     std::vector<fw::Tensor> h;
+    h.reserve(kMessages);
     for (int k = 0; k < kMessages; ++k) h.push_back(tl.send(kB, src[k]));
     for (int k = 0; k < kMessages; ++k) {
       tl.wait(h[k]);

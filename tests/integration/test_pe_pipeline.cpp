@@ -32,15 +32,14 @@
 #include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
 
-extern char** environ;
-
 namespace kb {
 namespace {
 
 const std::string kPe0 = "system.sip0.cube0.pe0";
+const std::string kTinyYaml = KB_SOURCE_DIR "/topologies/tiny.yaml";
 
 TopologyConfig tiny(const std::vector<std::string>& overrides = {}) {
-  return load_topology_file(KB_SOURCE_DIR "/topologies/tiny.yaml", overrides);
+  return load_topology_file(kTinyYaml, overrides);
 }
 
 bool contains(const std::string& s, const std::string& part) {
@@ -536,7 +535,7 @@ TEST(PePipeline, IdenticalKernelsOnTwoDisjointPesLogIdentically) {
     t.push_back(rt.alloc_hbm(pe, {256, 64}));
     t.push_back(rt.alloc_hbm(pe, {64, 64}));
   }
-  for (unsigned i = 0; i < 2; ++i) {
+  for (size_t i = 0; i < 2; ++i) {
     DpPolicy pol;
     pol.cube_start = pes[i].cube;
     const fw::Tensor A = t[3 * i], W = t[3 * i + 1], C = t[3 * i + 2];
@@ -648,6 +647,7 @@ RunResult run_cli(const std::vector<std::string>& args, const TempDir& tmp) {
   std::vector<std::string> argv_s{KB_KERNBENCH_BIN};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
+  argv.reserve(argv_s.size() + 1);
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
   posix_spawn_file_actions_t fa;
@@ -679,11 +679,9 @@ TEST(PePipeline, GemmBenchOpLogIsByteIdenticalAcrossRuns) {
   const RunResult help = run_cli({"--help"}, tmp);
   ASSERT_EQ(help.exit_code, 0) << help.err;
   if (!contains(help.out, "--oplog")) GTEST_SKIP() << "kernbench has no --oplog option yet";
-  const std::vector<std::string> common = {"--topology", KB_SOURCE_DIR "/topologies/tiny.yaml",
-                                           "--bench",    "gemm",
-                                           "--param",    "K=1024",
-                                           "--param",    "variant=ref_ref",
-                                           "-q"};
+  const std::vector<std::string> common = {"--topology", kTinyYaml,         "--bench",
+                                           "gemm",       "--param",         "K=1024",
+                                           "--param",    "variant=ref_ref", "-q"};
   std::vector<std::string> a1 = common, a2 = common;
   for (auto* a : {&a1, &a2}) {
     a->push_back("--json");

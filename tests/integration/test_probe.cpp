@@ -19,7 +19,7 @@ struct ProbeRun {
 };
 
 ProbeRun run_probe(const TopologyConfig& cfg) {
-  static Platform* platform = new Platform(cfg);  // one elaboration per process
+  static auto* platform = new Platform(cfg);  // one elaboration per process
   ProbeBench probe;
   BenchParams params("probe", probe.params(), {});
   BenchContext ctx{*platform, params, false, "", {}, ""};

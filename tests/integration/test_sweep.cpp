@@ -17,7 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path scratch(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("kb_sweep_" + std::to_string(::getpid())) / name;
+  fs::path d = fs::temp_directory_path() / ("kb_sweep_" + std::to_string(::getpid())) / name;
   fs::remove_all(d);
   fs::create_directories(d);
   return d;

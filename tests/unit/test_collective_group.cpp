@@ -84,7 +84,7 @@ TEST(CollectiveGroup, RowsColumnsAndCubeRingsHaveTheRightNeighbours) {
 TEST(AlphaBeta, RingAndTorusFollowTheirClosedForms) {
   const TopologyConfig c = with("torus2d");
   const CollectiveGroup g(c, 0, 1);
-  const uint64_t n = 96 * 1024;
+  const uint64_t n = uint64_t{96} * 1024;
   const AlphaBeta ring = allreduce_alpha_beta(c, fw::AllReduceAlgo::kRing, g, RingSpace::kTcm, n);
   const double p = 16, a = ring.alpha_ns, b = ring.beta_ns_per_byte;
   EXPECT_DOUBLE_EQ(b, 1.0 / 128);

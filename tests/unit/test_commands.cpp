@@ -128,7 +128,7 @@ TEST(PeCommands, OpSpecFollowsItsRule) {
   EXPECT_EQ(op.logical_bytes(), 4u + 8);
   op.out = handle(2);
   EXPECT_EQ(op.logical_bytes(), 4u + 8 + 8);
-  op.operands.push_back({"other", handle(3)});
+  op.operands.emplace_back("other", handle(3));
   EXPECT_EQ(op.logical_bytes(), 4u + 16 + 8);
   op.extra = {{"i", int64_t{3}},
               {"f", 0.25},
@@ -154,7 +154,7 @@ TEST(PeCommands, CompositeFollowsItsRule) {
   c.ops = {op, op};
   EXPECT_EQ(c.logical_bytes(), 4u + 1 + 2 * op.logical_bytes() + 1);
   c.rw_handles = {handle(2), handle(5)};
-  EXPECT_EQ(c.logical_bytes(), 4u + 1 + 2 * op.logical_bytes() + 1 + 8 * 2);
+  EXPECT_EQ(c.logical_bytes(), 4u + 1 + 2 * op.logical_bytes() + 1 + uint64_t{8} * 2);
   EXPECT_EQ(logical_bytes(Command{c}), c.logical_bytes());
 }
 
@@ -281,8 +281,8 @@ CompositeCmd composite_of(uint64_t bytes) {
   op.scope = Scope::kKernel;
   const uint64_t body = bytes - 6 - 4;
   const uint64_t n = (body - 1) / 4;
-  op.extra.push_back({"l", std::vector<double>(n, 1.0)});
-  for (uint64_t i = 1 + 4 * n; i < body; ++i) op.extra.push_back({"f", true});
+  op.extra.emplace_back("l", std::vector<double>(n, 1.0));
+  for (uint64_t i = 1 + 4 * n; i < body; ++i) op.extra.emplace_back("f", true);
   CompositeCmd c;
   c.ops.push_back(op);
   return c;
@@ -314,7 +314,7 @@ TEST(PeCommands, CapAppliesToCompositesOnly) {
   MathCmd m;
   m.kind = "scale";
   m.out = handle(1);
-  m.extra.push_back({"l", std::vector<double>(1000, 1.0)});  // > 4000 bytes
+  m.extra.emplace_back("l", std::vector<double>(1000, 1.0));  // > 4000 bytes
   ASSERT_GT(m.logical_bytes(), 1024u);
   EXPECT_EQ(cost.check(Command{m}), "");
   EXPECT_EQ(cost.check(Command{GemmCmd{}}), "");

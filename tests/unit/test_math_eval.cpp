@@ -207,12 +207,12 @@ TEST(MathEval, DequantBroadcastsAScaleOperand) {
 
 // Reference keepdims reduction of a row-major array along `axis`.
 std::vector<double> reduce_ref(const NdArray& x, int64_t axis, bool is_max, Shape* out_shape) {
-  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  const auto rank = static_cast<int64_t>(x.shape.size());
   if (axis < 0) axis += rank;
   *out_shape = x.shape;
   (*out_shape)[static_cast<size_t>(axis)] = 1;
-  std::vector<double> out(static_cast<size_t>(numel(*out_shape)),
-                          is_max ? -std::numeric_limits<double>::infinity() : 0.0);
+  const double init = is_max ? -std::numeric_limits<double>::infinity() : 0.0;
+  std::vector<double> out(static_cast<size_t>(numel(*out_shape)), init);
   for (int64_t e = 0; e < numel(x.shape); ++e) {
     // Coordinates of e, and the flat index in the output with coord[axis] = 0.
     int64_t rem = e, o = 0, stride = 1;
@@ -306,7 +306,7 @@ TEST(MathEval, MaskSetsTheStrictUpperTriangleToMinusInfinity) {
     for (int64_t b = 0; b < 2; ++b)
       for (int64_t i = 0; i < 4; ++i)
         for (int64_t j = 0; j < 6; ++j) {
-          const size_t e = static_cast<size_t>((b * 4 + i) * 6 + j);
+          const auto e = static_cast<size_t>((b * 4 + i) * 6 + j);
           if (j > i + offset)
             EXPECT_EQ(r.data[e], -kInf) << offset << ": " << b << "," << i << "," << j;
           else

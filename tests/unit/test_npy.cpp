@@ -52,7 +52,7 @@ std::string numpy_file(const std::string& dict, const std::string& data, int maj
 }
 
 std::string bytes_str(const std::vector<uint8_t>& b) {
-  return std::string(b.begin(), b.end());
+  return {b.begin(), b.end()};
 }
 
 // parse_npy must throw a UsageError whose message names the file and
@@ -61,7 +61,7 @@ std::string expect_usage_error(const std::string& content, const std::string& pa
   try {
     parse_npy(content, "weights.npy");
   } catch (const UsageError& e) {
-    const std::string msg = e.what();
+    std::string msg = e.what();
     EXPECT_NE(msg.find("weights.npy"), std::string::npos) << msg;
     EXPECT_NE(msg.find(part), std::string::npos) << "'" << part << "' not in: " << msg;
     return msg;

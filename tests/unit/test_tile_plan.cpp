@@ -164,12 +164,12 @@ TEST(TilePlan, DmaReadAddressesWalkTheOperandTiles) {
   ASSERT_EQ(stage_kinds(t), "DMA_READ DMA_READ FETCH GEMM STORE DMA_WRITE");
   const Stage& ra = t.stages[0];
   const Stage& rb = t.stages[1];
-  EXPECT_EQ(ra.transfer.src, a.addr + (32 * 128 + 64) * 2);
+  EXPECT_EQ(ra.transfer.src, a.addr + (uint64_t{32} * 128 + 64) * 2);
   EXPECT_EQ(ra.transfer.row_bytes, 64u * 2);
   EXPECT_EQ(ra.transfer.rows, 32u);
   EXPECT_EQ(ra.transfer.src_stride, 128u * 2);
   EXPECT_EQ(ra.bytes, 32u * 64 * 2);
-  EXPECT_EQ(rb.transfer.src, b.addr + (64 * 64 + 32) * 2);
+  EXPECT_EQ(rb.transfer.src, b.addr + (uint64_t{64} * 64 + 32) * 2);
   EXPECT_EQ(rb.transfer.row_bytes, 32u * 2);
   EXPECT_EQ(rb.transfer.rows, 64u);
   EXPECT_EQ(rb.bytes, 64u * 32 * 2);
@@ -179,7 +179,7 @@ TEST(TilePlan, DmaReadAddressesWalkTheOperandTiles) {
   EXPECT_EQ(rb.transfer.dst, kTiling.slot_b_offset());
   const Stage& w = t.stages.back();
   EXPECT_EQ(w.kind, StageKind::kDmaWrite);
-  EXPECT_EQ(w.transfer.dst, out.addr + (32 * 64 + 32) * 2);
+  EXPECT_EQ(w.transfer.dst, out.addr + (uint64_t{32} * 64 + 32) * 2);
   EXPECT_EQ(w.bytes, 32u * 32 * 2);
   EXPECT_EQ(w.staged & Stage::kStagedSrc, Stage::kStagedSrc);
 }
@@ -305,7 +305,7 @@ TEST(TilePlan, MathOnlyCompositeIsOneTokenPerOpInOrder) {
   EXPECT_TRUE(p.post.empty());
   ASSERT_EQ(p.tiles.size(), 4u);
   const char* kinds[] = {"relu", "add", "rmax", "scale"};
-  const uint64_t elems[] = {32 * 128, 32 * 128, 32, 32 * 128};
+  const uint64_t elems[] = {uint64_t{32} * 128, uint64_t{32} * 128, 32, uint64_t{32} * 128};
   for (size_t i = 0; i < 4; ++i) {
     EXPECT_EQ(stage_kinds(p.tiles[i]), "MATH") << i;
     EXPECT_EQ(p.tiles[i].stages[0].op_kind, kinds[i]) << i;
@@ -534,7 +534,7 @@ TEST(TilePlan, EpilogueOperandsMustBeInTcm) {
     EXPECT_NO_THROW(make_tile_plan(ok, kTiling, 1));
     // Any other operand outside the TCM is not.
     CompositeCmd bad = ok;
-    bad.ops[1].operands.push_back({"bias", hs.hbm({32, 32})});
+    bad.ops[1].operands.emplace_back("bias", hs.hbm({32, 32}));
     const std::string msg = plan_error(bad);
     EXPECT_TRUE(contains(msg, "must be in TCM")) << msg;
   }
