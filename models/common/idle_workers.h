@@ -4,6 +4,7 @@
 // per channel that herd was a fifth of the simulation's wall time.)
 #pragma once
 
+#include <deque>
 #include <systemc>
 #include <vector>
 
@@ -11,6 +12,12 @@ namespace kb {
 
 class IdleWorkers {
  public:
+  // The event a new worker sleeps on, owned here (not on the worker's
+  // coroutine stack, which SystemC frees without unwinding at exit).
+  sc_core::sc_event& new_worker_event() {
+    events_.emplace_back();
+    return events_.back();
+  }
   // Called by a worker thread with nothing to do: sleeps until woken.
   void wait_for_work(sc_core::sc_event& mine) {
     idle_.push_back(&mine);
@@ -27,6 +34,7 @@ class IdleWorkers {
 
  private:
   std::vector<sc_core::sc_event*> idle_;
+  std::deque<sc_core::sc_event> events_;  // stable addresses
 };
 
 }  // namespace kb

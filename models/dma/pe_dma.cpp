@@ -133,7 +133,7 @@ void PeDma::worker_thread(ChannelState* ch) {
   auto* order = new RequestOrder;  // owned by the payload from here on
   trans.set_extension(order);
   std::vector<unsigned char> buffer(cfg_.burst_bytes);
-  sc_core::sc_event mine;
+  sc_core::sc_event& mine = ch->sleeping.new_worker_event();
   for (;;) {
     while (ch->ready.empty()) ch->sleeping.wait_for_work(mine);
     const Burst b = ch->ready.front();

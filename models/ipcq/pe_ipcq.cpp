@@ -547,7 +547,7 @@ void PeIpcq::message_worker() {
   // PE_DMA key of the same PE (bit 39 of the per-PE sequence space).
   const uint64_t order_base =
       ((((uint64_t{self_.sip} << 8 | self_.cube) << 6) | self_.pe) << 40) | (uint64_t{1} << 39);
-  sc_core::sc_event mine;
+  sc_core::sc_event& mine = sleeping_msg_workers_.new_worker_event();
   for (;;) {
     while (outbox_.empty()) sleeping_msg_workers_.wait_for_work(mine);
     std::unique_ptr<Outgoing, OutgoingDeleter> o = std::move(outbox_.front());
