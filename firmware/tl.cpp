@@ -124,8 +124,8 @@ Tensor Tl::issue_recv(const PeAddr& peer, const Tensor& dst, bool reduce, const 
     auto it = ipcq_scratch_.find(peer);
     if (it == ipcq_scratch_.end()) {
       const IpcqConfig& q = cpu_.config().ipcq;
-      it = ipcq_scratch_.emplace(peer, empty({static_cast<int64_t>(q.slots * q.slot_bytes)},
-                                             DType::kFp16))
+      it = ipcq_scratch_
+               .emplace(peer, empty({static_cast<int64_t>(q.slots * q.slot_bytes)}, DType::kFp16))
                .first;
     }
     c.scratch = it->second.h;

@@ -177,7 +177,7 @@ class Tl {
   Location pe_;
   IdSource& ids_;
   LaunchPosition pos_;
-  std::map<PeAddr, RingSpace> rings_;  // receive rings this kernel opened
+  std::map<PeAddr, RingSpace> rings_;      // receive rings this kernel opened
   std::map<PeAddr, Tensor> ipcq_scratch_;  // per peer: TCM staging for reduces outside TCM
 };
 

@@ -5,8 +5,8 @@
 #include <sstream>
 #include <systemc>
 
-#include "models/common/service_queue.h"
 #include "models/common/errors.h"
+#include "models/common/service_queue.h"
 #include "models/common/sim_time.h"
 #include "models/cpu/pe_cpu.h"
 #include "models/dma/pe_dma.h"
@@ -108,10 +108,10 @@ void Platform::check_drained() {
     for (const std::string& w : pe.ipcq.waiting()) why << "\n    waits in " << w;
   });
   if (stuck == 0) return;
-  const std::string msg = "the simulation ran dry at " + std::to_string(now_ns()) +
-                          " ns with " + std::to_string(stuck) +
-                          " PE(s) still waiting (a deadlock: nothing left can wake them):" +
-                          why.str();
+  const std::string msg =
+      "the simulation ran dry at " + std::to_string(now_ns()) + " ns with " +
+      std::to_string(stuck) +
+      " PE(s) still waiting (a deadlock: nothing left can wake them):" + why.str();
   throw SimulationError(msg);
 }
 
@@ -124,7 +124,8 @@ Platform::Traffic Platform::traffic() const {
     t.link_bytes += b;
     if (dynamic_cast<Sip*>(l->get_parent_object())) {
       const std::string n = l->basename();
-      if (n.rfind("cube", 0) == 0 && n.find("_to_cube") != std::string::npos) t.cube_link_bytes += b;
+      if (n.rfind("cube", 0) == 0 && n.find("_to_cube") != std::string::npos)
+        t.cube_link_bytes += b;
     }
   });
   return t;

@@ -72,9 +72,9 @@ uint64_t logical_bytes(const Command& c) {
 }
 
 const char* command_name(const Command& c) {
-  static const char* const kNames[] = {"DmaRead",   "DmaWrite",      "Gemm",     "Math",
-                                       "Copy",      "Composite",     "PeCpuOverhead",
-                                       "IpcqOpen",  "IpcqSend",      "IpcqRecv"};
+  static const char* const kNames[] = {"DmaRead",  "DmaWrite",  "Gemm",          "Math",
+                                       "Copy",     "Composite", "PeCpuOverhead", "IpcqOpen",
+                                       "IpcqSend", "IpcqRecv"};
   return kNames[c.index()];
 }
 

@@ -8,8 +8,8 @@
 //   bits 45..40  pe      0..63  (index within the cube)
 //   bits 39..0   offset  up to 1 TiB per region
 //
-// HBM, TCM and IPCQ (the PE_IPCQ's message registers) regions belong to a PE; SRAM to a cube (pe must be 0); HOST is
-// one region (sip, cube and pe must be 0). Whether a decoded address exists on
+// HBM, TCM and IPCQ (the PE_IPCQ's message registers) regions belong to a PE; SRAM to a cube (pe
+// must be 0); HOST is one region (sip, cube and pe must be 0). Whether a decoded address exists on
 // a given platform (indices in range, offset below the region size) is the
 // AddressMap's job; the encoding itself is fixed.
 #pragma once

@@ -2,14 +2,14 @@
 
 #if KB_TLM_CHECKS
 
+#include <algorithm>
 #include <cstdint>
 #include <exception>
 #include <functional>
 #include <sstream>
 #include <string>
-#include <vector>
-#include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "models/common/address_map.h"
 #include "models/common/errors.h"

@@ -154,10 +154,10 @@ void PeCpu::build_ipcq_stage(InFlight& f) {
   TileToken& t = f.token;
   auto local = [&](const TensorHandle& h, const char* what) {
     const auto loc = decode_address(h.addr);
-    const bool mine = loc && loc->sip == self_.sip && loc->cube == self_.cube &&
-                      (loc->space == Space::kSram ||
-                       ((loc->space == Space::kTcm || loc->space == Space::kHbm) &&
-                        loc->pe == self_.pe));
+    const bool mine =
+        loc && loc->sip == self_.sip && loc->cube == self_.cube &&
+        (loc->space == Space::kSram ||
+         ((loc->space == Space::kTcm || loc->space == Space::kHbm) && loc->pe == self_.pe));
     if (!mine)
       fault(t.cmd_id, f.status->kind,
             std::string(what) + " " + h.describe() +

@@ -183,7 +183,7 @@ void PeIpcq::accept(TileToken* token) {
   // is posted; the message travels on its own.
   Message m;
   m.type = st.ipcq.signal == IpcqStage::Signal::kDoorbell ? Message::Type::kDoorbell
-                                                            : Message::Type::kCredit;
+                                                          : Message::Type::kCredit;
   m.from = me_;
   m.to = st.ipcq.peer;
   m.slot = st.ipcq.slot;
@@ -388,12 +388,11 @@ void PeIpcq::recv_loop(RecvQueue* q) {
       const unsigned slot = q->head;
       const uint64_t len = std::min<uint64_t>(cfg_.slot_bytes, total - k * cfg_.slot_bytes);
       if (q->slot_bytes[slot] != len)
-        fault(job.token->cmd_id,
-              "message size mismatch from " + to_string(q->peer) + ": slot " +
-                  std::to_string(slot) + " holds a chunk of " +
-                  std::to_string(q->slot_bytes[slot]) + " bytes, this recv of " +
-                  std::to_string(total) + " bytes expects " + std::to_string(len) + " in chunk " +
-                  std::to_string(k));
+        fault(job.token->cmd_id, "message size mismatch from " + to_string(q->peer) + ": slot " +
+                                     std::to_string(slot) + " holds a chunk of " +
+                                     std::to_string(q->slot_bytes[slot]) + " bytes, this recv of " +
+                                     std::to_string(total) + " bytes expects " +
+                                     std::to_string(len) + " in chunk " + std::to_string(k));
       q->slots[slot] = SlotState::kDraining;
       q->head = (q->head + 1) % static_cast<unsigned>(q->slots.size());
       if (r.forward) q->forwards.push_back({&job, k, false});
@@ -530,8 +529,7 @@ void PeIpcq::post_message(const Message& m, std::function<void()> on_delivered) 
   if (idle_msg_workers_ < outbox_.size()) {
     ++msg_workers_;
     ++idle_msg_workers_;
-    sc_core::sc_spawn([this] { message_worker(); },
-                      sc_core::sc_gen_unique_name("msg_worker"));
+    sc_core::sc_spawn([this] { message_worker(); }, sc_core::sc_gen_unique_name("msg_worker"));
   }
   sleeping_msg_workers_.wake_one();
 }
@@ -570,8 +568,8 @@ void PeIpcq::message_worker() {
     if (trans.is_response_error()) {
       std::string why;
       if (map_.resolve(addr, wire.size(), &why)) why = "refused by its target";
-      fault(0, std::string("control message (") + type_name(static_cast<int>(o->m.type)) +
-                   ") to " + to_string(o->m.to) + " failed: " + why);
+      fault(0, std::string("control message (") + type_name(static_cast<int>(o->m.type)) + ") to " +
+                   to_string(o->m.to) + " failed: " + why);
     }
     ext->message = nullptr;
     ++idle_msg_workers_;

@@ -74,11 +74,11 @@ class PeIpcq : public PeEngine {
   std::vector<std::string> waiting() const;
 
   struct Stats {
-    uint64_t commands = 0;      // open + send + recv commands served
-    uint64_t chunks_sent = 0;   // slot-sized pieces written into a peer's ring
+    uint64_t commands = 0;     // open + send + recv commands served
+    uint64_t chunks_sent = 0;  // slot-sized pieces written into a peer's ring
     uint64_t chunks_received = 0;
     uint64_t bytes_sent = 0;
-    uint64_t messages = 0;      // control messages sent (grant, doorbell, credit)
+    uint64_t messages = 0;       // control messages sent (grant, doorbell, credit)
     uint64_t credit_stalls = 0;  // chunks that waited for a credit (or a grant)
     double credit_wait_ns = 0;
   };
@@ -118,9 +118,9 @@ class PeIpcq : public PeEngine {
     RingSpace space = RingSpace::kTcm;
     uint64_t ring_base = 0;
     std::vector<SlotState> slots;
-    std::vector<uint64_t> slot_bytes;  // payload of a full slot
-    unsigned head = 0;                 // next slot to consume
-    std::deque<RecvJob*> waiting;                 // not started, in issue order
+    std::vector<uint64_t> slot_bytes;            // payload of a full slot
+    unsigned head = 0;                           // next slot to consume
+    std::deque<RecvJob*> waiting;                // not started, in issue order
     std::vector<std::unique_ptr<RecvJob>> jobs;  // every unfinished job
     // Chunks to forward, in the order they came in: a chunk is forwarded
     // once it and every chunk before it are consumed, so the stream a peer
@@ -138,7 +138,6 @@ class PeIpcq : public PeEngine {
   struct Message;  // a control message (defined in the .cpp)
 
  private:
-
   void accept_command(TileToken* token);
   void open(TileToken* token, const IpcqOpenCmd& cmd);
   SendQueue& send_queue(const PeAddr& peer);

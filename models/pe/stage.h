@@ -39,8 +39,8 @@ EngineKind engine_of(StageKind s);
 struct IpcqStage {
   const Command* cmd = nullptr;  // kIpcq: the IpcqOpen/Send/RecvCmd
   enum class Signal : uint8_t { kDoorbell, kCredit } signal = Signal::kDoorbell;
-  PeAddr peer;        // kIpcqSignal: who gets the message
-  unsigned slot = 0;  // the ring slot it is about
+  PeAddr peer;         // kIpcqSignal: who gets the message
+  unsigned slot = 0;   // the ring slot it is about
   uint64_t bytes = 0;  // doorbell: payload bytes in the slot
 };
 
@@ -85,7 +85,7 @@ struct Stage {
   std::vector<bool> staged_inputs;   // inputs whose address is slot-relative
   TensorHandle output;               // kTensors
   std::vector<std::pair<std::string, ExtraValue>> math_extra;  // single-op MathCmd extras
-  IpcqStage ipcq;  // kIpcq / kIpcqSignal
+  IpcqStage ipcq;                                              // kIpcq / kIpcqSignal
 };
 
 struct TileToken {

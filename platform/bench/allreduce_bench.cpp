@@ -45,8 +45,7 @@ RingSpace parse_buffer(const std::string& text) {
 fw::AllReduceAlgo parse_algo(const std::string& text, const TopologyConfig& cfg) {
   if (text == "auto") return fw::natural_allreduce(cfg.sip.topology);
   if (auto a = fw::parse_allreduce_algo(text)) return *a;
-  throw UsageError("--param algo=" + text + ": expected one of " +
-                   fw::allreduce_algo_names());
+  throw UsageError("--param algo=" + text + ": expected one of " + fw::allreduce_algo_names());
 }
 
 // ---- the α-β model -----------------------------------------------------------
@@ -102,7 +101,8 @@ struct Model {
   // The slowest step of a ring: the most cube hops between neighbours.
   unsigned ring_hops(const std::vector<PeAddr>& ring) const {
     unsigned h = 0;
-    for (size_t i = 0; i < ring.size(); ++i) h = std::max(h, hops(ring[i], ring[(i + 1) % ring.size()]));
+    for (size_t i = 0; i < ring.size(); ++i)
+      h = std::max(h, hops(ring[i], ring[(i + 1) % ring.size()]));
     return h;
   }
   double beta_for(unsigned hops) const { return hops ? beta_cube() : beta_intra(); }
@@ -186,7 +186,8 @@ AlphaBeta allreduce_alpha_beta(const TopologyConfig& cfg, fw::AllReduceAlgo algo
     case fw::AllReduceAlgo::kChain: {
       const double c = std::min<double>(n, static_cast<double>(cfg.pe.ipcq.slot_bytes));
       unsigned h = 0;
-      for (unsigned i = 0; i + 1 < g.size(); ++i) h = std::max(h, m.hops(g.member(i), g.member(i + 1)));
+      for (unsigned i = 0; i + 1 < g.size(); ++i)
+        h = std::max(h, m.hops(g.member(i), g.member(i + 1)));
       ab.total_ns = p <= 1 ? 0 : 2 * ((p - 1) * m.alpha(h) + (n + (p - 2) * c) * m.beta_for(h));
       f << "2((p-1)a + (n + (p-2)c) b), slot c=" << c << ", p=" << p;
       break;
@@ -240,8 +241,8 @@ nlohmann::json run_point(BenchContext& ctx, HostRuntime& rt, const PointSpec& ps
                          unsigned pes_param, unsigned sip, std::string* skip) {
   Platform& platform = ctx.platform;
   const TopologyConfig& cfg = platform.config();
-  const unsigned P = pes_param ? pes_param
-                               : (ps.algo == fw::AllReduceAlgo::kHierarchical ? cfg.cube.pes : 1);
+  const unsigned P =
+      pes_param ? pes_param : (ps.algo == fw::AllReduceAlgo::kHierarchical ? cfg.cube.pes : 1);
   fw::CollectiveGroup group(cfg, sip, P);
   const unsigned p = group.size();
   const auto n = static_cast<int64_t>(ps.bytes / 4);
@@ -347,10 +348,8 @@ nlohmann::json run_point(BenchContext& ctx, HostRuntime& rt, const PointSpec& ps
         // The first difference, to say where a wrong sum starts.
         size_t i = 0;
         while (got[i] == want[i]) ++i;
-        pt["first_wrong"] = {{"pe", to_string(a)},
-                             {"element", i},
-                             {"got", got[i]},
-                             {"want", want[i]}};
+        pt["first_wrong"] = {
+            {"pe", to_string(a)}, {"element", i}, {"got", got[i]}, {"want", want[i]}};
       }
       correct = correct && ok;
       wrong_pes += ok ? 0 : 1;
@@ -399,21 +398,22 @@ BenchResult AllReduceBench::run(BenchContext& ctx) {
 
   HostRuntime rt(ctx.platform);
   BenchResult res;
-  SummaryTable table{"all-reduce on " + cfg.name + " (" + to_string(cfg.sip.topology) + " cube links)",
-                     {"algo", "buffer", "bytes/PE", "p", "latency_ns", "analytic_ns", "meas/model",
-                      "busbw_GB/s", "ipcq_ops", "cube_link_MB", "correct"},
-                     {}};
+  SummaryTable table{
+      "all-reduce on " + cfg.name + " (" + to_string(cfg.sip.topology) + " cube links)",
+      {"algo", "buffer", "bytes/PE", "p", "latency_ns", "analytic_ns", "meas/model", "busbw_GB/s",
+       "ipcq_ops", "cube_link_MB", "correct"},
+      {}};
   for (auto algo : algos)
     for (auto buffer : buffers)
       for (uint64_t bytes : sizes) {
         std::string skip;
-        nlohmann::json pt = run_point(ctx, rt, {algo, buffer, bytes}, pes,
-                                      static_cast<unsigned>(sip), &skip);
+        nlohmann::json pt =
+            run_point(ctx, rt, {algo, buffer, bytes}, pes, static_cast<unsigned>(sip), &skip);
         if (!skip.empty()) {
           pt["skipped"] = skip;
           table.rows.push_back({fw::to_string(algo), to_string(buffer), format_size(bytes),
-                                std::to_string(pt["p"].get<unsigned>()), "skipped", "-", "-",
-                                "-", "-", "-", skip.substr(0, 40)});
+                                std::to_string(pt["p"].get<unsigned>()), "skipped", "-", "-", "-",
+                                "-", "-", skip.substr(0, 40)});
         } else {
           table.rows.push_back(
               {fw::to_string(algo), to_string(buffer), format_size(bytes),
@@ -502,8 +502,8 @@ BenchResult CclSweepBench::run(BenchContext& ctx) {
   std::vector<std::vector<std::string>> commands;
   for (const std::string& topo : topologies) {
     table.headers.push_back(topo);
-    std::vector<std::string> argv = {exe,      "--quiet", "--bench",
-                                     "allreduce", "--json", dir + "/" + topo + ".json"};
+    std::vector<std::string> argv = {exe,         "--quiet", "--bench",
+                                     "allreduce", "--json",  dir + "/" + topo + ".json"};
     if (!ctx.topology_file.empty()) argv.insert(argv.end(), {"--topology", ctx.topology_file});
     for (const auto& s : ctx.topology_overrides) argv.insert(argv.end(), {"--set", s});
     argv.insert(argv.end(), {"--set", "sip.topology=" + topo});
@@ -519,23 +519,21 @@ BenchResult CclSweepBench::run(BenchContext& ctx) {
     const std::string& topo = topologies[t];
     if (status[t] != 0) {
       std::filesystem::remove_all(dir);
-      throw SimulationError("ccl-sweep: the " + topo + " run exited with " +
-                            std::to_string(status[t]) +
-                            " (rerun it alone: kernbench --bench allreduce --set sip.topology=" +
-                            topo + ")");
+      throw SimulationError(
+          "ccl-sweep: the " + topo + " run exited with " + std::to_string(status[t]) +
+          " (rerun it alone: kernbench --bench allreduce --set sip.topology=" + topo + ")");
     }
     std::ifstream in(dir + "/" + topo + ".json");
     const nlohmann::json j = nlohmann::json::parse(in);
     for (const auto& pt : j.at("points")) {
       res.points.push_back(pt);
-      const auto key = std::make_tuple(pt.at("algo").get<std::string>(),
-                                       pt.at("buffer").get<std::string>(),
-                                       pt.at("bytes_per_pe").get<uint64_t>());
+      const auto key =
+          std::make_tuple(pt.at("algo").get<std::string>(), pt.at("buffer").get<std::string>(),
+                          pt.at("bytes_per_pe").get<uint64_t>());
       if (!cells.count(key)) order.push_back(key);
-      cells[key][topo] = pt.contains("skipped")
-                             ? "skipped"
-                             : fmt(pt.at("latency_ns"), 0) + " (" +
-                                   fmt(pt.at("measured_over_analytic"), 2) + ")";
+      cells[key][topo] = pt.contains("skipped") ? "skipped"
+                                                : fmt(pt.at("latency_ns"), 0) + " (" +
+                                                      fmt(pt.at("measured_over_analytic"), 2) + ")";
     }
   }
   std::filesystem::remove_all(dir);

@@ -23,9 +23,9 @@ namespace kb {
 // the narrowest bandwidth of the path. A step that crosses several cube links
 // (a mesh's wrap, a binomial partner further away) pays α for that many hops.
 struct AlphaBeta {
-  double alpha_ns = 0;        // α of a one-cube-hop step
+  double alpha_ns = 0;          // α of a one-cube-hop step
   double beta_ns_per_byte = 0;  // β across cube links
-  double alpha_intra_ns = 0;  // α of a step between two PEs of one cube
+  double alpha_intra_ns = 0;    // α of a step between two PEs of one cube
   double beta_intra_ns_per_byte = 0;
   double total_ns = 0;  // the model's latency for the all-reduce
   std::string formula;  // the closed form that gave total_ns

@@ -1,9 +1,9 @@
 // The benches the product ships. Later capabilities register theirs here.
+#include "platform/bench/allreduce_bench.h"
 #include "platform/bench/bench.h"
 #include "platform/bench/dma_bench.h"
 #include "platform/bench/gemm_bench.h"
 #include "platform/bench/gemm_strategies.h"
-#include "platform/bench/allreduce_bench.h"
 #include "platform/bench/gqa_decode_bench.h"
 #include "platform/bench/milestone_bench.h"
 #include "platform/bench/probe_bench.h"

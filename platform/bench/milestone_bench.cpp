@@ -14,7 +14,7 @@ namespace {
 BenchResult run_study(BenchContext& ctx, Bench& bench, const std::vector<std::string>& overrides,
                       const std::string& study, BenchResult& out) {
   BenchParams params(bench.name(), bench.params(), overrides);
-  BenchContext sub{ctx.platform, params, ctx.data_mode, ctx.topology_file,
+  BenchContext sub{ctx.platform,           params,           ctx.data_mode, ctx.topology_file,
                    ctx.topology_overrides, ctx.kernbench_exe};
   BenchResult r = bench.run(sub);
   for (auto pt : r.points) {

@@ -9,18 +9,18 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <filesystem>
+#include <fstream>
 #include <systemc>
 
 #include "models/common/errors.h"
 #include "models/common/sim_time.h"
 #include "models/pe/pe_engine.h"
+#include "models/trace/op_log.h"
 #include "platform/bench/allreduce_bench.h"
 #include "platform/bench/gemm_bench.h"
 #include "platform/bench/gqa_decode_bench.h"
 #include "platform/fabric/pe.h"
-#include "models/trace/op_log.h"
 #include "platform/platform.h"
 
 namespace kb {
@@ -97,7 +97,7 @@ Rate measure(Platform& p, const std::function<void()>& work) {
 
 BenchResult run_sub(BenchContext& ctx, Bench& bench, const std::vector<std::string>& params) {
   BenchParams prm(bench.name(), bench.params(), params);
-  BenchContext sub{ctx.platform, prm, false, ctx.topology_file, ctx.topology_overrides,
+  BenchContext sub{ctx.platform,     prm, false, ctx.topology_file, ctx.topology_overrides,
                    ctx.kernbench_exe};
   return bench.run(sub);
 }
@@ -180,8 +180,8 @@ BenchResult SimSpeedBench::run(BenchContext& ctx) {
 
   const double raw = raw_wakeups_per_second(p, static_cast<uint64_t>(pingpongs));
   res.metrics["raw_wakeups_per_s"] = raw;
-  speed.rows.push_back({"raw SystemC ping-pong", "-", "-", "-", fmt(raw / 1e6, 2) + " M wake/s",
-                        "1.00"});
+  speed.rows.push_back(
+      {"raw SystemC ping-pong", "-", "-", "-", fmt(raw / 1e6, 2) + " M wake/s", "1.00"});
 
   auto add = [&](const std::string& name, const Rate& r) {
     const double rate = static_cast<double>(r.stages) / r.wall_s;
@@ -195,15 +195,18 @@ BenchResult SimSpeedBench::run(BenchContext& ctx) {
                           fmt(rate / 1e6, 3) + " M/s", fmt(rate / raw, 3)});
   };
   GemmBench gemm;
-  add("gemm 64x4096x64 load_ref",
-      measure(p, [&] { run_sub(ctx, gemm, {"M=64", "K=4096", "N=64"}); }));
+  add("gemm 64x4096x64 load_ref", measure(p, [&] {
+        run_sub(ctx, gemm, {"M=64", "K=4096", "N=64"});
+      }));
   AllReduceBench ar;
-  add("allreduce hierarchical 128 PEs 96KiB",
-      measure(p, [&] { run_sub(ctx, ar, {"algo=hierarchical", "bytes_per_pe=96KiB"}); }));
+  add("allreduce hierarchical 128 PEs 96KiB", measure(p, [&] {
+        run_sub(ctx, ar, {"algo=hierarchical", "bytes_per_pe=96KiB"});
+      }));
   add("allreduce 2d 16 PEs 96KiB", measure(p, [&] { run_sub(ctx, ar, {"algo=2d"}); }));
   GqaDecodeBench gqa;
-  add("gqa-decode opt2 S_kv=4096",
-      measure(p, [&] { run_sub(ctx, gqa, {"variant=opt2", "S_kv=4096"}); }));
+  add("gqa-decode opt2 S_kv=4096", measure(p, [&] {
+        run_sub(ctx, gqa, {"variant=opt2", "S_kv=4096"});
+      }));
   res.tables.push_back(speed);
 
   // Wall time against simulated work: GEMMs of growing K.
@@ -212,7 +215,9 @@ BenchResult SimSpeedBench::run(BenchContext& ctx) {
                    {}};
   std::vector<double> ks, walls;
   for (const std::string& item : ctx.params.list("gemm_k")) {
-    const Rate r = measure(p, [&] { run_sub(ctx, gemm, {"M=64", "K=" + item, "N=64", "variant=ref_ref"}); });
+    const Rate r = measure(p, [&] {
+      run_sub(ctx, gemm, {"M=64", "K=" + item, "N=64", "variant=ref_ref"});
+    });
     ks.push_back(std::stod(item));
     walls.push_back(r.wall_s);
     lin.rows.push_back({item, fmt(r.wall_s, 4), fmt(r.sim_ns / 1e3, 1), std::to_string(r.stages)});
@@ -221,8 +226,8 @@ BenchResult SimSpeedBench::run(BenchContext& ctx) {
     double a = 0, b = 0, r2 = 0;
     linear_fit(ks, walls, &a, &b, &r2);
     res.metrics["gemm_wall_fit"] = {{"intercept_s", a}, {"s_per_k", b}, {"r2", r2}};
-    lin.rows.push_back({"fit", "a=" + fmt(a, 4) + " s", "b=" + fmt(b * 1e6, 3) + " us/K",
-                        "R2=" + fmt(r2, 4)});
+    lin.rows.push_back(
+        {"fit", "a=" + fmt(a, 4) + " s", "b=" + fmt(b * 1e6, 3) + " us/K", "R2=" + fmt(r2, 4)});
   }
   res.tables.push_back(lin);
 
@@ -239,11 +244,11 @@ BenchResult SimSpeedBench::run(BenchContext& ctx) {
     if (!std::filesystem::exists(four_sip))
       four_sip = (std::filesystem::path(exe).parent_path().parent_path() / four_sip).string();
     if (!std::filesystem::exists(four_sip))
-      throw UsageError("simspeed: cannot find topologies/llama70b_4sip.yaml (run from the source "
-                       "tree, or --param elaborate=0)");
-    for (const auto& [name, file] :
-         {std::pair<std::string, std::string>{"ahbm_1sip (128 PEs)", ""},
-          {"llama70b_4sip (512 PEs)", four_sip}})
+      throw UsageError(
+          "simspeed: cannot find topologies/llama70b_4sip.yaml (run from the source "
+          "tree, or --param elaborate=0)");
+    for (const auto& [name, file] : {std::pair<std::string, std::string>{"ahbm_1sip (128 PEs)", ""},
+                                     {"llama70b_4sip (512 PEs)", four_sip}})
       for (const bool data : {false, true}) {
         std::vector<std::string> argv = {exe, "--check-topology"};
         if (!file.empty()) argv.insert(argv.end(), {"--topology", file});
@@ -256,8 +261,7 @@ BenchResult SimSpeedBench::run(BenchContext& ctx) {
                               {"data", data},
                               {"wall_s", c.wall_s},
                               {"peak_rss_mb", c.max_rss_mb}});
-        el.rows.push_back(
-            {name, data ? "data" : "timing", fmt(c.wall_s, 3), fmt(c.max_rss_mb, 1)});
+        el.rows.push_back({name, data ? "data" : "timing", fmt(c.wall_s, 3), fmt(c.max_rss_mb, 1)});
       }
     res.tables.push_back(el);
   }

@@ -137,8 +137,8 @@ int run_sweep_command(const Options& o, const char* argv0) {
   if (!o.emit_slurm.empty()) {
     write_slurm_script(spec, so, o.emit_slurm + ".jobs", o.emit_slurm);
     if (!o.quiet)
-      std::cout << "wrote " << o.emit_slurm << " and " << o.emit_slurm
-                << ".jobs: sbatch " << o.emit_slurm << ", then --merge\n";
+      std::cout << "wrote " << o.emit_slurm << " and " << o.emit_slurm << ".jobs: sbatch "
+                << o.emit_slurm << ", then --merge\n";
     return kExitOk;
   }
   const nlohmann::json merged =

@@ -85,10 +85,10 @@ struct SchedulerConfig {
 // memory a ring may live in (top of its TCM below the staging buffers, top of
 // its HBM slice, its share of the top of the cube SRAM).
 struct IpcqConfig {
-  unsigned slots = 0;         // slots per receive ring (= credits of its sender)
-  uint64_t slot_bytes = 0;    // bytes per slot; messages are chunked to this
-  uint64_t ring_bytes = 0;    // receive-ring region per memory kind, per PE
-  uint64_t message_bytes = 0; // wire size of a doorbell / credit / grant message
+  unsigned slots = 0;          // slots per receive ring (= credits of its sender)
+  uint64_t slot_bytes = 0;     // bytes per slot; messages are chunked to this
+  uint64_t ring_bytes = 0;     // receive-ring region per memory kind, per PE
+  uint64_t message_bytes = 0;  // wire size of a doorbell / credit / grant message
 };
 
 struct PeConfig {

@@ -625,20 +625,21 @@ class Loader {
     const uint64_t ring = u("pe.ipcq.ring_bytes");
     if (slot > ring / slots) {
       const std::string m = "one ring of slots * slot_bytes = " + text("pe.ipcq.slots") + " * " +
-                            text("pe.ipcq.slot_bytes") + " does not fit pe.ipcq.ring_bytes = " +
-                            text("pe.ipcq.ring_bytes");
+                            text("pe.ipcq.slot_bytes") +
+                            " does not fit pe.ipcq.ring_bytes = " + text("pe.ipcq.ring_bytes");
       fail_cross({{"pe.ipcq.ring_bytes", m}, {"pe.ipcq.slots", m}, {"pe.ipcq.slot_bytes", m}});
     }
     if (ring >= u("pe.tcm.size_bytes") / 2) {
-      const std::string m = "pe.ipcq.ring_bytes = " + text("pe.ipcq.ring_bytes") +
-                            " must be less than half of pe.tcm.size_bytes = " +
-                            text("pe.tcm.size_bytes") + " (the rest is arena and staging)";
+      const std::string m =
+          "pe.ipcq.ring_bytes = " + text("pe.ipcq.ring_bytes") +
+          " must be less than half of pe.tcm.size_bytes = " + text("pe.tcm.size_bytes") +
+          " (the rest is arena and staging)";
       fail_cross({{"pe.ipcq.ring_bytes", m}, {"pe.tcm.size_bytes", m}});
     }
     if (ring > size / 2) {
-      const std::string m = "pe.ipcq.ring_bytes = " + text("pe.ipcq.ring_bytes") +
-                            " must be at most half of pe.hbm.size_bytes = " +
-                            text("pe.hbm.size_bytes");
+      const std::string m =
+          "pe.ipcq.ring_bytes = " + text("pe.ipcq.ring_bytes") +
+          " must be at most half of pe.hbm.size_bytes = " + text("pe.hbm.size_bytes");
       fail_cross({{"pe.ipcq.ring_bytes", m}, {"pe.hbm.size_bytes", m}});
     }
     // In the cube SRAM a PE's ring region is capped at half its share.

@@ -193,8 +193,7 @@ std::vector<Knob> build_topology_knobs() {
   b.add("pe.ipcq.slots", T::kUint, "32", B::kAtLeastOne,
         "PE_IPCQ: slots per receive ring (credits a sender holds towards one receiver)");
   b.add("pe.ipcq.slot_bytes", T::kSize, "512", B::kAtLeastOne,
-        "PE_IPCQ: bytes per slot; send/recv chunk messages to this size", kRegionMax,
-        kRegionNote);
+        "PE_IPCQ: bytes per slot; send/recv chunk messages to this size", kRegionMax, kRegionNote);
   b.add("pe.ipcq.ring_bytes", T::kSize, "256KiB", B::kAtLeastOne,
         "PE_IPCQ: receive-ring region reserved per PE in each of its TCM, HBM and cube-SRAM share",
         kRegionMax, kRegionNote);

@@ -23,7 +23,8 @@ IpcqRegions ipcq_regions(const TopologyConfig& cfg, const AddressMap& map, const
   r.tcm = map.tcm(self.sip, self.cube, self.pe, tcm_offset);
   r.hbm = map.hbm(self.sip, self.cube, self.pe, cfg.pe.hbm.size_bytes - ring);
   const uint64_t share = ipcq_sram_share(cfg);
-  r.sram = map.sram(self.sip, self.cube, cfg.cube.sram.size_bytes - (cfg.cube.pes - self.pe) * share);
+  r.sram =
+      map.sram(self.sip, self.cube, cfg.cube.sram.size_bytes - (cfg.cube.pes - self.pe) * share);
   r.tcm_bytes = r.hbm_bytes = ring;
   r.sram_bytes = share;
   return r;

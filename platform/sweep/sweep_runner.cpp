@@ -100,9 +100,8 @@ nlohmann::json run_sweep(const SweepSpec& spec, const SweepOptions& opts, std::o
   auto report = [&] {
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const double eta = done ? elapsed / static_cast<double>(done) *
-                                  static_cast<double>(points.size() - done)
-                            : 0;
+    const double eta =
+        done ? elapsed / static_cast<double>(done) * static_cast<double>(points.size() - done) : 0;
     progress << "\rsweep: " << done << "/" << points.size() << " done";
     if (failed) progress << " (" << failed << " failed)";
     progress << ", " << running.size() << " running, " << fmt(elapsed, 0) << " s";

@@ -11,8 +11,8 @@
 #include "platform/bench/bench.h"
 #include "platform/config/topology_loader.h"
 #include "platform/runtime/npy.h"
-#include "platform/sweep/sweep_spec.h"
 #include "platform/runtime/result_writer.h"
+#include "platform/sweep/sweep_spec.h"
 
 namespace kb {
 namespace fuzz {

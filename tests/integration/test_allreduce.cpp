@@ -37,11 +37,10 @@ class AllReduceExact : public ::testing::TestWithParam<std::string> {};
 TEST_P(AllReduceExact, EveryAlgorithmGivesTheExactSumOnEveryPe) {
   Platform p(topo("tiny.yaml", {"sip.topology=" + GetParam()}));
   p.set_data_mode(true);
-  const BenchResult r = run_allreduce(
-      p,
-      {"algo=ring,ring_bidir,2d,hierarchical,chain,binomial", "buffer=tcm,hbm,sram",
-       "bytes_per_pe=1028,37900,192KiB"},
-      true);
+  const BenchResult r = run_allreduce(p,
+                                      {"algo=ring,ring_bidir,2d,hierarchical,chain,binomial",
+                                       "buffer=tcm,hbm,sram", "bytes_per_pe=1028,37900,192KiB"},
+                                      true);
   ASSERT_EQ(r.points.size(), 6u * 3u * 3u);
   for (const auto& pt : r.points) {
     SCOPED_TRACE(pt.dump());
@@ -52,8 +51,7 @@ TEST_P(AllReduceExact, EveryAlgorithmGivesTheExactSumOnEveryPe) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Topologies, AllReduceExact,
-                         ::testing::Values("mesh", "ring", "torus2d"),
+INSTANTIATE_TEST_SUITE_P(Topologies, AllReduceExact, ::testing::Values("mesh", "ring", "torus2d"),
                          [](const auto& info) { return info.param; });
 
 // Ring on a ring and 2D on a torus: within 15% of the alpha-beta model from
@@ -73,8 +71,8 @@ TEST(AllReduceTiming, TwoDOnATorusIsWithinFifteenPercentOfAlphaBeta) {
 
 TEST(AllReduceTiming, RingOnARingIsWithinFifteenPercentOfAlphaBeta) {
   Platform p(load_default_topology({"sip.topology=ring"}));
-  const BenchResult r =
-      run_allreduce(p, {"algo=ring", "buffer=tcm", "bytes_per_pe=64KiB,96KiB,256KiB,512KiB"}, false);
+  const BenchResult r = run_allreduce(
+      p, {"algo=ring", "buffer=tcm", "bytes_per_pe=64KiB,96KiB,256KiB,512KiB"}, false);
   for (const auto& pt : r.points) {
     SCOPED_TRACE(pt.dump());
     const double ratio = pt.at("measured_over_analytic").get<double>();
@@ -89,10 +87,10 @@ TEST(AllReduceTiming, RingOnARingIsWithinFifteenPercentOfAlphaBeta) {
 TEST(AllReduceTiming, EveryAlgorithmCompletesOnTheDefaultSip) {
   Platform p(load_default_topology());
   p.set_data_mode(true);
-  const BenchResult r = run_allreduce(
-      p, {"algo=ring,ring_bidir,2d,hierarchical,chain,binomial", "buffer=tcm,hbm,sram",
-          "bytes_per_pe=16900"},
-      true);
+  const BenchResult r = run_allreduce(p,
+                                      {"algo=ring,ring_bidir,2d,hierarchical,chain,binomial",
+                                       "buffer=tcm,hbm,sram", "bytes_per_pe=16900"},
+                                      true);
   ASSERT_EQ(r.points.size(), 18u);
   for (const auto& pt : r.points) {
     SCOPED_TRACE(pt.dump());

@@ -97,8 +97,8 @@ TEST(AlphaBeta, RingAndTorusFollowTheirClosedForms) {
   EXPECT_DOUBLE_EQ(a, 2 + 14 + 4 + 1 + 14);
   // On a mesh the wrap of each row and column crosses three cube links.
   const TopologyConfig m = with("mesh");
-  const AlphaBeta t2m =
-      allreduce_alpha_beta(m, fw::AllReduceAlgo::kTwoD, CollectiveGroup(m, 0, 1), RingSpace::kTcm, n);
+  const AlphaBeta t2m = allreduce_alpha_beta(m, fw::AllReduceAlgo::kTwoD, CollectiveGroup(m, 0, 1),
+                                             RingSpace::kTcm, n);
   EXPECT_GT(t2m.total_ns, t2.total_ns);
 }
 

@@ -43,11 +43,15 @@ columns: [window_ns]
   EXPECT_EQ(pts[3].params[0].second, "32");
   EXPECT_EQ(pts[5].index, 5u);
   const auto argv = s.command("kb", pts[4], "/tmp/p.json");
-  const std::vector<std::string> want = {
-      "kb",      "--quiet", "--bench",    "gemm",   "--topology",
-      "topologies/tiny.yaml", "--set", "pe.dma.setup_ns=3", "--set",
-      "sip.cube_link.bandwidth_gbps=128", "--param", "variant=load_ref", "--param", "M=64",
-      "--data", "--json", "/tmp/p.json"};
+  const std::vector<std::string> want = {"kb",         "--quiet",
+                                         "--bench",    "gemm",
+                                         "--topology", "topologies/tiny.yaml",
+                                         "--set",      "pe.dma.setup_ns=3",
+                                         "--set",      "sip.cube_link.bandwidth_gbps=128",
+                                         "--param",    "variant=load_ref",
+                                         "--param",    "M=64",
+                                         "--data",     "--json",
+                                         "/tmp/p.json"};
   EXPECT_EQ(argv, want);
 }
 
