@@ -195,15 +195,18 @@ void PeIpcq::accept(TileToken* token) {
   }
   const double start = to_ns(sc_core::sc_time_stamp());
   lane_enter(kMsgLane);
-  const Stage stage = st;
-  const uint64_t cmd_id = token->cmd_id;
-  const std::string tile = token->tile;
-  post_message(m, [this, stage, cmd_id, tile, start] {
+  // What the op log shows of the message once delivered (the token itself
+  // moves on now): a slim stage, not a copy of the whole one.
+  Stage logged;
+  logged.kind = st.kind;
+  logged.op_kind = st.op_kind;
+  logged.addr = st.addr;
+  TileToken shadow;
+  shadow.cmd_id = token->cmd_id;
+  shadow.tile = token->tile;
+  post_message(m, [this, logged = std::move(logged), shadow = std::move(shadow), start] {
     lane_leave(kMsgLane);
-    TileToken shadow;
-    shadow.cmd_id = cmd_id;
-    shadow.tile = tile;
-    record(shadow, stage, kMsgLane, start, to_ns(sc_core::sc_time_stamp()));
+    record(shadow, logged, kMsgLane, start, to_ns(sc_core::sc_time_stamp()));
   });
   advance(*token);
 }
