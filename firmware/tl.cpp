@@ -56,7 +56,16 @@ void Tl::resolve(const Tensor& t) {
 
 Tensor Tl::load(const Tensor& src) {
   resolve(src);
-  Tensor dst = empty(src.h.shape, src.h.dtype);
+  return load_into(empty(src.h.shape, src.h.dtype), src);
+}
+
+Tensor Tl::load_into(const Tensor& dst_in, const Tensor& src) {
+  resolve(src);
+  resolve(dst_in);
+  if (dst_in.h.numel() != src.h.numel() || dst_in.h.dtype != src.h.dtype || !dst_in.h.in_tcm())
+    fail("tl.load_into: destination " + dst_in.h.describe() + " does not fit source " +
+         src.h.describe() + " (same element count and dtype, in TCM)");
+  Tensor dst = dst_in;
   DmaReadCmd c;
   const uint64_t esize = dtype_bytes(src.h.dtype);
   c.src = src.h.addr;

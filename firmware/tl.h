@@ -91,6 +91,9 @@ class Tl {
   Tensor empty(std::vector<int64_t> shape, DType dtype = DType::kFp16);
   // DMA into TCM; lazy: returns at once, the first consumer waits.
   Tensor load(const Tensor& src);
+  // DMA into an existing TCM tensor `dst` (same shape); lazy like load().
+  // The caller makes sure nothing still reads dst.
+  Tensor load_into(const Tensor& dst, const Tensor& src);
   // TCM -> HBM (or anywhere) DMA.
   Tensor store(const Tensor& dst, const Tensor& src);
   // Primitive GEMM on TCM operands: a [m,k] x b [k,n] (+ acc).

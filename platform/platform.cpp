@@ -126,6 +126,9 @@ Platform::Traffic Platform::traffic() const {
       const std::string n = l->basename();
       if (n.rfind("cube", 0) == 0 && n.find("_to_cube") != std::string::npos)
         t.cube_link_bytes += b;
+    } else if (dynamic_cast<System*>(l->get_parent_object())) {
+      const std::string n = l->basename();
+      if (n.rfind("sip", 0) == 0 && n.find("_to_sip") != std::string::npos) t.sip_link_bytes += b;
     }
   });
   return t;

@@ -68,9 +68,9 @@ class Platform {
   nlohmann::json stats() const;
 
   // Bytes carried so far, summed over link directions (request and response
-  // payload): every link, and the cube<->cube links alone.
+  // payload): every link, the cube<->cube links alone and the SIP<->SIP links alone.
   struct Traffic {
-    uint64_t link_bytes = 0, cube_link_bytes = 0;
+    uint64_t link_bytes = 0, cube_link_bytes = 0, sip_link_bytes = 0;
   };
   Traffic traffic() const;
   // Visits every PE in (sip, cube, pe) order.

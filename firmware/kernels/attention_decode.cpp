@@ -1,6 +1,7 @@
 #include "firmware/kernels/attention_decode.h"
 
-#include <array>
+#include <stdexcept>
+#include <utility>
 
 namespace kb {
 namespace fw {
@@ -9,10 +10,10 @@ namespace {
 
 struct Ctx {
   Tl& tl;
-  const DecodeArgs& a;
+  const SweepArgs& a;
   DecodeTrace* trace;
-  int64_t G, d, S, T;
-  Tensor q;  // Q in TCM
+  int64_t G, d, T;
+  std::vector<std::pair<size_t, int64_t>> tiles;  // global tile -> (segment, local tile)
 };
 
 void note(Ctx& c, size_t tile, const Tensor& t) {
@@ -22,13 +23,16 @@ void note(Ctx& c, size_t tile, const Tensor& t) {
 }
 
 Tensor kt_tile(Ctx& c, int64_t j) {
-  Tensor t = c.tl.ref(c.a.kt.addr() + static_cast<uint64_t>(j * c.T) * 2, {c.d, c.T}, DType::kFp16);
-  t.h.row_stride = c.S;
+  const auto [seg, local] = c.tiles[static_cast<size_t>(j)];
+  const Tensor& kt = c.a.kv[seg].kt;
+  Tensor t = c.tl.ref(kt.addr() + static_cast<uint64_t>(local * c.T) * 2, {c.d, c.T}, DType::kFp16);
+  t.h.row_stride = kt.h.stride();
   return t;
 }
 
 Tensor v_tile(Ctx& c, int64_t j) {
-  return c.tl.ref(c.a.v.addr() + static_cast<uint64_t>(j * c.T * c.d) * 2, {c.T, c.d},
+  const auto [seg, local] = c.tiles[static_cast<size_t>(j)];
+  return c.tl.ref(c.a.kv[seg].v.addr() + static_cast<uint64_t>(local * c.T * c.d) * 2, {c.T, c.d},
                   DType::kFp16);
 }
 
@@ -36,7 +40,7 @@ Tensor v_tile(Ctx& c, int64_t j) {
 // a later composite writing the same buffer waits for this tile's readers.
 Tensor scores(Ctx& c, int64_t j, const Tensor& s) {
   CompositeArgs ca;
-  ca.a = c.q;
+  ca.a = c.a.q;
   ca.b = kt_tile(c, j);
   ca.out = s;
   ca.epilogue.push_back({"scale", Scope::kOutputTile, {}, {{"factor", c.a.scale}}, std::nullopt});
@@ -60,102 +64,118 @@ Tensor pv(Ctx& c, int64_t j, const Tensor& p, const Tensor& o, bool accumulate) 
   return r;
 }
 
-struct Scratch {
-  Tensor m_loc, m_new, corr, l_loc, p;
-};
-
-Scratch make_scratch(Ctx& c) {
-  Scratch s;
-  s.m_loc = c.tl.empty({c.G, 1}, DType::kFp32);
-  s.m_new = c.tl.empty({c.G, 1}, DType::kFp32);
-  s.corr = c.tl.empty({c.G, 1}, DType::kFp32);
-  s.l_loc = c.tl.empty({c.G, 1}, DType::kFp32);
-  s.p = c.tl.empty({c.G, c.T}, DType::kFp16);
-  return s;
-}
-
 // The online-softmax merge of tile j with eight primitive MATH commands.
-void softmax_primitives(Ctx& c, int64_t j, const Tensor& s, Tensor& m, Tensor& l, Tensor& o,
-                        const Scratch& x) {
+void softmax_primitives(Ctx& c, int64_t j, const Tensor& s, SoftmaxState& st,
+                        const SweepBuffers::Scratch& x) {
   Tl& tl = c.tl;
   const auto t = static_cast<size_t>(j);
   note(c, t, tl.math("rmax", {s}, {{"reduce_axis", int64_t{-1}}}, x.m_loc));
-  note(c, t, tl.math("max_elem", {m, x.m_loc}, {}, x.m_new));
-  note(c, t, tl.math("exp_diff", {m, x.m_new}, {}, x.corr));
+  note(c, t, tl.math("max_elem", {st.m, x.m_loc}, {}, x.m_new));
+  note(c, t, tl.math("exp_diff", {st.m, x.m_new}, {}, x.corr));
   note(c, t, tl.math("exp_diff", {s, x.m_new}, {{"bcast_axis", int64_t{0}}}, x.p));
   note(c, t, tl.math("rsum", {x.p}, {{"reduce_axis", int64_t{-1}}}, x.l_loc));
-  l = tl.math("fma", {l, x.corr, x.l_loc}, {}, l);
-  note(c, t, l);
-  o = tl.math("mul_bcast", {o, x.corr}, {{"bcast_axis", int64_t{1}}}, o);
-  note(c, t, o);
-  m = tl.math("copy", {x.m_new}, {}, m);
-  note(c, t, m);
+  st.l = tl.math("fma", {st.l, x.corr, x.l_loc}, {}, st.l);
+  note(c, t, st.l);
+  st.o = tl.math("mul_bcast", {st.o, x.corr}, {{"bcast_axis", int64_t{1}}}, st.o);
+  note(c, t, st.o);
+  st.m = tl.math("copy", {x.m_new}, {}, st.m);
+  note(c, t, st.m);
 }
 
 }  // namespace
 
-void attention_decode(Tl& tl, const DecodeArgs& args, DecodeTrace* trace) {
-  Ctx c{tl, args, trace, args.q.shape()[0], args.q.shape()[1], args.kt.shape()[1], args.tile, {}};
-  const int64_t n = c.S / c.T;
-  c.q = tl.load(args.q);
-  std::array<Tensor, 2> s_buf = {tl.empty({c.G, c.T}, DType::kFp32),
-                                 tl.empty({c.G, c.T}, DType::kFp32)};
-  std::array<Scratch, 2> scratch = {make_scratch(c), make_scratch(c)};
-  Tensor m = tl.empty({c.G, 1}, DType::kFp32);
-  Tensor l = tl.empty({c.G, 1}, DType::kFp32);
-  Tensor o = tl.empty({c.G, c.d}, DType::kFp32);
+SweepBuffers make_sweep_buffers(Tl& tl, int64_t rows, int64_t tile) {
+  SweepBuffers b;
+  b.s = {tl.empty({rows, tile}, DType::kFp32), tl.empty({rows, tile}, DType::kFp32)};
+  for (auto& x : b.x) {
+    x.m_loc = tl.empty({rows, 1}, DType::kFp32);
+    x.m_new = tl.empty({rows, 1}, DType::kFp32);
+    x.corr = tl.empty({rows, 1}, DType::kFp32);
+    x.l_loc = tl.empty({rows, 1}, DType::kFp32);
+    x.p = tl.empty({rows, tile}, DType::kFp16);
+  }
+  return b;
+}
+
+void attention_sweep(Tl& tl, const SweepArgs& args, SweepBuffers& buf, SoftmaxState& st,
+                     DecodeTrace* trace) {
+  Ctx c{tl, args, trace, args.q.shape()[0], args.q.shape()[1], args.tile, {}};
+  for (size_t s = 0; s < args.kv.size(); ++s) {
+    const int64_t n = args.kv[s].kt.shape()[1];
+    if (n % c.T != 0)
+      throw std::invalid_argument("attention_sweep: a KV segment of " + std::to_string(n) +
+                                  " positions is not a multiple of the tile " +
+                                  std::to_string(c.T));
+    for (int64_t j = 0; j < n / c.T; ++j) c.tiles.emplace_back(s, j);
+  }
+  const auto n = static_cast<int64_t>(c.tiles.size());
+  if (n == 0) throw std::invalid_argument("attention_sweep: no KV positions");
 
   // Tile 0 establishes (m, l, O).
-  Tensor s0 = scores(c, 0, s_buf[0]);
-  note(c, 0, m = tl.math("rmax", {s0}, {{"reduce_axis", int64_t{-1}}}, m));
-  Tensor p0 = tl.math("exp_diff", {s0, m}, {{"bcast_axis", int64_t{0}}}, scratch[0].p);
+  Tensor s0 = scores(c, 0, buf.s[0]);
+  note(c, 0, st.m = tl.math("rmax", {s0}, {{"reduce_axis", int64_t{-1}}}, st.m));
+  Tensor p0 = tl.math("exp_diff", {s0, st.m}, {{"bcast_axis", int64_t{0}}}, buf.x[0].p);
   note(c, 0, p0);
-  note(c, 0, l = tl.math("rsum", {p0}, {{"reduce_axis", int64_t{-1}}}, l));
-  o = pv(c, 0, p0, o, false);
+  note(c, 0, st.l = tl.math("rsum", {p0}, {{"reduce_axis", int64_t{-1}}}, st.l));
+  st.o = pv(c, 0, p0, st.o, false);
 
   if (args.variant == "opt1") {
     for (int64_t j = 1; j < n; ++j) {
-      const Tensor s = scores(c, j, s_buf[j % 2]);
-      const Scratch& x = scratch[j % 2];
-      softmax_primitives(c, j, s, m, l, o, x);
-      o = pv(c, j, x.p, o, true);
+      const Tensor s = scores(c, j, buf.s[j % 2]);
+      const auto& x = buf.x[j % 2];
+      softmax_primitives(c, j, s, st, x);
+      st.o = pv(c, j, x.p, st.o, true);
     }
   } else if (args.variant == "opt3") {
-    Tensor next = n > 1 ? scores(c, 1, s_buf[1]) : Tensor{};
+    Tensor next = n > 1 ? scores(c, 1, buf.s[1]) : Tensor{};
     for (int64_t j = 1; j < n; ++j) {
       const Tensor s = next;
-      if (j + 1 < n) next = scores(c, j + 1, s_buf[(j + 1) % 2]);  // issued before tile j's softmax
-      const Scratch& x = scratch[j % 2];
-      softmax_primitives(c, j, s, m, l, o, x);
-      o = pv(c, j, x.p, o, true);
+      if (j + 1 < n) next = scores(c, j + 1, buf.s[(j + 1) % 2]);  // before tile j's softmax
+      const auto& x = buf.x[j % 2];
+      softmax_primitives(c, j, s, st, x);
+      st.o = pv(c, j, x.p, st.o, true);
     }
   } else {  // opt2
     for (int64_t j = 1; j < n; ++j) {
-      const Tensor s = scores(c, j, s_buf[j % 2]);
-      const Scratch& x = scratch[j % 2];
+      const Tensor s = scores(c, j, buf.s[j % 2]);
+      const auto& x = buf.x[j % 2];
       CompositeArgs ca;
       ca.prologue.push_back({"softmax_merge",
-                             {{"s", s}, {"m", m}, {"l", l}, {"O", o}},
+                             {{"s", s}, {"m", st.m}, {"l", st.l}, {"O", st.o}},
                              {{"m_loc", x.m_loc},
                               {"m_new", x.m_new},
                               {"corr", x.corr},
                               {"P", x.p},
                               {"l_loc", x.l_loc}}});
       ca.b = v_tile(c, j);
-      ca.out = o;
-      ca.epilogue.push_back({"add", Scope::kOutputTile, {{"other", o}}, {}, std::nullopt});
+      ca.out = st.o;
+      ca.epilogue.push_back({"add", Scope::kOutputTile, {{"other", st.o}}, {}, std::nullopt});
       ca.rw = {s};  // the score buffer is reused two tiles later
       Tensor r = tl.composite(ca);
       note(c, static_cast<size_t>(j), r);
       if (trace) trace->composite2.push_back(r.pending);
-      o = r;
-      m.pending = l.pending = r.pending;
+      st.o = r;
+      st.m.pending = st.l.pending = r.pending;
     }
   }
+}
+
+void attention_decode(Tl& tl, const DecodeArgs& args, DecodeTrace* trace) {
+  const int64_t G = args.q.shape()[0], d = args.q.shape()[1];
+  SweepArgs sa;
+  sa.q = tl.load(args.q);
+  sa.kv = {{args.kt, args.v}};
+  sa.tile = args.tile;
+  sa.scale = args.scale;
+  sa.variant = args.variant;
+  SweepBuffers buf = make_sweep_buffers(tl, G, args.tile);
+  SoftmaxState st{tl.empty({G, 1}, DType::kFp32), tl.empty({G, 1}, DType::kFp32),
+                  tl.empty({G, d}, DType::kFp32)};
+  attention_sweep(tl, sa, buf, st, trace);
 
   // O / l, back to HBM.
-  Tensor linv = tl.math("recip", {l}, {}, scratch[0].l_loc);
-  Tensor on = tl.math("mul_bcast", {o, linv}, {{"bcast_axis", int64_t{1}}}, o);
+  Tensor linv = tl.math("recip", {st.l}, {}, buf.x[0].l_loc);
+  Tensor on = tl.math("mul_bcast", {st.o, linv}, {{"bcast_axis", int64_t{1}}}, st.o);
   tl.store(args.out, on);
   tl.wait();
 }

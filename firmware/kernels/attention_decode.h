@@ -13,8 +13,14 @@
 //         prologue + P·V_j + add epilogue into O (rw_handles m, l, O).
 // Tile 0 establishes (m, l, O) with primitives in every variant: m = rmax(S),
 // P = exp(S - m), l = rsum(P), O = P·V_0. The output is O / l, in HBM.
+//
+// attention_sweep() is the loop alone, over KV held in one or more segments
+// (a rank of a sequence-parallel group walks its own shard; a tensor-parallel
+// rank walks every shard of its cube), leaving the unnormalised partial
+// state (m, l, O) for a log-sum-exp reduce (attention_long_decode.h).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,6 +47,41 @@ struct DecodeTrace {
 };
 
 void attention_decode(Tl& tl, const DecodeArgs& args, DecodeTrace* trace);
+
+// A contiguous run of KV positions: kt [d, n] (K transposed, any row
+// stride) and v [n, d], in HBM; n is a multiple of the tile.
+struct KvSegment {
+  Tensor kt, v;
+};
+
+// The running online-softmax state of G query rows: m, l [G, 1] and the
+// unnormalised O [G, d], fp32 in TCM. Its tensors carry the pending command
+// that last updated them.
+struct SoftmaxState {
+  Tensor m, l, o;
+};
+
+// The per-tile TCM buffers of the sweep: scores and merge scratch, two of each.
+struct SweepBuffers {
+  struct Scratch {
+    Tensor m_loc, m_new, corr, l_loc, p;
+  };
+  std::array<Tensor, 2> s;
+  std::array<Scratch, 2> x;
+};
+SweepBuffers make_sweep_buffers(Tl& tl, int64_t rows, int64_t tile);
+
+struct SweepArgs {
+  Tensor q;  // [G, d] in TCM
+  std::vector<KvSegment> kv;
+  int64_t tile = 64;
+  double scale = 0;
+  std::string variant = "opt2";
+};
+
+// Walks every KV tile of args.kv in order; `st` receives (m, l, O) over them.
+void attention_sweep(Tl& tl, const SweepArgs& args, SweepBuffers& buf, SoftmaxState& st,
+                     DecodeTrace* trace);
 
 }  // namespace fw
 }  // namespace kb

@@ -24,6 +24,8 @@ class TcmArena {
   uint64_t used() const { return used_; }
   uint64_t capacity() const { return capacity_; }
   uint64_t high_water() const { return high_water_; }
+  // Starts a new high-water measurement from what is allocated now.
+  void reset_high_water() { high_water_ = used_; }
 
  private:
   uint64_t base_, capacity_;

@@ -5,6 +5,9 @@
 #include "platform/bench/gemm_bench.h"
 #include "platform/bench/gemm_strategies.h"
 #include "platform/bench/gqa_decode_bench.h"
+#include "platform/bench/gqa_long_bench.h"
+#include "platform/bench/gqa_prefill_bench.h"
+#include "platform/bench/gqa_short_bench.h"
 #include "platform/bench/milestone_bench.h"
 #include "platform/bench/probe_bench.h"
 #include "platform/bench/simspeed_bench.h"
@@ -18,6 +21,10 @@ BenchRegistry BenchRegistry::with_builtin_benches() {
   r.add(std::make_unique<GemmBench>());
   r.add(std::make_unique<GemmSweepBench>());
   r.add(std::make_unique<GqaDecodeBench>());
+  r.add(std::make_unique<GqaLongBench>());
+  r.add(std::make_unique<GqaSweepBench>());
+  r.add(std::make_unique<GqaPrefillBench>());
+  r.add(std::make_unique<GqaShortBench>());
   r.add(std::make_unique<AllReduceBench>());
   r.add(std::make_unique<CclSweepBench>());
   r.add(std::make_unique<SimSpeedBench>());

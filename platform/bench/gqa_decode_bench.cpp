@@ -1,14 +1,12 @@
 #include "platform/bench/gqa_decode_bench.h"
 
 #include <cmath>
-#include <limits>
-#include <random>
 #include <sstream>
 
 #include "firmware/kernels/attention_decode.h"
-#include "models/common/dtype_convert.h"
 #include "models/common/errors.h"
 #include "models/trace/op_log.h"
+#include "platform/bench/attention_reference.h"
 #include "platform/fabric/pe.h"
 #include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
@@ -29,37 +27,6 @@ std::vector<ParamSpec> GqaDecodeBench::params() const {
 
 namespace {
 
-struct DecodeRun {
-  nlohmann::json point;
-};
-
-double reference_and_error(const std::vector<float>& q, const std::vector<float>& kt,
-                           const std::vector<float>& v, const std::vector<float>& out, int64_t G,
-                           int64_t d, int64_t S, double scale) {
-  double max_err = 0;
-  std::vector<double> s(static_cast<size_t>(S));
-  for (int64_t g = 0; g < G; ++g) {
-    double mx = -std::numeric_limits<double>::infinity();
-    for (int64_t t = 0; t < S; ++t) {
-      double acc = 0;
-      for (int64_t k = 0; k < d; ++k)
-        acc += static_cast<double>(q[static_cast<size_t>(g * d + k)]) *
-               kt[static_cast<size_t>(k * S + t)];
-      s[static_cast<size_t>(t)] = acc * scale;
-      mx = std::max(mx, s[static_cast<size_t>(t)]);
-    }
-    double sum = 0;
-    for (auto& x : s) sum += (x = std::exp(x - mx));
-    for (int64_t k = 0; k < d; ++k) {
-      double o = 0;
-      for (int64_t t = 0; t < S; ++t)
-        o += s[static_cast<size_t>(t)] * v[static_cast<size_t>(t * d + k)];
-      max_err = std::max(max_err, std::abs(o / sum - out[static_cast<size_t>(g * d + k)]));
-    }
-  }
-  return max_err;
-}
-
 // --param variant: opt1, opt2 and/or opt3, comma-separated.
 std::vector<std::string> parse_variants(const BenchParams& p) {
   std::vector<std::string> variants;
@@ -73,25 +40,14 @@ std::vector<std::string> parse_variants(const BenchParams& p) {
   return variants;
 }
 
-// Data mode: random fp16 values for q, k and v (kept in qv, kv, vv for the
-// reference), written to the kernel's inputs.
-void write_random_inputs(HostRuntime& rt, const fw::DecodeArgs& a, double score_std,
-                         std::vector<float>& qv, std::vector<float>& kv, std::vector<float>& vv) {
-  const int64_t G = a.q.shape()[0], d = a.q.shape()[1], S = a.kt.shape()[1];
-  std::mt19937_64 rng(0x61747465ull);
-  // q, k ~ U(-a, a): q.k/sqrt(d) has standard deviation a^2 / 3.
-  const auto amp = static_cast<float>(std::sqrt(3.0 * score_std));
-  std::uniform_real_distribution<float> u(-amp, amp), uv(-1.0f, 1.0f);
-  auto fill = [&](std::vector<float>& x, size_t n, std::uniform_real_distribution<float>& dist) {
-    x.resize(n);
-    for (float& e : x) e = round_to(dist(rng), DType::kFp16);
-  };
-  fill(qv, static_cast<size_t>(G * d), u);
-  fill(kv, static_cast<size_t>(d * S), u);
-  fill(vv, static_cast<size_t>(S * d), uv);
-  rt.write(a.q, qv);
-  rt.write(a.kt, kv);
-  rt.write(a.v, vv);
+// Data mode: random fp16 values for q, k and v, written to the kernel's inputs.
+AttnData write_random_inputs(HostRuntime& rt, const fw::DecodeArgs& a, double score_std) {
+  AttnData in = random_attention_inputs(a.q.shape()[0], a.q.shape()[1], a.kt.shape()[1], score_std,
+                                        0x61747465ull);
+  rt.write(a.q, in.q);
+  rt.write(a.kt, in.kt);
+  rt.write(a.v, in.v);
+  return in;
 }
 
 // opt2, K before V: while a #2's prologue runs, no V-tile DMA may start.
@@ -161,8 +117,8 @@ BenchResult GqaDecodeBench::run(BenchContext& ctx) {
     a.tile = T;
     a.scale = 1.0 / std::sqrt(static_cast<double>(d));
     a.variant = variant;
-    std::vector<float> qv, kv_, vv;
-    if (ctx.data_mode) write_random_inputs(rt, a, score_std, qv, kv_, vv);
+    AttnData in;
+    if (ctx.data_mode) in = write_random_inputs(rt, a, score_std);
     fw::DecodeTrace trace;
     double t_start = 0, t_end = 0;
     rt.launch([&](fw::Tl& tl) {
@@ -193,7 +149,7 @@ BenchResult GqaDecodeBench::run(BenchContext& ctx) {
                          {"k_before_v", k_before_v}};
     std::string err = "-";
     if (ctx.data_mode) {
-      const double e = reference_and_error(qv, kv_, vv, rt.read(a.out), G, d, S, a.scale);
+      const double e = attention_max_error(in, rt.read(a.out), a.scale);
       pt["max_abs_err"] = e;
       err = fmt(e, 5);
     }

@@ -1,0 +1,402 @@
+#include "platform/bench/gqa_long_bench.h"
+
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include "firmware/kernels/attention_long_decode.h"
+#include "models/common/errors.h"
+#include "platform/bench/attention_reference.h"
+#include "platform/config/topology_config.h"
+#include "platform/fabric/pe.h"
+#include "platform/platform.h"
+#include "platform/runtime/host_runtime.h"
+
+namespace kb {
+
+namespace {
+
+std::string str(int64_t v) {
+  return std::to_string(v);
+}
+
+// Activity counters summed over every PE, and the links' traffic.
+struct Counters {
+  uint64_t ipcq_ops = 0, dma_reads = 0, dma_writes = 0, dma_bursts = 0;
+  Platform::Traffic traffic;
+
+  static Counters take(Platform& p) {
+    Counters c;
+    p.for_each_pe([&](Pe& pe) {
+      c.ipcq_ops += pe.ipcq.stats().commands;
+      c.dma_reads += pe.dma.stats(PeDma::Channel::kRead).transfers;
+      c.dma_writes += pe.dma.stats(PeDma::Channel::kWrite).transfers;
+      c.dma_bursts +=
+          pe.dma.stats(PeDma::Channel::kRead).bursts + pe.dma.stats(PeDma::Channel::kWrite).bursts;
+    });
+    c.traffic = p.traffic();
+    return c;
+  }
+};
+
+// The TCM a rank needs (bytes, generous): Q rows, the sweep buffers, its
+// packed state, a packed state per child and merge scratch.
+uint64_t rank_tcm_bytes(int64_t G, int64_t d, int64_t T, unsigned C, unsigned P) {
+  unsigned children = P + 1;
+  for (unsigned c = 1; c < C; c *= 2) ++children;
+  const int64_t state = G * (d + 2) * 4;
+  return static_cast<uint64_t>(G * d * 2 + 2 * G * T * 4 + 2 * (G * T * 2 + 4 * G * 4) +
+                               (1 + children) * state + 8 * G * 4) +
+         uint64_t{64} * (24 + 4 * children);
+}
+
+}  // namespace
+
+LongDecodeSpec resolve_long_decode(const LongDecodeSpec& in, const TopologyConfig& cfg) {
+  LongDecodeSpec s = in;
+  const fw::DecodeCase mode = [&] {
+    try {
+      return fw::decode_case(s.case_no);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--param case: ") + e.what());
+    }
+  }();
+  if (s.s_kv <= 0 || s.tile <= 0 || s.heads <= 0 || s.kv_heads <= 0 || s.d_head <= 0)
+    throw UsageError("gqa-long: S_kv, tile, heads, kv_heads and d_head must be > 0");
+  if (s.heads % s.kv_heads != 0)
+    throw UsageError("gqa-long: heads=" + str(s.heads) +
+                     " is not a multiple of kv_heads=" + str(s.kv_heads));
+  const unsigned cps = cfg.cubes_per_sip(), total_cubes = cps * cfg.system.n_sips;
+  if (s.pes == 0) s.pes = cfg.cube.pes;
+  if (s.cubes == 0) {
+    for (unsigned c : {8u, 4u, 2u, 1u})
+      if (c <= cps && static_cast<uint64_t>(c) * static_cast<uint64_t>(s.kv_heads) <= total_cubes) {
+        s.cubes = c;
+        break;
+      }
+    if (s.cubes == 0)
+      throw UsageError("gqa-long: kv_heads=" + str(s.kv_heads) +
+                       " need a cube each, the platform has " + str(total_cubes) + " cubes");
+  }
+  const unsigned C = s.cubes, P = s.pes;
+  if (P > cfg.cube.pes || C > cps)
+    throw UsageError("gqa-long: C x P = " + str(C) + " x " + str(P) +
+                     " is larger than the platform: a group fits in one SIP of " + str(cps) +
+                     " cubes x " + str(cfg.cube.pes) + " PEs");
+  if (static_cast<uint64_t>(C) * static_cast<uint64_t>(s.kv_heads) > total_cubes)
+    throw UsageError("gqa-long: " + str(s.kv_heads) + " KV heads x C=" + str(C) + " cubes = " +
+                     str(C * s.kv_heads) + " cubes; the platform has " + str(total_cubes) +
+                     " (lower kv_heads or C, or use topologies/llama70b_4sip.yaml)");
+  const int64_t G = s.heads / s.kv_heads;
+  if (mode.pe == fw::PeSplit::kTp && G % P != 0)
+    throw UsageError("gqa-long: case " + str(s.case_no) + " (PE-TP) splits the G=" + str(G) +
+                     " query heads of a KV head over P=" + str(P) + " PEs; P must divide G");
+  const int64_t split = (mode.cube == fw::CubeSplit::kSp ? C : 1) * P * s.tile;
+  if (s.s_kv % split != 0)
+    throw UsageError("gqa-long: S_kv=" + str(s.s_kv) + " is not a multiple of " +
+                     (mode.cube == fw::CubeSplit::kSp ? "C x " : std::string()) +
+                     "P x tile = " + str(split) + ": every rank's block must be whole tiles");
+  if (s.groups.empty()) {
+    for (int64_t h = 0; h < s.kv_heads; ++h) s.groups.push_back(static_cast<unsigned>(h) * C);
+  } else if (static_cast<int64_t>(s.groups.size()) != s.kv_heads) {
+    throw UsageError("gqa-long: --param groups lists " +
+                     str(static_cast<int64_t>(s.groups.size())) +
+                     " first cubes for kv_heads=" + str(s.kv_heads));
+  }
+  for (size_t h = 0; h < s.groups.size(); ++h) {
+    const unsigned g = s.groups[h];
+    if (g + C > total_cubes || g / cps != (g + C - 1) / cps)
+      throw UsageError("gqa-long: the group of KV head " + str(static_cast<int64_t>(h)) +
+                       " (cubes " + str(g) + ".." + str(g + C - 1) +
+                       ") does not lie inside one SIP of " + str(cps) + " cubes");
+    for (size_t o = 0; o < h; ++o)
+      if (s.groups[o] < g + C && g < s.groups[o] + C)
+        throw UsageError("gqa-long: the cube groups of KV heads " + str(static_cast<int64_t>(o)) +
+                         " and " + str(static_cast<int64_t>(h)) + " overlap (cubes " +
+                         str(s.groups[o]) + ".." + str(s.groups[o] + C - 1) + " and " + str(g) +
+                         ".." + str(g + C - 1) + ")");
+  }
+  const uint64_t need = rank_tcm_bytes(G, s.d_head, s.tile, C, P);
+  if (need > tcm_arena_capacity(cfg))
+    throw UsageError("gqa-long: tile=" + str(s.tile) + " needs about " + str(need) +
+                     " bytes of TCM per rank; the arena has " + str(tcm_arena_capacity(cfg)));
+  return s;
+}
+
+nlohmann::json run_decode_heads(HostRuntime& rt, const std::vector<HeadPlan>& plans,
+                                const DecodeShape& shape, bool data_mode) {
+  Platform& platform = rt.platform();
+  const int64_t G = shape.g, d = shape.d_head, S = shape.s_kv;
+  const auto n_heads = static_cast<int64_t>(plans.size());
+  const double scale = 1.0 / std::sqrt(static_cast<double>(d));
+
+  // The layer's attention output [heads, d] in sip0.cube0.pe0's HBM, where an
+  // out-projection would read it; each KV head's root writes its G rows.
+  const fw::Tensor out_all = rt.alloc_hbm({0, 0, 0}, {n_heads * G, d}, DType::kFp32);
+  std::vector<fw::LongDecodeArgs> args(plans.size());
+  std::vector<AttnData> inputs(data_mode ? plans.size() : 0);
+  for (int64_t h = 0; h < n_heads; ++h) {
+    const HeadPlan& plan = plans[static_cast<size_t>(h)];
+    const unsigned C = plan.at.cubes, P = plan.at.pes;
+    const int64_t n = fw::block_positions(plan.mode, S, C, P);
+    fw::LongDecodeArgs& a = args[static_cast<size_t>(h)];
+    a.at = plan.at;
+    a.mode = plan.mode;
+    a.intra = plan.intra;
+    a.tile = shape.tile;
+    a.scale = scale;
+    a.variant = shape.variant;
+    a.out = out_all;
+    a.out.h.id = rt.ids().next();
+    a.out.h.addr += static_cast<uint64_t>(h * G * d) * 4;
+    a.out.h.shape = {G, d};
+    if (data_mode)
+      inputs[static_cast<size_t>(h)] = random_attention_inputs(
+          G, d, S, shape.score_std, 0x676c6f6e67ull + static_cast<uint64_t>(h));
+    a.kv.resize(C);
+    for (unsigned k = 0; k < C; ++k) {
+      const PeAddr root = a.at.rank(k, 0);
+      a.q.push_back(rt.alloc_hbm({root.sip, root.cube, root.pe}, {G, d}));
+      if (data_mode) rt.write(a.q.back(), inputs[static_cast<size_t>(h)].q);
+      for (unsigned p = 0; p < P; ++p) {
+        const PeAddr r = a.at.rank(k, p);
+        fw::KvSegment seg{rt.alloc_hbm({r.sip, r.cube, r.pe}, {d, n}),
+                          rt.alloc_hbm({r.sip, r.cube, r.pe}, {n, d})};
+        if (data_mode) {
+          const AttnData& in = inputs[static_cast<size_t>(h)];
+          const int64_t first = (plan.mode.cube == fw::CubeSplit::kSp ? k * S / C : 0) + p * n;
+          rt.write(seg.kt, columns(in.kt, d, S, first, n));
+          rt.write(seg.v, rows(in.v, d, first, n));
+        }
+        a.kv[k].push_back(seg);
+      }
+    }
+  }
+
+  const Counters c0 = Counters::take(platform);
+  const double t0 = platform.now_ns();
+  double t_end = t0;
+  const auto wall0 = std::chrono::steady_clock::now();
+  for (const fw::LongDecodeArgs& a : args) {
+    const auto kernel = [&a, &t_end](fw::Tl& tl) {
+      fw::attention_long_decode(tl, a);
+      t_end = std::max(t_end, tl.now_ns());
+    };
+    try {
+      if (a.at.pe_start == 0) {
+        // Whole cubes from cube_start on: the launch grid through DPPolicy.
+        DpPolicy policy;
+        policy.sip = a.at.sip;
+        policy.cube_start = a.at.cube_start;
+        policy.pes_per_cube = a.at.pes;
+        rt.launch(kernel, LaunchGrid{a.at.cubes * a.at.pes, 1, 1}, policy);
+      } else {
+        std::vector<PeId> pes;
+        for (unsigned k = 0; k < a.at.cubes; ++k)
+          for (unsigned p = 0; p < a.at.pes; ++p) {
+            const PeAddr r = a.at.rank(k, p);
+            pes.push_back({r.sip, r.cube, r.pe});
+          }
+        rt.launch_on(pes, kernel);
+      }
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  }
+  rt.run();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  const Counters c1 = Counters::take(platform);
+
+  const HeadPlan& p0 = plans.front();
+  const int64_t n0 = fw::block_positions(p0.mode, S, p0.at.cubes, p0.at.pes);
+  nlohmann::json pt = {{"S_kv", S},
+                       {"C", p0.at.cubes},
+                       {"P", p0.at.pes},
+                       {"kv_heads", n_heads},
+                       {"G", G},
+                       {"tile", shape.tile},
+                       {"latency_ns", t_end - t0},
+                       {"kv_bytes_per_cube",
+                        static_cast<uint64_t>(n0) * p0.at.pes * static_cast<uint64_t>(d) * 2 * 2},
+                       {"ipcq_ops", c1.ipcq_ops - c0.ipcq_ops},
+                       {"dma_reads", c1.dma_reads - c0.dma_reads},
+                       {"dma_writes", c1.dma_writes - c0.dma_writes},
+                       {"dma_ops", (c1.dma_reads - c0.dma_reads) + (c1.dma_writes - c0.dma_writes)},
+                       {"dma_bursts", c1.dma_bursts - c0.dma_bursts},
+                       {"link_bytes", c1.traffic.link_bytes - c0.traffic.link_bytes},
+                       {"cube_link_bytes", c1.traffic.cube_link_bytes - c0.traffic.cube_link_bytes},
+                       {"sip_link_bytes", c1.traffic.sip_link_bytes - c0.traffic.sip_link_bytes},
+                       {"wall_s", wall}};
+  if (data_mode) {
+    const std::vector<float> out = rt.read(out_all);
+    double err = 0;
+    for (int64_t h = 0; h < n_heads; ++h) {
+      const double e =
+          attention_max_error(inputs[static_cast<size_t>(h)], rows(out, d, h * G, G), scale);
+      if (std::isnan(e) || e > err) err = e;
+    }
+    pt["max_abs_err"] = err;
+  }
+  rt.release_all();
+  return pt;
+}
+
+nlohmann::json run_long_decode(HostRuntime& rt, const LongDecodeSpec& spec_in, bool data_mode) {
+  const TopologyConfig& cfg = rt.platform().config();
+  const LongDecodeSpec s = resolve_long_decode(spec_in, cfg);
+  const fw::DecodeCase mode = fw::decode_case(s.case_no);
+  const unsigned cps = cfg.cubes_per_sip();
+  std::vector<HeadPlan> plans;
+  for (unsigned g : s.groups) plans.push_back({{g / cps, g % cps, s.cubes, 0, s.pes}, mode});
+  DecodeShape shape;
+  shape.g = s.heads / s.kv_heads;
+  shape.d_head = s.d_head;
+  shape.s_kv = s.s_kv;
+  shape.tile = s.tile;
+  shape.score_std = s.score_std;
+  shape.variant = s.variant;
+  nlohmann::json pt = run_decode_heads(rt, plans, shape, data_mode);
+  pt["case"] = s.case_no;
+  pt["case_name"] = fw::to_string(mode);
+  return pt;
+}
+
+namespace {
+
+std::vector<ParamSpec> long_decode_params(const std::string& cases, const std::string& s_kv) {
+  return {
+      {"case", cases,
+       "parallelism case(s), comma-separated: 1 Cube-SP x PE-TP, 2 Cube-Repl x PE-TP, "
+       "3 Cube-Repl x PE-SP, 4 Cube-SP x PE-SP"},
+      {"S_kv", s_kv, "KV positions (comma-separated for several); a multiple of C x P x tile"},
+      {"C", "0", "cubes per KV head (0 = the largest of 8, 4, 2, 1 that fits every head)"},
+      {"P", "0", "PEs per cube (0 = every PE of a cube)"},
+      {"kv_heads", "8", "KV heads, each on its own group of C cubes (Llama-70B: 8)"},
+      {"heads", "64", "query heads (G = heads / kv_heads per KV head, folded into M)"},
+      {"d_head", "128", "head dimension"},
+      {"tile", "64", "KV positions per tile"},
+      {"groups", "",
+       "first cube of each KV head's group, comma-separated, as sip*cubes_per_sip + cube "
+       "(default h*C); groups may not overlap or straddle SIPs"},
+      {"score_std", "10", "data mode: standard deviation of the scaled logits (10: high contrast)"},
+      {"variant", "opt2", "decode loop of every rank: opt1 | opt2 | opt3"}};
+}
+
+LongDecodeSpec spec_from(const BenchParams& p) {
+  LongDecodeSpec s;
+  auto nonneg = [&](const char* key) {
+    const long long v = p.integer(key);
+    if (v < 0 || v > 4096) throw UsageError(std::string("--param ") + key + " must be 0..4096");
+    return static_cast<unsigned>(v);
+  };
+  s.cubes = nonneg("C");
+  s.pes = nonneg("P");
+  s.kv_heads = p.integer("kv_heads");
+  s.heads = p.integer("heads");
+  s.d_head = p.integer("d_head");
+  s.tile = p.integer("tile");
+  s.score_std = p.number("score_std");
+  if (!(s.score_std > 0 && s.score_std <= 1000))
+    throw UsageError("--param score_std must be in (0, 1000]");
+  s.variant = p.str("variant");
+  if (s.variant != "opt1" && s.variant != "opt2" && s.variant != "opt3")
+    throw UsageError("--param variant=" + s.variant + ": expected opt1, opt2 or opt3");
+  for (const std::string& g : p.list("groups")) {
+    size_t used = 0;
+    long long v = -1;
+    try {
+      v = std::stoll(g, &used, 0);
+    } catch (const std::exception&) {
+    }
+    if (used != g.size() || v < 0 || v > 1 << 20)
+      throw UsageError("--param groups: '" + g + "' is not a cube index");
+    s.groups.push_back(static_cast<unsigned>(v));
+  }
+  return s;
+}
+
+std::vector<long long> int_list(const BenchParams& p, const std::string& key) {
+  std::vector<long long> out;
+  for (const std::string& item : p.list(key)) {
+    size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(item, &used, 0);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || item.empty())
+      throw UsageError("--param " + key + ": '" + item + "' is not an integer");
+    out.push_back(v);
+  }
+  if (out.empty()) throw UsageError("--param " + key + " is empty");
+  return out;
+}
+
+BenchResult run_cases(BenchContext& ctx, const std::string& title) {
+  const BenchParams& p = ctx.params;
+  const LongDecodeSpec base = spec_from(p);
+  const std::vector<long long> cases = int_list(p, "case"), sizes = int_list(p, "S_kv");
+  // Every point is checked before the first one runs.
+  for (long long c : cases)
+    for (long long sz : sizes) {
+      LongDecodeSpec s = base;
+      s.case_no = static_cast<int>(c);
+      s.s_kv = sz;
+      resolve_long_decode(s, ctx.platform.config());
+    }
+  HostRuntime rt(ctx.platform);
+  BenchResult res;
+  SummaryTable table{title,
+                     {"case", "S_kv", "C x P", "latency_us", "KV MiB/cube", "ipcq_ops", "dma_ops",
+                      "cube_link_MB", "sip_link_KB", "wall_s", "max_abs_err"},
+                     {}};
+  for (long long sz : sizes)
+    for (long long c : cases) {
+      LongDecodeSpec s = base;
+      s.case_no = static_cast<int>(c);
+      s.s_kv = sz;
+      const nlohmann::json pt = run_long_decode(rt, s, ctx.data_mode);
+      table.rows.push_back({std::to_string(c) + " " + pt["case_name"].get<std::string>(),
+                            std::to_string(sz),
+                            std::to_string(pt["C"].get<unsigned>()) + " x " +
+                                std::to_string(pt["P"].get<unsigned>()),
+                            fmt(pt["latency_ns"].get<double>() / 1e3, 2),
+                            fmt(pt["kv_bytes_per_cube"].get<double>() / (1 << 20), 2),
+                            std::to_string(pt["ipcq_ops"].get<uint64_t>()),
+                            std::to_string(pt["dma_ops"].get<uint64_t>()),
+                            fmt(pt["cube_link_bytes"].get<double>() / 1e6, 3),
+                            fmt(pt["sip_link_bytes"].get<double>() / 1e3, 1), fmt(pt["wall_s"], 2),
+                            pt.contains("max_abs_err") ? fmt(pt["max_abs_err"], 5) : "-"});
+      res.points.push_back(pt);
+    }
+  res.tables.push_back(table);
+  if (res.points.size() == 1) res.metrics = res.points[0];
+  return res;
+}
+
+}  // namespace
+
+std::vector<ParamSpec> GqaLongBench::params() const {
+  return long_decode_params("4", "8192");
+}
+
+BenchResult GqaLongBench::run(BenchContext& ctx) {
+  return run_cases(ctx, "gqa-long: Llama-70B decode, every KV head on C cubes x P PEs");
+}
+
+std::vector<ParamSpec> GqaSweepBench::params() const {
+  return long_decode_params("1,2,3,4", "8192,131072");
+}
+
+BenchResult GqaSweepBench::run(BenchContext& ctx) {
+  BenchResult r = run_cases(ctx, "gqa-sweep: the four long-context decode cases");
+  double wall = 0;
+  for (const auto& pt : r.points) wall += pt["wall_s"].get<double>();
+  r.metrics["points"] = r.points.size();
+  r.metrics["wall_s_total"] = wall;
+  return r;
+}
+
+}  // namespace kb
