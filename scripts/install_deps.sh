@@ -14,6 +14,20 @@ PACKAGES=(
   parallel                  # GNU parallel: runs the job files kernbench --sweep emits (tested)
 )
 
+# Every SystemC thread's stack takes two memory maps; a 512-PE system with
+# its DMA bursts in flight needs more than Linux's default vm.max_map_count
+# (65530). Raise it when allowed; kernbench names the limit if it is hit.
+want_maps=262144
+have_maps=$(cat /proc/sys/vm/max_map_count 2>/dev/null || echo "$want_maps")
+if [ "$have_maps" -lt "$want_maps" ]; then
+  if [ "$(id -u)" -eq 0 ] && sysctl -qw vm.max_map_count="$want_maps" 2>/dev/null; then
+    echo "install_deps: vm.max_map_count $have_maps -> $want_maps (SystemC thread stacks)"
+  else
+    echo "install_deps: vm.max_map_count is $have_maps; 4-SIP runs need $want_maps" \
+      "(sysctl -w vm.max_map_count=$want_maps as root)"
+  fi
+fi
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

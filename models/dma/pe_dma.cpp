@@ -6,6 +6,7 @@
 #include "models/common/errors.h"
 #include "models/common/request_order.h"
 #include "models/common/sim_time.h"
+#include "models/common/thread_budget.h"
 
 namespace kb {
 
@@ -116,6 +117,7 @@ void PeDma::channel_thread(ChannelState* ch) {
         ch->ready.push_back(
             {p, t.src_row(r) + off, t.dst_row(r) + off, n, order_base_ + burst_seq_++});
         if (ch->ready.size() > ch->idle_workers && ch->workers < cfg_.max_outstanding) {
+          reserve_thread_stack(name());
           ++ch->workers;
           ++ch->idle_workers;
           sc_core::sc_spawn([this, ch] { worker_thread(ch); });

@@ -6,6 +6,7 @@
 #include "models/common/errors.h"
 #include "models/common/request_order.h"
 #include "models/common/sim_time.h"
+#include "models/common/thread_budget.h"
 #include "models/common/tlm_checker.h"
 
 namespace kb {
@@ -272,6 +273,7 @@ void PeIpcq::open(TileToken* token, const IpcqOpenCmd& cmd) {
       slot = std::make_unique<RecvQueue>();
       slot->peer = peer;
       RecvQueue* q = slot.get();
+      reserve_thread_stack(name());
       sc_core::sc_spawn([this, q] { recv_loop(q); },
                         sc_core::sc_gen_unique_name(process_name("recv_from", peer).c_str()));
     }
@@ -309,6 +311,7 @@ PeIpcq::SendQueue& PeIpcq::send_queue(const PeAddr& peer) {
     slot = std::make_unique<SendQueue>();
     slot->peer = peer;
     SendQueue* q = slot.get();
+    reserve_thread_stack(name());
     sc_core::sc_spawn([this, q] { send_loop(q); },
                       sc_core::sc_gen_unique_name(process_name("send_to", peer).c_str()));
   }
@@ -530,6 +533,7 @@ void PeIpcq::post_message(const Message& m, std::function<void()> on_delivered) 
   ++msgs_in_flight_;
   ++stats_.messages;
   if (idle_msg_workers_ < outbox_.size()) {
+    reserve_thread_stack(name());
     ++msg_workers_;
     ++idle_msg_workers_;
     sc_core::sc_spawn([this] { message_worker(); }, sc_core::sc_gen_unique_name("msg_worker"));

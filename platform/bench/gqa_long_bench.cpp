@@ -124,7 +124,8 @@ LongDecodeSpec resolve_long_decode(const LongDecodeSpec& in, const TopologyConfi
 }
 
 nlohmann::json run_decode_heads(HostRuntime& rt, const std::vector<HeadPlan>& plans,
-                                const DecodeShape& shape, bool data_mode) {
+                                const DecodeShape& shape, bool data_mode,
+                                std::vector<float>* out_values) {
   Platform& platform = rt.platform();
   const int64_t G = shape.g, d = shape.d_head, S = shape.s_kv;
   const auto n_heads = static_cast<int64_t>(plans.size());
@@ -237,12 +238,14 @@ nlohmann::json run_decode_heads(HostRuntime& rt, const std::vector<HeadPlan>& pl
       if (std::isnan(e) || e > err) err = e;
     }
     pt["max_abs_err"] = err;
+    if (out_values) *out_values = out;
   }
   rt.release_all();
   return pt;
 }
 
-nlohmann::json run_long_decode(HostRuntime& rt, const LongDecodeSpec& spec_in, bool data_mode) {
+nlohmann::json run_long_decode(HostRuntime& rt, const LongDecodeSpec& spec_in, bool data_mode,
+                               std::vector<float>* out) {
   const TopologyConfig& cfg = rt.platform().config();
   const LongDecodeSpec s = resolve_long_decode(spec_in, cfg);
   const fw::DecodeCase mode = fw::decode_case(s.case_no);
@@ -256,7 +259,7 @@ nlohmann::json run_long_decode(HostRuntime& rt, const LongDecodeSpec& spec_in, b
   shape.tile = s.tile;
   shape.score_std = s.score_std;
   shape.variant = s.variant;
-  nlohmann::json pt = run_decode_heads(rt, plans, shape, data_mode);
+  nlohmann::json pt = run_decode_heads(rt, plans, shape, data_mode, out);
   pt["case"] = s.case_no;
   pt["case_name"] = fw::to_string(mode);
   return pt;
@@ -264,15 +267,16 @@ nlohmann::json run_long_decode(HostRuntime& rt, const LongDecodeSpec& spec_in, b
 
 namespace {
 
-std::vector<ParamSpec> long_decode_params(const std::string& cases, const std::string& s_kv) {
+std::vector<ParamSpec> long_decode_params(const std::string& cases, const std::string& s_kv,
+                                          const std::string& cubes, const std::string& kv_heads) {
   return {
       {"case", cases,
        "parallelism case(s), comma-separated: 1 Cube-SP x PE-TP, 2 Cube-Repl x PE-TP, "
        "3 Cube-Repl x PE-SP, 4 Cube-SP x PE-SP"},
       {"S_kv", s_kv, "KV positions (comma-separated for several); a multiple of C x P x tile"},
-      {"C", "0", "cubes per KV head (0 = the largest of 8, 4, 2, 1 that fits every head)"},
+      {"C", cubes, "cubes per KV head (0 = the largest of 8, 4, 2, 1 that fits every head)"},
       {"P", "0", "PEs per cube (0 = every PE of a cube)"},
-      {"kv_heads", "8", "KV heads, each on its own group of C cubes (Llama-70B: 8)"},
+      {"kv_heads", kv_heads, "KV heads, each on its own group of C cubes (Llama-70B: 8)"},
       {"heads", "64", "query heads (G = heads / kv_heads per KV head, folded into M)"},
       {"d_head", "128", "head dimension"},
       {"tile", "64", "KV positions per tile"},
@@ -379,7 +383,7 @@ BenchResult run_cases(BenchContext& ctx, const std::string& title) {
 }  // namespace
 
 std::vector<ParamSpec> GqaLongBench::params() const {
-  return long_decode_params("4", "8192");
+  return long_decode_params("4", "8192", "0", "8");
 }
 
 BenchResult GqaLongBench::run(BenchContext& ctx) {
@@ -387,7 +391,7 @@ BenchResult GqaLongBench::run(BenchContext& ctx) {
 }
 
 std::vector<ParamSpec> GqaSweepBench::params() const {
-  return long_decode_params("1,2,3,4", "8192,131072");
+  return long_decode_params("1,2,3,4", "8192,131072", "8", "1");
 }
 
 BenchResult GqaSweepBench::run(BenchContext& ctx) {

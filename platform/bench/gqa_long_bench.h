@@ -4,7 +4,9 @@
 // parallelism cases {Cube-SP, Cube-Repl} x {PE-TP, PE-SP}. KV head h runs on
 // the cubes [g_h, g_h + C) of one SIP, g_h = h*C by default (DPPolicy
 // cube_start; --param groups= places them explicitly). gqa-sweep runs the
-// four cases at S_kv = 8192 and 131072 (scripts/plot_gqa.py plots it).
+// four cases at S_kv = 8192 and 131072 for one KV head on C = 8 cubes
+// (the groups are independent, so one stands for all eight; --param
+// kv_heads=8 with llama70b_4sip.yaml runs the whole layer); scripts/plot_gqa.py plots it.
 #pragma once
 
 #include <cstdint>
@@ -39,9 +41,11 @@ struct DecodeShape {
 // on every rank of every plan at once, and measures: latency_ns (launch to
 // the last rank's end), kv_bytes_per_cube, ipcq_ops, dma_ops (reads, writes,
 // bursts), link/cube-link/SIP-link bytes, wall_s, and max_abs_err in data
-// mode. Releases its allocations afterwards.
+// mode (and the output itself in `out` when given). Releases its
+// allocations afterwards.
 nlohmann::json run_decode_heads(HostRuntime& rt, const std::vector<HeadPlan>& plans,
-                                const DecodeShape& shape, bool data_mode);
+                                const DecodeShape& shape, bool data_mode,
+                                std::vector<float>* out = nullptr);
 
 // One point of the study.
 struct LongDecodeSpec {
@@ -62,7 +66,8 @@ LongDecodeSpec resolve_long_decode(const LongDecodeSpec& spec, const TopologyCon
 // Runs one point on `rt`'s platform (releasing its allocations afterwards);
 // returns the point's JSON (latency_ns, kv_bytes_per_cube, ipcq_ops, dma_ops,
 // traffic, and max_abs_err in data mode).
-nlohmann::json run_long_decode(HostRuntime& rt, const LongDecodeSpec& spec, bool data_mode);
+nlohmann::json run_long_decode(HostRuntime& rt, const LongDecodeSpec& spec, bool data_mode,
+                               std::vector<float>* out = nullptr);
 
 class GqaLongBench : public Bench {
  public:
