@@ -3,6 +3,7 @@
 #include "platform/bench/allreduce_bench.h"
 #include "platform/bench/gemm_bench.h"
 #include "platform/bench/gqa_decode_bench.h"
+#include "platform/bench/gqa_long_bench.h"
 #include "platform/bench/probe_bench.h"
 
 namespace kb {
@@ -39,6 +40,11 @@ BenchResult MilestoneBench::run(BenchContext& ctx) {
   GqaDecodeBench gqa;
   out.metrics["gqa_decode"] =
       run_study(ctx, gqa, {"variant=opt1,opt2,opt3"}, "gqa-decode", out).points;
+  // gqa-long: one Llama-70B KV head on up to 8 cubes x all PEs at S_kv = 8192, in
+  // the two PE-SP cases (Cube-Repl and Cube-SP).
+  GqaSweepBench gqa_long;
+  out.metrics["gqa_long"] =
+      run_study(ctx, gqa_long, {"case=3,4", "S_kv=8192", "C=0"}, "gqa-long", out).points;
   // allreduce: the topology's natural algorithm, 96 KiB per PE, TCM buffers.
   AllReduceBench allreduce;
   out.metrics["allreduce"] = run_study(ctx, allreduce, {}, "allreduce", out).metrics;

@@ -1,7 +1,8 @@
 // Bench `milestone`, the default study: every registered study at a modest
 // size on one elaborated platform, one after another, with one summary.
 // Today: the probe (no contention points), the GEMM study at 32x3072x32 in
-// every variant, gqa-decode (S_kv 1024, opt1/opt2/opt3) and the all-reduce
+// every variant, gqa-decode (S_kv 1024, opt1/opt2/opt3), gqa-long (one KV
+// head on up to 8 cubes, S_kv 8192, cases 3 and 4) and the all-reduce
 // of the topology's natural algorithm at 96 KiB per PE; each capability that
 // adds a study adds it here.
 #pragma once
