@@ -25,6 +25,13 @@ void note(Ctx& c, size_t tile, const Tensor& t) {
 Tensor kt_tile(Ctx& c, int64_t j) {
   const auto [seg, local] = c.tiles[static_cast<size_t>(j)];
   const Tensor& kt = c.a.kv[seg].kt;
+  if (kt.h.tiled()) {  // whole block columns: a tiled [d, T] of the same grid height
+    Tensor t = c.tl.ref(kt.addr() + kt.h.block_offset(0, local * c.T), {c.d, c.T}, DType::kFp16);
+    t.h.block_rows = kt.h.block_rows;
+    t.h.block_cols = kt.h.block_cols;
+    t.h.block_col_major = kt.h.block_col_major;
+    return t;
+  }
   Tensor t = c.tl.ref(kt.addr() + static_cast<uint64_t>(local * c.T) * 2, {c.d, c.T}, DType::kFp16);
   t.h.row_stride = kt.h.stride();
   return t;
@@ -32,7 +39,15 @@ Tensor kt_tile(Ctx& c, int64_t j) {
 
 Tensor v_tile(Ctx& c, int64_t j) {
   const auto [seg, local] = c.tiles[static_cast<size_t>(j)];
-  return c.tl.ref(c.a.kv[seg].v.addr() + static_cast<uint64_t>(local * c.T * c.d) * 2, {c.T, c.d},
+  const Tensor& v = c.a.kv[seg].v;
+  if (v.h.tiled()) {  // whole block rows
+    Tensor t = c.tl.ref(v.addr() + v.h.block_offset(local * c.T, 0), {c.T, c.d}, DType::kFp16);
+    t.h.block_rows = v.h.block_rows;
+    t.h.block_cols = v.h.block_cols;
+    t.h.block_col_major = v.h.block_col_major;
+    return t;
+  }
+  return c.tl.ref(v.addr() + static_cast<uint64_t>(local * c.T * c.d) * 2, {c.T, c.d},
                   DType::kFp16);
 }
 

@@ -46,6 +46,18 @@ int64_t TensorHandle::cols() const {
   return shape.empty() ? 0 : shape.back();
 }
 
+int64_t TensorHandle::tiled_index(int64_t r, int64_t c) const {
+  const int64_t br = block_rows, bc = block_cols;
+  const int64_t grid_rows = rows() / br, grid_cols = cols() / bc;
+  const int64_t rb = r / br, cb = c / bc;
+  const int64_t block = block_col_major ? cb * grid_rows + rb : rb * grid_cols + cb;
+  return block * br * bc + (r % br) * bc + (c % bc);
+}
+
+uint64_t TensorHandle::block_offset(int64_t r0, int64_t c0) const {
+  return static_cast<uint64_t>(tiled_index(r0, c0)) * dtype_bytes(dtype);
+}
+
 bool TensorHandle::in_tcm() const {
   auto loc = decode_address(addr);
   return loc && loc->space == Space::kTcm;
@@ -62,6 +74,9 @@ std::string TensorHandle::describe() const {
   s += "] ";
   s += to_string(dtype);
   s += " @" + format_address(addr);
+  if (tiled())
+    s += " tiled " + std::to_string(block_rows) + "x" + std::to_string(block_cols) +
+         (block_col_major ? " column-major" : "");
   return s;
 }
 

@@ -19,6 +19,15 @@ struct TensorHandle {
   std::vector<int64_t> shape;  // row-major; the last dimension is contiguous
   DType dtype = DType::kFp16;
   int64_t row_stride = 0;  // elements between rows in memory; 0 = shape.back()
+  // Tiled layout (2-D, HBM operands of a composite): the matrix is stored as
+  // a grid of block_rows x block_cols blocks, each contiguous and row-major
+  // inside, the blocks in row-major grid order or, with block_col_major, in
+  // column-major grid order (so a column slice of whole blocks is itself
+  // contiguous). 0 = plain row-major (row_stride applies). A composite
+  // streams a tiled operand one block per DMA run when its tiles are the
+  // blocks, instead of a strided row per tile row.
+  uint32_t block_rows = 0, block_cols = 0;
+  bool block_col_major = false;
 
   bool valid() const { return id != 0; }
   int64_t numel() const;
@@ -29,6 +38,13 @@ struct TensorHandle {
   bool in_tcm() const;  // decoded from the address: a TCM operand needs no DMA_READ
   bool in_hbm() const;
   std::string describe() const;  // "#7 [32,64] fp16 @0x..."
+
+  bool tiled() const { return block_rows != 0; }
+  // Tiled: the byte offset from addr of the block whose first element is
+  // (r0, c0) (block-aligned), in this handle's own grid.
+  uint64_t block_offset(int64_t r0, int64_t c0) const;
+  // Tiled: the element offset of (r, c) from addr.
+  int64_t tiled_index(int64_t r, int64_t c) const;
 };
 
 }  // namespace kb

@@ -264,14 +264,19 @@ std::vector<Stage> GemmTiler::stages(unsigned mi, unsigned ni, unsigned ki) cons
   const uint64_t kk = std::min<int64_t>(tk, K - int64_t{ki} * tk);
   const uint64_t nn = std::min<int64_t>(tn, N - int64_t{ni} * tn);
   const uint64_t a_at = a->addr + (uint64_t{mi} * tm * a->stride() + uint64_t{ki} * tk) * ea;
-  const uint64_t b_at = b->addr + (uint64_t{ki} * tk * b->stride() + uint64_t{ni} * tn) * eb;
+  // A tiled b (blocks of tk x tn, checked by the plan) streams each tile as one
+  // contiguous block.
+  const uint64_t b_at = b->tiled()
+                            ? b->addr + b->block_offset(int64_t{ki} * tk, int64_t{ni} * tn)
+                            : b->addr + (uint64_t{ki} * tk * b->stride() + uint64_t{ni} * tn) * eb;
+  const uint64_t b_stride = b->tiled() ? nn : static_cast<uint64_t>(b->stride());
   std::vector<Stage> st;
   if (!a->in_tcm())
     st.push_back(dma_stage(StageKind::kDmaRead, a_at, tiling.slot_a_offset(), kk * ea, mm,
                            a->stride() * ea, kk * ea, Stage::kStagedDst));
   if (!b->in_tcm())
     st.push_back(dma_stage(StageKind::kDmaRead, b_at, tiling.slot_b_offset(), nn * eb, kk,
-                           b->stride() * eb, nn * eb, Stage::kStagedDst));
+                           b_stride * eb, nn * eb, Stage::kStagedDst));
   Stage fetch;
   fetch.kind = StageKind::kFetch;
   fetch.op_kind = "fetch";
@@ -369,6 +374,14 @@ TilePlan make_tile_plan(const CompositeCmd& cmd, const TilingConfig& tiling, uin
   plan_epilogue(cmd, gemm_idx, *g.out, cmd_id, plan, k_ops, out_ops);
 
   const unsigned tm = tiling.tile_m, tk = tiling.tile_k, tn = tiling.tile_n;
+  if (g.a->tiled() || g.out->tiled())
+    throw PlanError("gemm: only operand b may be tiled (a " + g.a->describe() + ", out " +
+                    g.out->describe() + ")");
+  if (g.b->tiled() && (g.b->in_tcm() || g.b->block_rows != tk || g.b->block_cols != tn ||
+                       g.K % tk != 0 || g.N % tn != 0))
+    throw PlanError("gemm: b " + g.b->describe() + " is tiled, which needs blocks of the native " +
+                    "tile k x n = " + std::to_string(tk) + "x" + std::to_string(tn) +
+                    ", K and N multiples of them, and b outside TCM");
   plan.m_tiles = static_cast<unsigned>((g.M + tm - 1) / tm);
   plan.k_tiles = static_cast<unsigned>((g.K + tk - 1) / tk);
   plan.n_tiles = static_cast<unsigned>((g.N + tn - 1) / tn);

@@ -116,11 +116,43 @@ LongDecodeSpec resolve_long_decode(const LongDecodeSpec& in, const TopologyConfi
                          str(s.groups[o]) + ".." + str(s.groups[o] + C - 1) + " and " + str(g) +
                          ".." + str(g + C - 1) + ")");
   }
+  DecodeShape shape;
+  shape.d_head = s.d_head;
+  shape.tile = s.tile;
+  shape.tiled_kv = s.tiled_kv;
+  check_tiled_kv(shape, cfg, "gqa-long");
   const uint64_t need = rank_tcm_bytes(G, s.d_head, s.tile, C, P);
   if (need > tcm_arena_capacity(cfg))
     throw UsageError("gqa-long: tile=" + str(s.tile) + " needs about " + str(need) +
                      " bytes of TCM per rank; the arena has " + str(tcm_arena_capacity(cfg)));
   return s;
+}
+
+namespace {
+
+// K (the b of Q·Kᵀ, [d, n]) and V (the b of P·V, [n, d]) in native k x n
+// blocks; K's blocks column-major, so that the columns of a KV tile are whole
+// blocks in one run, V's row-major for its rows.
+void tile_kv(fw::KvSegment& seg, const TopologyConfig& cfg) {
+  for (fw::Tensor* t : {&seg.kt, &seg.v}) {
+    t->h.block_rows = cfg.pe.gemm.tile_k;
+    t->h.block_cols = cfg.pe.gemm.tile_n;
+  }
+  seg.kt.h.block_col_major = true;
+}
+
+}  // namespace
+
+// Checks that tiled KV blocks fit: d and the tile multiples of the native
+// tile's k and n.
+void check_tiled_kv(const DecodeShape& s, const TopologyConfig& cfg, const std::string& bench) {
+  if (!s.tiled_kv) return;
+  const int64_t tk = cfg.pe.gemm.tile_k, tn = cfg.pe.gemm.tile_n;
+  if (s.d_head % tk != 0 || s.d_head % tn != 0 || s.tile % tk != 0 || s.tile % tn != 0)
+    throw UsageError(bench + ": kv_layout=tiled stores K and V in the GEMM's native " +
+                     std::to_string(tk) + "x" + std::to_string(tn) +
+                     " blocks, so d_head and tile must be multiples of " +
+                     std::to_string(std::max(tk, tn)) + " (or use --param kv_layout=rowmajor)");
 }
 
 nlohmann::json run_decode_heads(HostRuntime& rt, const std::vector<HeadPlan>& plans,
@@ -130,6 +162,7 @@ nlohmann::json run_decode_heads(HostRuntime& rt, const std::vector<HeadPlan>& pl
   const int64_t G = shape.g, d = shape.d_head, S = shape.s_kv;
   const auto n_heads = static_cast<int64_t>(plans.size());
   const double scale = 1.0 / std::sqrt(static_cast<double>(d));
+  check_tiled_kv(shape, platform.config(), "gqa");
 
   // The layer's attention output [heads, d] in sip0.cube0.pe0's HBM, where an
   // out-projection would read it; each KV head's root writes its G rows.
@@ -163,6 +196,7 @@ nlohmann::json run_decode_heads(HostRuntime& rt, const std::vector<HeadPlan>& pl
         const PeAddr r = a.at.rank(k, p);
         fw::KvSegment seg{rt.alloc_hbm({r.sip, r.cube, r.pe}, {d, n}),
                           rt.alloc_hbm({r.sip, r.cube, r.pe}, {n, d})};
+        if (shape.tiled_kv) tile_kv(seg, platform.config());
         if (data_mode) {
           const AttnData& in = inputs[static_cast<size_t>(h)];
           const int64_t first = (plan.mode.cube == fw::CubeSplit::kSp ? k * S / C : 0) + p * n;
@@ -217,6 +251,7 @@ nlohmann::json run_decode_heads(HostRuntime& rt, const std::vector<HeadPlan>& pl
                        {"kv_heads", n_heads},
                        {"G", G},
                        {"tile", shape.tile},
+                       {"kv_layout", shape.tiled_kv ? "tiled" : "rowmajor"},
                        {"latency_ns", t_end - t0},
                        {"kv_bytes_per_cube",
                         static_cast<uint64_t>(n0) * p0.at.pes * static_cast<uint64_t>(d) * 2 * 2},
@@ -259,10 +294,18 @@ nlohmann::json run_long_decode(HostRuntime& rt, const LongDecodeSpec& spec_in, b
   shape.tile = s.tile;
   shape.score_std = s.score_std;
   shape.variant = s.variant;
+  shape.tiled_kv = s.tiled_kv;
   nlohmann::json pt = run_decode_heads(rt, plans, shape, data_mode, out);
   pt["case"] = s.case_no;
   pt["case_name"] = fw::to_string(mode);
   return pt;
+}
+
+bool parse_kv_layout(const BenchParams& p) {
+  const std::string& v = p.str("kv_layout");
+  if (v != "tiled" && v != "rowmajor")
+    throw UsageError("--param kv_layout=" + v + ": expected tiled or rowmajor");
+  return v == "tiled";
 }
 
 namespace {
@@ -284,7 +327,10 @@ std::vector<ParamSpec> long_decode_params(const std::string& cases, const std::s
        "first cube of each KV head's group, comma-separated, as sip*cubes_per_sip + cube "
        "(default h*C); groups may not overlap or straddle SIPs"},
       {"score_std", "10", "data mode: standard deviation of the scaled logits (10: high contrast)"},
-      {"variant", "opt2", "decode loop of every rank: opt1 | opt2 | opt3"}};
+      {"variant", "opt2", "decode loop of every rank: opt1 | opt2 | opt3"},
+      {"kv_layout", "tiled",
+       "KV in HBM: tiled (the GEMM's native k x n blocks, one contiguous run per streamed "
+       "tile) | rowmajor (K transposed row-major: a strided row per tile row)"}};
 }
 
 LongDecodeSpec spec_from(const BenchParams& p) {
@@ -304,6 +350,7 @@ LongDecodeSpec spec_from(const BenchParams& p) {
   if (!(s.score_std > 0 && s.score_std <= 1000))
     throw UsageError("--param score_std must be in (0, 1000]");
   s.variant = p.str("variant");
+  s.tiled_kv = parse_kv_layout(p);
   if (s.variant != "opt1" && s.variant != "opt2" && s.variant != "opt3")
     throw UsageError("--param variant=" + s.variant + ": expected opt1, opt2 or opt3");
   for (const std::string& g : p.list("groups")) {

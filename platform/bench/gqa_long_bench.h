@@ -34,6 +34,9 @@ struct DecodeShape {
   int64_t g = 8, d_head = 128, s_kv = 8192, tile = 64;
   double score_std = 10;
   std::string variant = "opt2";
+  // KV in HBM in the GEMM's native blocks (one contiguous run per streamed
+  // tile) instead of plain row-major (a strided row per tile row).
+  bool tiled_kv = true;
 };
 
 // Allocates every head's Q, KV blocks (random in data mode) and a shared
@@ -43,6 +46,11 @@ struct DecodeShape {
 // bursts), link/cube-link/SIP-link bytes, wall_s, and max_abs_err in data
 // mode (and the output itself in `out` when given). Releases its
 // allocations afterwards.
+// --param kv_layout (tiled | rowmajor): true for tiled.
+bool parse_kv_layout(const BenchParams& p);
+// UsageError unless d_head and the tile are whole native GEMM blocks (when tiled_kv).
+void check_tiled_kv(const DecodeShape& shape, const TopologyConfig& cfg, const std::string& bench);
+
 nlohmann::json run_decode_heads(HostRuntime& rt, const std::vector<HeadPlan>& plans,
                                 const DecodeShape& shape, bool data_mode,
                                 std::vector<float>* out = nullptr);
@@ -56,6 +64,7 @@ struct LongDecodeSpec {
   std::vector<unsigned> groups;  // first cube of each head (global: sip*cubes + cube); empty = h*C
   double score_std = 10;
   std::string variant = "opt2";
+  bool tiled_kv = true;
 };
 
 // The spec's C, P and groups resolved against the platform, or UsageError

@@ -17,7 +17,8 @@ std::vector<ParamSpec> GqaShortBench::params() const {
           {"d_head", "128", "head dimension"},
           {"tile", "64", "KV positions per tile"},
           {"score_std", "10", "data mode: standard deviation of the scaled logits"},
-          {"variant", "opt2", "decode loop of every PE: opt1 | opt2 | opt3"}};
+          {"variant", "opt2", "decode loop of every PE: opt1 | opt2 | opt3"},
+          {"kv_layout", "tiled", "KV in HBM: tiled (native GEMM blocks) | rowmajor"}};
 }
 
 namespace {
@@ -38,6 +39,7 @@ BenchResult GqaShortBench::run(BenchContext& ctx) {
   shape.tile = p.integer("tile");
   shape.score_std = p.number("score_std");
   shape.variant = p.str("variant");
+  shape.tiled_kv = parse_kv_layout(p);
   if (kv_heads <= 0 || heads <= 0 || shape.d_head <= 0 || shape.s_kv <= 0 || shape.tile <= 0 ||
       kv_heads > 4096)
     throw UsageError("gqa-short: kv_heads, heads, d_head, S_kv and tile must be > 0");
@@ -49,6 +51,7 @@ BenchResult GqaShortBench::run(BenchContext& ctx) {
   if (shape.variant != "opt1" && shape.variant != "opt2" && shape.variant != "opt3")
     throw UsageError("--param variant=" + shape.variant + ": expected opt1, opt2 or opt3");
   shape.g = heads / kv_heads;
+  check_tiled_kv(shape, cfg, "gqa-short");
   const unsigned pes = cfg.cube.pes, cps = cfg.cubes_per_sip();
   const unsigned total_cubes = cps * cfg.system.n_sips;
 

@@ -80,6 +80,17 @@ void HostRuntime::write(const fw::Tensor& t, const std::vector<float>& values) {
   if (static_cast<int64_t>(values.size()) != h.numel())
     throw UsageError("write of " + std::to_string(values.size()) + " values into " + h.describe());
   const uint64_t esize = dtype_bytes(h.dtype);
+  if (h.tiled()) {  // one contiguous write in block order
+    std::vector<float> ordered(values.size());
+    for (int64_t r = 0; r < h.rows(); ++r)
+      for (int64_t c = 0; c < h.cols(); ++c)
+        ordered[static_cast<size_t>(h.tiled_index(r, c))] =
+            values[static_cast<size_t>(r * h.cols() + c)];
+    std::vector<uint8_t> bytes(ordered.size() * esize);
+    encode_elements(ordered.data(), ordered.size(), h.dtype, bytes.data());
+    platform_.debug_write(h.addr, bytes.data(), bytes.size());
+    return;
+  }
   std::vector<uint8_t> row(static_cast<size_t>(h.cols()) * esize);
   for (int64_t r = 0; r < h.rows(); ++r) {
     encode_elements(values.data() + r * h.cols(), static_cast<uint64_t>(h.cols()), h.dtype,
@@ -93,6 +104,17 @@ std::vector<float> HostRuntime::read(const fw::Tensor& t) {
   const TensorHandle& h = t.h;
   const uint64_t esize = dtype_bytes(h.dtype);
   std::vector<float> out;
+  if (h.tiled()) {
+    std::vector<uint8_t> bytes(h.bytes());
+    platform_.debug_read(h.addr, bytes.data(), bytes.size());
+    const auto ordered = decode_elements(bytes.data(), static_cast<uint64_t>(h.numel()), h.dtype);
+    out.resize(ordered.size());
+    for (int64_t r = 0; r < h.rows(); ++r)
+      for (int64_t c = 0; c < h.cols(); ++c)
+        out[static_cast<size_t>(r * h.cols() + c)] =
+            ordered[static_cast<size_t>(h.tiled_index(r, c))];
+    return out;
+  }
   out.reserve(static_cast<size_t>(h.numel()));
   std::vector<uint8_t> row(static_cast<size_t>(h.cols()) * esize);
   for (int64_t r = 0; r < h.rows(); ++r) {

@@ -116,6 +116,24 @@ TEST(LongDecode, LlamaHeadsRunSideBySideOnDisjointCubeGroups) {
   EXPECT_LE(rev["max_abs_err"].get<double>(), kTol);
 }
 
+// The tiled KV layout changes how KV streams, not what is computed.
+TEST(LongDecode, TiledKvGivesTheRowMajorResultWithFarFewerBursts) {
+  Platform p(load_default_topology());
+  p.set_data_mode(true);
+  HostRuntime rt(p);
+  for (int cs : {1, 4}) {
+    LongDecodeSpec s = one_head(cs, 2, 4, 1024);
+    std::vector<float> tiled, plain;
+    const nlohmann::json a = run_long_decode(rt, s, true, &tiled);
+    s.tiled_kv = false;
+    const nlohmann::json b = run_long_decode(rt, s, true, &plain);
+    EXPECT_EQ(tiled, plain) << "case " << cs;
+    EXPECT_LT(a["dma_bursts"].get<uint64_t>() * 8, b["dma_bursts"].get<uint64_t>());
+    EXPECT_EQ(a["kv_layout"], "tiled");
+    EXPECT_EQ(b["kv_layout"], "rowmajor");
+  }
+}
+
 TEST(LongDecode, BadPlacementsAreUsageErrors) {
   const TopologyConfig cfg = load_default_topology();
   auto expect_error = [&](LongDecodeSpec s, const std::string& part) {

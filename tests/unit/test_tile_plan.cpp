@@ -184,6 +184,53 @@ TEST(TilePlan, DmaReadAddressesWalkTheOperandTiles) {
   EXPECT_EQ(w.staged & Stage::kStagedSrc, Stage::kStagedSrc);
 }
 
+// A b tiled in native 64x32 blocks streams each tile as one contiguous run:
+// block (k 1, n 1) of a column-major grid of 2 block rows is block 3.
+TEST(TilePlan, TiledBStreamsOneContiguousBlockPerTile) {
+  Handles hs;
+  const TensorHandle a = hs.tcm({32, 128});
+  TensorHandle b = hs.hbm({128, 64});
+  b.block_rows = 64;
+  b.block_cols = 32;
+  b.block_col_major = true;
+  const TensorHandle out = hs.tcm({32, 64}, DType::kFp32);
+  CompositeCmd c;
+  c.ops = {gemm_op(a, b, out)};
+  const TilePlan p = make_tile_plan(c, kTiling, 1);
+  const TileToken& t = p.tiles.back();
+  ASSERT_EQ(t.tile, "m0.n1.k1");
+  const Stage& rb = t.stages[0];
+  ASSERT_EQ(rb.kind, StageKind::kDmaRead);
+  EXPECT_EQ(rb.transfer.src, b.addr + uint64_t{3} * 64 * 32 * 2);
+  EXPECT_EQ(rb.transfer.row_bytes, 32u * 2);
+  EXPECT_EQ(rb.transfer.src_stride, 32u * 2);  // rows follow each other: one run
+  EXPECT_EQ(rb.transfer.rows, 64u);
+  EXPECT_TRUE(rb.transfer.coalescible());
+  EXPECT_EQ(b.tiled_index(64 + 5, 32 + 7), 3 * 64 * 32 + 5 * 32 + 7);
+}
+
+TEST(TilePlan, TiledOperandWithOtherBlocksIsRejected) {
+  Handles hs;
+  const TensorHandle a = hs.tcm({32, 128});
+  TensorHandle b = hs.hbm({128, 64});
+  b.block_rows = 32;
+  b.block_cols = 32;
+  CompositeCmd c;
+  c.ops = {gemm_op(a, b, hs.tcm({32, 64}, DType::kFp32))};
+  try {
+    make_tile_plan(c, kTiling, 1);
+    FAIL() << "expected a PlanError";
+  } catch (const PlanError& e) {
+    EXPECT_NE(std::string(e.what()).find("native tile k x n = 64x32"), std::string::npos)
+        << e.what();
+  }
+  TensorHandle a2 = hs.hbm({32, 128});
+  a2.block_rows = 32;
+  a2.block_cols = 64;
+  c.ops = {gemm_op(a2, hs.hbm({128, 64}), hs.tcm({32, 64}, DType::kFp32))};
+  EXPECT_THROW(make_tile_plan(c, kTiling, 1), PlanError);
+}
+
 // ---- epilogue scopes ----------------------------------------------------------
 
 TEST(TilePlan, StageOrderWithKTileOutputTileAndPostLoopOps) {
