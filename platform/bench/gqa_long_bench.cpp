@@ -311,7 +311,8 @@ bool parse_kv_layout(const BenchParams& p) {
 namespace {
 
 std::vector<ParamSpec> long_decode_params(const std::string& cases, const std::string& s_kv,
-                                          const std::string& cubes, const std::string& kv_heads) {
+                                          const std::string& cubes, const std::string& kv_heads,
+                                          const std::string& heads) {
   return {
       {"case", cases,
        "parallelism case(s), comma-separated: 1 Cube-SP x PE-TP, 2 Cube-Repl x PE-TP, "
@@ -320,7 +321,7 @@ std::vector<ParamSpec> long_decode_params(const std::string& cases, const std::s
       {"C", cubes, "cubes per KV head (0 = the largest of 8, 4, 2, 1 that fits every head)"},
       {"P", "0", "PEs per cube (0 = every PE of a cube)"},
       {"kv_heads", kv_heads, "KV heads, each on its own group of C cubes (Llama-70B: 8)"},
-      {"heads", "64", "query heads (G = heads / kv_heads per KV head, folded into M)"},
+      {"heads", heads, "query heads (G = heads / kv_heads per KV head, folded into M)"},
       {"d_head", "128", "head dimension"},
       {"tile", "64", "KV positions per tile"},
       {"groups", "",
@@ -430,7 +431,7 @@ BenchResult run_cases(BenchContext& ctx, const std::string& title) {
 }  // namespace
 
 std::vector<ParamSpec> GqaLongBench::params() const {
-  return long_decode_params("4", "8192", "0", "8");
+  return long_decode_params("4", "8192", "0", "8", "64");
 }
 
 BenchResult GqaLongBench::run(BenchContext& ctx) {
@@ -438,7 +439,7 @@ BenchResult GqaLongBench::run(BenchContext& ctx) {
 }
 
 std::vector<ParamSpec> GqaSweepBench::params() const {
-  return long_decode_params("1,2,3,4", "8192,131072", "8", "1");
+  return long_decode_params("1,2,3,4", "8192,131072", "8", "1", "8");
 }
 
 BenchResult GqaSweepBench::run(BenchContext& ctx) {

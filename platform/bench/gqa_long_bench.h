@@ -4,9 +4,11 @@
 // parallelism cases {Cube-SP, Cube-Repl} x {PE-TP, PE-SP}. KV head h runs on
 // the cubes [g_h, g_h + C) of one SIP, g_h = h*C by default (DPPolicy
 // cube_start; --param groups= places them explicitly). gqa-sweep runs the
-// four cases at S_kv = 8192 and 131072 for one KV head on C = 8 cubes
+// four cases at S_kv = 8192 and 131072 for one KV-head group of Llama-70B
+// (heads=8, kv_heads=1: G = 8) on C = 8 cubes
 // (the groups are independent, so one stands for all eight; --param
-// kv_heads=8 with llama70b_4sip.yaml runs the whole layer); scripts/plot_gqa.py plots it.
+// kv_heads=8 --param heads=64 with llama70b_4sip.yaml runs the whole
+// layer); scripts/plot_gqa.py plots it.
 #pragma once
 
 #include <cstdint>
