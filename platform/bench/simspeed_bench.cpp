@@ -28,7 +28,13 @@ namespace kb {
 std::vector<ParamSpec> SimSpeedBench::params() const {
   return {{"pingpongs", "500000", "raw rate: ping-pong round trips of two bare SystemC threads"},
           {"gemm_k", "1024,2048,4096,8192", "K of the linearity GEMMs (M = N = 64, ref_ref)"},
-          {"elaborate", "1", "1: also time elaborating the 1-SIP and 4-SIP topologies (children)"}};
+          {"elaborate", "1", "1: also time elaborating the 1-SIP and 4-SIP topologies (children)"},
+          {"gqa_s_kv", "131072",
+           "gqa-sweep's four long-context cases at this S_kv in a child process, wall time per "
+           "case (0 = skip)"},
+          {"sweep_spec", "scripts/sweeps/gemm_dma_32.yaml",
+           "a configuration sweep run with -j 1 and then -j 2 (child processes), wall times "
+           "compared (empty = skip)"}};
 }
 
 namespace {
@@ -142,6 +148,21 @@ ChildCost child_cost(const std::vector<std::string>& argv) {
   }
   std::remove(out);
   return c;
+}
+
+// This kernbench binary (for child processes).
+std::string own_exe(const BenchContext& ctx) {
+  if (!ctx.kernbench_exe.empty()) return ctx.kernbench_exe;
+  std::error_code ec;
+  return std::filesystem::read_symlink("/proc/self/exe", ec).string();
+}
+
+// A fresh name under the temporary directory (nothing is created).
+std::string temp_path(const std::string& stem, const std::string& ext) {
+  static unsigned n = 0;
+  return (std::filesystem::temp_directory_path() /
+          (stem + "_" + std::to_string(getpid()) + "_" + std::to_string(++n) + ext))
+      .string();
 }
 
 // Least-squares y = a + b x and its R^2.
@@ -264,6 +285,63 @@ BenchResult SimSpeedBench::run(BenchContext& ctx) {
         el.rows.push_back({name, data ? "data" : "timing", fmt(c.wall_s, 3), fmt(c.max_rss_mb, 1)});
       }
     res.tables.push_back(el);
+  }
+
+  const std::string exe = own_exe(ctx);
+  const long long gqa_s = ctx.params.integer("gqa_s_kv");
+  if (gqa_s > 0) {
+    // gqa-sweep's four cases at one S_kv, as an architect runs them.
+    const std::string json_out = temp_path("kb_simspeed_gqa", ".json");
+    const ChildCost c = child_cost({exe, "--bench", "gqa-sweep", "--param",
+                                    "S_kv=" + std::to_string(gqa_s), "--json", json_out});
+    if (c.status != 0)
+      throw SimulationError("simspeed: gqa-sweep at S_kv=" + std::to_string(gqa_s) +
+                            " failed (exit " + std::to_string(c.status) + ")");
+    std::ifstream in(json_out);
+    const nlohmann::json r = nlohmann::json::parse(in);
+    std::remove(json_out.c_str());
+    SummaryTable g{"gqa-sweep, four long-context cases at S_kv=" + std::to_string(gqa_s) +
+                       " (child process; target: under 60 s in all)",
+                   {"case", "latency_us", "wall_s"},
+                   {}};
+    double cases_wall = 0;
+    for (const auto& pt : r["points"]) {
+      cases_wall += pt["wall_s"].get<double>();
+      g.rows.push_back(
+          {std::to_string(pt["case"].get<int>()) + " " + pt["case_name"].get<std::string>(),
+           fmt(pt["latency_ns"].get<double>() / 1e3, 2), fmt(pt["wall_s"], 2)});
+    }
+    g.rows.push_back({"all (process, elaboration included)", "-", fmt(c.wall_s, 2)});
+    res.metrics["gqa_sweep"] = {
+        {"S_kv", gqa_s}, {"cases_wall_s", cases_wall}, {"process_wall_s", c.wall_s}};
+    res.tables.push_back(g);
+  }
+
+  const std::string spec = ctx.params.str("sweep_spec");
+  if (!spec.empty()) {
+    std::string path = spec;
+    if (!std::filesystem::exists(path))
+      path = (std::filesystem::path(exe).parent_path().parent_path() / spec).string();
+    if (!std::filesystem::exists(path))
+      throw UsageError("simspeed: sweep_spec " + spec +
+                       " not found (run from the source tree, or --param sweep_spec=)");
+    SummaryTable sw{
+        "configuration sweep " + spec + " (child processes)", {"jobs", "wall_s", "vs -j 1"}, {}};
+    double serial = 0;
+    for (const int jobs : {1, 2}) {
+      const std::string out = temp_path("kb_simspeed_sweep", "");
+      const ChildCost c =
+          child_cost({exe, "--sweep", path, "--out", out, "-j", std::to_string(jobs), "--quiet"});
+      std::error_code ec;
+      std::filesystem::remove_all(out, ec);
+      if (c.status != 0)
+        throw SimulationError("simspeed: the sweep " + path + " failed with -j " +
+                              std::to_string(jobs) + " (exit " + std::to_string(c.status) + ")");
+      if (jobs == 1) serial = c.wall_s;
+      res.metrics["sweep_j" + std::to_string(jobs) + "_wall_s"] = c.wall_s;
+      sw.rows.push_back({std::to_string(jobs), fmt(c.wall_s, 2), fmt(c.wall_s / serial, 2)});
+    }
+    res.tables.push_back(sw);
   }
   return res;
 }

@@ -248,12 +248,14 @@ TEST(CliInfo, CheckTopologyReportsElaborationTimeAndPeakRss) {
 // The speed bench runs end to end (its figures are for notes, not asserted).
 TEST(CliInfo, SimspeedReportsRawRateStageRatesFitAndElaboration) {
   TempDir tmp;
-  const RunResult r = run({"--bench", "simspeed", "--param", "pingpongs=2000", "--param",
-                           "gemm_k=64,128,256", "--json", tmp / "s.json"},
-                          tmp);
+  const RunResult r =
+      run({"--bench", "simspeed", "--param", "pingpongs=2000", "--param", "gemm_k=64,128,256",
+           "--param", "gqa_s_kv=4096", "--param", "sweep_spec=", "--json", tmp / "s.json"},
+          tmp);
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   for (const char* s : {"raw SystemC ping-pong", "allreduce hierarchical 128 PEs", "gqa-decode",
-                        "R2=", "llama70b_4sip (512 PEs)"})
+                        "R2=", "llama70b_4sip (512 PEs)", "gqa-sweep, four long-context cases",
+                        "4 Cube-SP x PE-SP"})
     EXPECT_TRUE(contains(r.out, s)) << s << "\n" << r.out;
 }
 
