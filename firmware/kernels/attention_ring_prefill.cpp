@@ -68,7 +68,7 @@ void attention_ring_prefill(Tl& tl, const RingPrefillArgs& a) {
       const Tensor& buf = kv[static_cast<size_t>(step % 2)];
       const Tensor& other = kv[static_cast<size_t>((step + 1) % 2)];
       // The tile of this step belongs to block (c - k) mod C.
-      const int64_t b = static_cast<int64_t>((c + C - k) % C);
+      const auto b = static_cast<int64_t>((c + C - k) % C);
       const int64_t kv_pos0 = b * block + t * T;
       for (const Tensor& p : cur) tl.wait(p);
       // In flight while this step computes: this tile on to the right, the

@@ -52,8 +52,8 @@ uint64_t rank_tcm_bytes(int64_t G, int64_t d, int64_t T, unsigned C, unsigned P)
 
 }  // namespace
 
-LongDecodeSpec resolve_long_decode(const LongDecodeSpec& in, const TopologyConfig& cfg) {
-  LongDecodeSpec s = in;
+LongDecodeSpec resolve_long_decode(const LongDecodeSpec& spec, const TopologyConfig& cfg) {
+  LongDecodeSpec s = spec;
   const fw::DecodeCase mode = [&] {
     try {
       return fw::decode_case(s.case_no);
@@ -91,7 +91,7 @@ LongDecodeSpec resolve_long_decode(const LongDecodeSpec& in, const TopologyConfi
   if (mode.pe == fw::PeSplit::kTp && G % P != 0)
     throw UsageError("gqa-long: case " + str(s.case_no) + " (PE-TP) splits the G=" + str(G) +
                      " query heads of a KV head over P=" + str(P) + " PEs; P must divide G");
-  const int64_t split = (mode.cube == fw::CubeSplit::kSp ? C : 1) * P * s.tile;
+  const int64_t split = int64_t{mode.cube == fw::CubeSplit::kSp ? C : 1} * P * s.tile;
   if (s.s_kv % split != 0)
     throw UsageError("gqa-long: S_kv=" + str(s.s_kv) + " is not a multiple of " +
                      (mode.cube == fw::CubeSplit::kSp ? "C x " : std::string()) +
@@ -123,8 +123,9 @@ LongDecodeSpec resolve_long_decode(const LongDecodeSpec& in, const TopologyConfi
   check_tiled_kv(shape, cfg, "gqa-long");
   const uint64_t need = rank_tcm_bytes(G, s.d_head, s.tile, C, P);
   if (need > tcm_arena_capacity(cfg))
-    throw UsageError("gqa-long: tile=" + str(s.tile) + " needs about " + str(need) +
-                     " bytes of TCM per rank; the arena has " + str(tcm_arena_capacity(cfg)));
+    throw UsageError("gqa-long: tile=" + std::to_string(s.tile) + " needs about " +
+                     std::to_string(need) + " bytes of TCM per rank; the arena has " +
+                     std::to_string(tcm_arena_capacity(cfg)));
   return s;
 }
 
@@ -139,6 +140,72 @@ void tile_kv(fw::KvSegment& seg, const TopologyConfig& cfg) {
     t->h.block_cols = cfg.pe.gemm.tile_n;
   }
   seg.kt.h.block_col_major = true;
+}
+
+// Head h's arguments: its Q per cube and KV blocks allocated on its ranks
+// (random and written in data mode, kept in *in), its rows of `out_all`.
+fw::LongDecodeArgs place_head(HostRuntime& rt, const HeadPlan& plan, const DecodeShape& shape,
+                              const fw::Tensor& out_all, int64_t h, AttnData* in) {
+  const int64_t G = shape.g, d = shape.d_head, S = shape.s_kv;
+  const unsigned C = plan.at.cubes, P = plan.at.pes;
+  const int64_t n = fw::block_positions(plan.mode, S, C, P);
+  fw::LongDecodeArgs a;
+  a.at = plan.at;
+  a.mode = plan.mode;
+  a.intra = plan.intra;
+  a.tile = shape.tile;
+  a.scale = 1.0 / std::sqrt(static_cast<double>(d));
+  a.variant = shape.variant;
+  a.out = out_all;
+  a.out.h.id = rt.ids().next();
+  a.out.h.addr += static_cast<uint64_t>(h * G * d) * 4;
+  a.out.h.shape = {G, d};
+  if (in)
+    *in = random_attention_inputs(G, d, S, shape.score_std,
+                                  0x676c6f6e67ull + static_cast<uint64_t>(h));
+  a.kv.resize(C);
+  for (unsigned k = 0; k < C; ++k) {
+    const PeAddr root = a.at.rank(k, 0);
+    a.q.push_back(rt.alloc_hbm({root.sip, root.cube, root.pe}, {G, d}));
+    if (in) rt.write(a.q.back(), in->q);
+    for (unsigned p = 0; p < P; ++p) {
+      const PeAddr r = a.at.rank(k, p);
+      fw::KvSegment seg{rt.alloc_hbm({r.sip, r.cube, r.pe}, {d, n}),
+                        rt.alloc_hbm({r.sip, r.cube, r.pe}, {n, d})};
+      if (shape.tiled_kv) tile_kv(seg, rt.platform().config());
+      if (in) {
+        const int64_t first = (plan.mode.cube == fw::CubeSplit::kSp ? k * S / C : 0) + p * n;
+        rt.write(seg.kt, columns(in->kt, d, S, first, n));
+        rt.write(seg.v, rows(in->v, d, first, n));
+      }
+      a.kv[k].push_back(seg);
+    }
+  }
+  return a;
+}
+
+// Posts `kernel` on every rank of a's placement: whole cubes from cube_start
+// through the DPPolicy launch grid, a PE subset of a cube by explicit PEs.
+void launch_head(HostRuntime& rt, const fw::LongDecodeArgs& a, const Kernel& kernel) {
+  try {
+    if (a.at.pe_start == 0) {
+      DpPolicy policy;
+      policy.sip = a.at.sip;
+      policy.cube_start = a.at.cube_start;
+      policy.pes_per_cube = a.at.pes;
+      rt.launch(kernel, LaunchGrid{a.at.cubes * a.at.pes, 1, 1}, policy);
+      return;
+    }
+    std::vector<PeId> pes;
+    for (unsigned k = 0; k < a.at.cubes; ++k)
+      for (unsigned p = 0; p < a.at.pes; ++p) {
+        const PeAddr r = a.at.rank(k, p);
+        pes.push_back({r.sip, r.cube, r.pe});
+      }
+    rt.launch_on(pes, kernel);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
 }
 
 }  // namespace
@@ -169,75 +236,19 @@ nlohmann::json run_decode_heads(HostRuntime& rt, const std::vector<HeadPlan>& pl
   const fw::Tensor out_all = rt.alloc_hbm({0, 0, 0}, {n_heads * G, d}, DType::kFp32);
   std::vector<fw::LongDecodeArgs> args(plans.size());
   std::vector<AttnData> inputs(data_mode ? plans.size() : 0);
-  for (int64_t h = 0; h < n_heads; ++h) {
-    const HeadPlan& plan = plans[static_cast<size_t>(h)];
-    const unsigned C = plan.at.cubes, P = plan.at.pes;
-    const int64_t n = fw::block_positions(plan.mode, S, C, P);
-    fw::LongDecodeArgs& a = args[static_cast<size_t>(h)];
-    a.at = plan.at;
-    a.mode = plan.mode;
-    a.intra = plan.intra;
-    a.tile = shape.tile;
-    a.scale = scale;
-    a.variant = shape.variant;
-    a.out = out_all;
-    a.out.h.id = rt.ids().next();
-    a.out.h.addr += static_cast<uint64_t>(h * G * d) * 4;
-    a.out.h.shape = {G, d};
-    if (data_mode)
-      inputs[static_cast<size_t>(h)] = random_attention_inputs(
-          G, d, S, shape.score_std, 0x676c6f6e67ull + static_cast<uint64_t>(h));
-    a.kv.resize(C);
-    for (unsigned k = 0; k < C; ++k) {
-      const PeAddr root = a.at.rank(k, 0);
-      a.q.push_back(rt.alloc_hbm({root.sip, root.cube, root.pe}, {G, d}));
-      if (data_mode) rt.write(a.q.back(), inputs[static_cast<size_t>(h)].q);
-      for (unsigned p = 0; p < P; ++p) {
-        const PeAddr r = a.at.rank(k, p);
-        fw::KvSegment seg{rt.alloc_hbm({r.sip, r.cube, r.pe}, {d, n}),
-                          rt.alloc_hbm({r.sip, r.cube, r.pe}, {n, d})};
-        if (shape.tiled_kv) tile_kv(seg, platform.config());
-        if (data_mode) {
-          const AttnData& in = inputs[static_cast<size_t>(h)];
-          const int64_t first = (plan.mode.cube == fw::CubeSplit::kSp ? k * S / C : 0) + p * n;
-          rt.write(seg.kt, columns(in.kt, d, S, first, n));
-          rt.write(seg.v, rows(in.v, d, first, n));
-        }
-        a.kv[k].push_back(seg);
-      }
-    }
-  }
+  for (size_t h = 0; h < plans.size(); ++h)
+    args[h] = place_head(rt, plans[h], shape, out_all, static_cast<int64_t>(h),
+                         data_mode ? &inputs[h] : nullptr);
 
   const Counters c0 = Counters::take(platform);
   const double t0 = platform.now_ns();
   double t_end = t0;
   const auto wall0 = std::chrono::steady_clock::now();
-  for (const fw::LongDecodeArgs& a : args) {
-    const auto kernel = [&a, &t_end](fw::Tl& tl) {
+  for (const fw::LongDecodeArgs& a : args)
+    launch_head(rt, a, [&a, &t_end](fw::Tl& tl) {
       fw::attention_long_decode(tl, a);
       t_end = std::max(t_end, tl.now_ns());
-    };
-    try {
-      if (a.at.pe_start == 0) {
-        // Whole cubes from cube_start on: the launch grid through DPPolicy.
-        DpPolicy policy;
-        policy.sip = a.at.sip;
-        policy.cube_start = a.at.cube_start;
-        policy.pes_per_cube = a.at.pes;
-        rt.launch(kernel, LaunchGrid{a.at.cubes * a.at.pes, 1, 1}, policy);
-      } else {
-        std::vector<PeId> pes;
-        for (unsigned k = 0; k < a.at.cubes; ++k)
-          for (unsigned p = 0; p < a.at.pes; ++p) {
-            const PeAddr r = a.at.rank(k, p);
-            pes.push_back({r.sip, r.cube, r.pe});
-          }
-        rt.launch_on(pes, kernel);
-      }
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
-  }
+    });
   rt.run();
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();

@@ -79,9 +79,10 @@ BenchResult GqaPrefillBench::run(BenchContext& ctx) {
   }
   if (sizes.empty()) throw UsageError("--param S is empty");
   // TCM per rank: Q, (m, l, O), two KV tiles, and a step's scratch.
-  const auto need = static_cast<uint64_t>(Tq * d * 2 + Tq * (d + 2) * 4 + 2 * 2 * d * T * 2 +
-                                          Tq * T * (4 + 2) + Tq * 8 * 4 + Tq * d * 4) +
-                    uint64_t{64} * 32;
+  const auto need =
+      static_cast<uint64_t>(Tq * d * 2 + Tq * (d + 2) * 4 + int64_t{2} * 2 * d * T * 2 +
+                            Tq * T * (4 + 2) + Tq * 8 * 4 + Tq * d * 4) +
+      uint64_t{64} * 32;
   if (need > tcm_arena_capacity(cfg))
     throw UsageError("gqa-prefill: T_q=" + str(Tq) + " and tile=" + str(T) + " need about " +
                      str(static_cast<long long>(need)) + " bytes of TCM per rank; the arena has " +

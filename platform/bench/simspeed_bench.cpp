@@ -165,6 +165,63 @@ std::string temp_path(const std::string& stem, const std::string& ext) {
       .string();
 }
 
+// gqa-sweep's four long-context cases at S_kv = gqa_s in a child process:
+// the wall time of each case and of the whole process.
+void time_gqa_sweep(const std::string& exe, long long gqa_s, BenchResult& res) {
+  // gqa-sweep's four cases at one S_kv, as an architect runs them.
+  const std::string json_out = temp_path("kb_simspeed_gqa", ".json");
+  const ChildCost c = child_cost({exe, "--bench", "gqa-sweep", "--param",
+                                  "S_kv=" + std::to_string(gqa_s), "--json", json_out});
+  if (c.status != 0)
+    throw SimulationError("simspeed: gqa-sweep at S_kv=" + std::to_string(gqa_s) +
+                          " failed (exit " + std::to_string(c.status) + ")");
+  std::ifstream in(json_out);
+  const nlohmann::json r = nlohmann::json::parse(in);
+  std::remove(json_out.c_str());
+  SummaryTable g{"gqa-sweep, four long-context cases at S_kv=" + std::to_string(gqa_s) +
+                     " (child process; target: under 60 s in all)",
+                 {"case", "latency_us", "wall_s"},
+                 {}};
+  double cases_wall = 0;
+  for (const auto& pt : r["points"]) {
+    cases_wall += pt["wall_s"].get<double>();
+    g.rows.push_back(
+        {std::to_string(pt["case"].get<int>()) + " " + pt["case_name"].get<std::string>(),
+         fmt(pt["latency_ns"].get<double>() / 1e3, 2), fmt(pt["wall_s"], 2)});
+  }
+  g.rows.push_back({"all (process, elaboration included)", "-", fmt(c.wall_s, 2)});
+  res.metrics["gqa_sweep"] = {
+      {"S_kv", gqa_s}, {"cases_wall_s", cases_wall}, {"process_wall_s", c.wall_s}};
+  res.tables.push_back(g);
+}
+
+// The configuration sweep `spec` run with -j 1 and then -j 2 (child processes).
+void time_config_sweep(const std::string& exe, const std::string& spec, BenchResult& res) {
+  std::string path = spec;
+  if (!std::filesystem::exists(path))
+    path = (std::filesystem::path(exe).parent_path().parent_path() / spec).string();
+  if (!std::filesystem::exists(path))
+    throw UsageError("simspeed: sweep_spec " + spec +
+                     " not found (run from the source tree, or --param sweep_spec=)");
+  SummaryTable sw{
+      "configuration sweep " + spec + " (child processes)", {"jobs", "wall_s", "vs -j 1"}, {}};
+  double serial = 0;
+  for (const int jobs : {1, 2}) {
+    const std::string out = temp_path("kb_simspeed_sweep", "");
+    const ChildCost c =
+        child_cost({exe, "--sweep", path, "--out", out, "-j", std::to_string(jobs), "--quiet"});
+    std::error_code ec;
+    std::filesystem::remove_all(out, ec);
+    if (c.status != 0)
+      throw SimulationError("simspeed: the sweep " + path + " failed with -j " +
+                            std::to_string(jobs) + " (exit " + std::to_string(c.status) + ")");
+    if (jobs == 1) serial = c.wall_s;
+    res.metrics["sweep_j" + std::to_string(jobs) + "_wall_s"] = c.wall_s;
+    sw.rows.push_back({std::to_string(jobs), fmt(c.wall_s, 2), fmt(c.wall_s / serial, 2)});
+  }
+  res.tables.push_back(sw);
+}
+
 // Least-squares y = a + b x and its R^2.
 void linear_fit(const std::vector<double>& x, const std::vector<double>& y, double* a, double* b,
                 double* r2) {
@@ -289,60 +346,9 @@ BenchResult SimSpeedBench::run(BenchContext& ctx) {
 
   const std::string exe = own_exe(ctx);
   const long long gqa_s = ctx.params.integer("gqa_s_kv");
-  if (gqa_s > 0) {
-    // gqa-sweep's four cases at one S_kv, as an architect runs them.
-    const std::string json_out = temp_path("kb_simspeed_gqa", ".json");
-    const ChildCost c = child_cost({exe, "--bench", "gqa-sweep", "--param",
-                                    "S_kv=" + std::to_string(gqa_s), "--json", json_out});
-    if (c.status != 0)
-      throw SimulationError("simspeed: gqa-sweep at S_kv=" + std::to_string(gqa_s) +
-                            " failed (exit " + std::to_string(c.status) + ")");
-    std::ifstream in(json_out);
-    const nlohmann::json r = nlohmann::json::parse(in);
-    std::remove(json_out.c_str());
-    SummaryTable g{"gqa-sweep, four long-context cases at S_kv=" + std::to_string(gqa_s) +
-                       " (child process; target: under 60 s in all)",
-                   {"case", "latency_us", "wall_s"},
-                   {}};
-    double cases_wall = 0;
-    for (const auto& pt : r["points"]) {
-      cases_wall += pt["wall_s"].get<double>();
-      g.rows.push_back(
-          {std::to_string(pt["case"].get<int>()) + " " + pt["case_name"].get<std::string>(),
-           fmt(pt["latency_ns"].get<double>() / 1e3, 2), fmt(pt["wall_s"], 2)});
-    }
-    g.rows.push_back({"all (process, elaboration included)", "-", fmt(c.wall_s, 2)});
-    res.metrics["gqa_sweep"] = {
-        {"S_kv", gqa_s}, {"cases_wall_s", cases_wall}, {"process_wall_s", c.wall_s}};
-    res.tables.push_back(g);
-  }
-
+  if (gqa_s > 0) time_gqa_sweep(exe, gqa_s, res);
   const std::string spec = ctx.params.str("sweep_spec");
-  if (!spec.empty()) {
-    std::string path = spec;
-    if (!std::filesystem::exists(path))
-      path = (std::filesystem::path(exe).parent_path().parent_path() / spec).string();
-    if (!std::filesystem::exists(path))
-      throw UsageError("simspeed: sweep_spec " + spec +
-                       " not found (run from the source tree, or --param sweep_spec=)");
-    SummaryTable sw{
-        "configuration sweep " + spec + " (child processes)", {"jobs", "wall_s", "vs -j 1"}, {}};
-    double serial = 0;
-    for (const int jobs : {1, 2}) {
-      const std::string out = temp_path("kb_simspeed_sweep", "");
-      const ChildCost c =
-          child_cost({exe, "--sweep", path, "--out", out, "-j", std::to_string(jobs), "--quiet"});
-      std::error_code ec;
-      std::filesystem::remove_all(out, ec);
-      if (c.status != 0)
-        throw SimulationError("simspeed: the sweep " + path + " failed with -j " +
-                              std::to_string(jobs) + " (exit " + std::to_string(c.status) + ")");
-      if (jobs == 1) serial = c.wall_s;
-      res.metrics["sweep_j" + std::to_string(jobs) + "_wall_s"] = c.wall_s;
-      sw.rows.push_back({std::to_string(jobs), fmt(c.wall_s, 2), fmt(c.wall_s / serial, 2)});
-    }
-    res.tables.push_back(sw);
-  }
+  if (!spec.empty()) time_config_sweep(exe, spec, res);
   return res;
 }
 

@@ -136,7 +136,7 @@ TEST(LongDecode, TiledKvGivesTheRowMajorResultWithFarFewerBursts) {
 
 TEST(LongDecode, BadPlacementsAreUsageErrors) {
   const TopologyConfig cfg = load_default_topology();
-  auto expect_error = [&](LongDecodeSpec s, const std::string& part) {
+  auto expect_error = [&](const LongDecodeSpec& s, const std::string& part) {
     try {
       resolve_long_decode(s, cfg);
       ADD_FAILURE() << "expected an error containing '" << part << "'";
@@ -160,7 +160,7 @@ TEST(LongDecode, BadPlacementsAreUsageErrors) {
   expect_error(straddle, "one SIP");
   expect_error(one_head(4, 2, 8, 1000), "not a multiple");
   expect_error(one_head(3, 2, 8, 8 * 64 + 32), "not a multiple");
-  expect_error(one_head(1, 2, 3, 3 * 64), "P must divide G");
+  expect_error(one_head(1, 2, 3, int64_t{3} * 64), "P must divide G");
   expect_error(one_head(5, 2, 8, 1024), "case 5 does not exist");
 }
 
