@@ -5,6 +5,7 @@
 #include "platform/bench/gemm_bench.h"
 #include "platform/bench/gemm_strategies.h"
 #include "platform/bench/gqa_decode_bench.h"
+#include "platform/bench/math_bench.h"
 #include "platform/bench/milestone_bench.h"
 #include "platform/bench/probe_bench.h"
 #include "platform/bench/simspeed_bench.h"
@@ -22,6 +23,7 @@ BenchRegistry BenchRegistry::with_builtin_benches() {
   r.add(std::make_unique<CclSweepBench>());
   r.add(std::make_unique<SimSpeedBench>());
   r.add(std::make_unique<GemmStrategiesBench>());
+  r.add(std::make_unique<MathBench>());
   r.add(std::make_unique<MilestoneBench>());
   return r;
 }
