@@ -49,6 +49,10 @@ const char* to_string(MathImpl m) {
   return "?";
 }
 
+#ifndef KB_HAVE_RTL
+#define KB_HAVE_RTL 0
+#endif
+
 bool rtl_cosim_available() {
   return KB_HAVE_RTL != 0;
 }

@@ -636,12 +636,14 @@ class Loader {
     }
     if (text("pe.math.impl") != "tlm") {
       if (!rtl_cosim_available()) {
-        fail_cross({{"pe.math.impl",
-                     "'" + text("pe.math.impl") +
-                         "' needs the RTL co-simulation path, and this build has none "
-                         "(Verilator was not found when it was configured): install Verilator "
-                         "(Debian: apt-get install verilator), then re-run cmake and rebuild; "
-                         "or use pe.math.impl: tlm"}});
+        fail_cross(
+            {{"pe.math.impl",
+              "'" + text("pe.math.impl") +
+                  "' needs the RTL co-simulation path, and this build has none "
+                  "(Verilator was not found when it was configured, or -DKB_WITH_RTL=OFF): install "
+                  "Verilator "
+                  "(Debian: apt-get install verilator), then re-run cmake and rebuild; "
+                  "or use pe.math.impl: tlm"}});
       }
 #if KB_HAVE_RTL
       if (u("pe.math.lanes") != KB_RTL_LANES) {
