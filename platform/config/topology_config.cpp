@@ -110,10 +110,27 @@ bool parse_rtl_pes(const std::string& spec, std::vector<std::vector<long>>* out,
 
 }  // namespace
 
-std::string rtl_pes_error(const std::string& spec) {
+std::string rtl_pes_error(const std::string& spec, unsigned sips, unsigned cubes, unsigned pes) {
   std::vector<std::vector<long>> sel;
   std::string error;
-  return parse_rtl_pes(spec, &sel, &error) ? "" : error;
+  if (!parse_rtl_pes(spec, &sel, &error)) return error;
+  if (sips == 0) return "";
+  const char* what[3] = {"SIP", "cube", "PE"};
+  const long count[3] = {static_cast<long>(sips), static_cast<long>(cubes), static_cast<long>(pes)};
+  for (const auto& s : sel) {
+    std::string text;
+    for (int i = 0; i < 3; ++i)
+      text += (i ? "." : "") + (s[i] < 0 ? std::string("*") : std::to_string(s[i]));
+    for (int i = 0; i < 3; ++i)
+      if (s[i] >= count[i])
+        return "'" + text + "' names " + what[i] + " " + std::to_string(s[i]) +
+               ", but the topology has " + std::to_string(count[i]) + " " + what[i] +
+               (count[i] == 1 ? "" : "s") +
+               (i == 0   ? ""
+                : i == 1 ? " per SIP"
+                         : " per cube");
+  }
+  return "";
 }
 
 bool rtl_pes_selects(const std::string& spec, unsigned sip, unsigned cube, unsigned pe) {

@@ -88,8 +88,11 @@ struct MathConfig {
 
 // True when `spec` (MathConfig::rtl_pes) selects PE (sip, cube, pe).
 bool rtl_pes_selects(const std::string& spec, unsigned sip, unsigned cube, unsigned pe);
-// "" when `spec` is well formed, else what is wrong with it.
-std::string rtl_pes_error(const std::string& spec);
+// "" when `spec` is well formed, else what is wrong with it. With the
+// topology's SIP, cubes-per-SIP and PEs-per-cube counts (sips > 0), a
+// selector naming a PE that does not exist is wrong too.
+std::string rtl_pes_error(const std::string& spec, unsigned sips = 0, unsigned cubes = 0,
+                          unsigned pes = 0);
 // Whether this build has the RTL co-simulation path (Verilator was found).
 bool rtl_cosim_available();
 

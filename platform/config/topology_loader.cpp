@@ -630,7 +630,10 @@ class Loader {
 
     // PE_MATH on RTL: the build must have it, and the verilated vector unit's
     // lane count is fixed when it is built.
-    if (const std::string spec_error = rtl_pes_error(text("pe.math.rtl_pes"));
+    if (const std::string spec_error =
+            rtl_pes_error(text("pe.math.rtl_pes"), static_cast<unsigned>(u("system.n_sips")),
+                          static_cast<unsigned>(u("sip.cubes_x") * u("sip.cubes_y")),
+                          static_cast<unsigned>(u("cube.pes")));
         !spec_error.empty()) {
       fail_cross({{"pe.math.rtl_pes", spec_error}});
     }

@@ -294,6 +294,18 @@ void check_equivalence(const std::string& op, bool binary, bool broadcast_row = 
     }
   }
   EXPECT_EQ(bad, 0) << op << ": elements that differ";
+  // The inputs reach the corners: subnormal, infinite and NaN results.
+  if (op == "add" || op == "sub" || op == "mul") {
+    int64_t subnormal = 0, inf = 0, nan = 0;
+    for (float v : tlm) {
+      subnormal += std::fpclassify(v) == FP_SUBNORMAL;
+      inf += std::isinf(v);
+      nan += std::isnan(v);
+    }
+    EXPECT_GT(subnormal, 0) << op;
+    EXPECT_GT(inf, 0) << op;
+    EXPECT_GT(nan, 0) << op;
+  }
 
   const double tlm_ns = math_stage_ns(t.platform, kTlmPath, op);
   [[maybe_unused]] const double rtl_ns = math_stage_ns(t.platform, kRtlPath, op);
@@ -692,6 +704,19 @@ TEST(RtlConfig, AMalformedPeSelectorIsAnError) {
   const std::string err = config_error("pe:\n  math:\n    rtl_pes: \"0.0.0, 1.x\"\n");
   EXPECT_TRUE(contains(err, "t.yaml:3:14: pe.math.rtl_pes: '1.x' is not a PE selector")) << err;
   EXPECT_TRUE(contains(err, "S.C.P")) << err;
+}
+
+TEST(RtlConfig, APeSelectorOutsideTheTopologyIsAnError) {
+  // tiny.yaml: 1 SIP, 2x2 cubes, 2 PEs per cube.
+  std::string err;
+  try {
+    load_topology_file(kTiny, {"pe.math.rtl_pes=0.0.1, 0.4.*"});
+  } catch (const ConfigError& e) {
+    err = e.what();
+  }
+  EXPECT_EQ(err,
+            "--set pe.math.rtl_pes=0.0.1, 0.4.*: '0.4.*' names cube 4, but the topology has 4 "
+            "cubes per SIP");
 }
 
 TEST(RtlConfig, PeSelectorsMatchTheirPes) {
