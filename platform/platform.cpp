@@ -16,6 +16,9 @@
 #include "models/memory/memory_target.h"
 #include "models/pe/pe_engine.h"
 #include "models/router/router.h"
+#if KB_HAVE_RTL
+#include "models/rtl/pe_math_rtl.h"
+#endif
 #include "models/trace/op_log.h"
 #include "platform/fabric/pe.h"
 #include "platform/fabric/sip.h"
@@ -264,6 +267,16 @@ void add_lane_stats(nlohmann::json& out, const PeEngine& e, double now) {
     j["busy_ns"] = s.busy_ns;
     j["utilization"] = now > 0 ? s.busy_ns / now : 0.0;
     j["max_queue_depth"] = s.max_queue;
+#if KB_HAVE_RTL
+    // PE_MATH on RTL: which implementation, and the clock cycles it ran.
+    if (const auto* r = dynamic_cast<const PeMathRtl*>(&e)) {
+      j["impl"] = r->impl_name();
+      j["rtl_cycles"] = r->rtl_cycles();
+      j["rtl_beats"] = r->rtl_beats();
+      if (r->mode() == PeMathRtl::Mode::kScoreboard)
+        j["scoreboard_elements_checked"] = r->scoreboard_checked();
+    }
+#endif
     out[e.pe_path() + "." + s.label + ".stages"] = j;
   }
 }

@@ -12,6 +12,8 @@ PACKAGES=(
   libgtest-dev              # GoogleTest
   python3-matplotlib        # scripts/plot_*.py
   parallel                  # GNU parallel: runs the job files kernbench --sweep emits (tested)
+  verilator                 # RTL co-simulation (models/rtl): optional; without it the build
+                            # leaves the RTL path out and the co-simulation tests skip
 )
 
 # Every SystemC thread's stack takes two memory maps; a 512-PE system with

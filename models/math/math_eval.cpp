@@ -34,7 +34,8 @@ double extra_number(const std::vector<std::pair<std::string, ExtraValue>>& extra
   return 0;
 }
 
-// Index of element `flat` of `out_shape` in an operand of `shape` broadcast to it.
+}  // namespace
+
 int64_t broadcast_index(int64_t flat, const std::vector<int64_t>& out_shape,
                         const std::vector<int64_t>& shape) {
   int64_t idx = 0, stride = 1;
@@ -50,6 +51,8 @@ int64_t broadcast_index(int64_t flat, const std::vector<int64_t>& out_shape,
   }
   return idx;
 }
+
+namespace {
 
 NdArray elementwise(const std::vector<NdArray>& in, const std::function<float(const float*)>& f) {
   std::vector<int64_t> shape = in.at(0).shape;

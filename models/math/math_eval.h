@@ -48,4 +48,9 @@ NdArray math_eval(const std::string& kind, const std::vector<NdArray>& inputs,
 // The broadcast shape of two shapes, or MathError.
 std::vector<int64_t> broadcast_shape(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
 
+// Index of element `flat` of `out_shape` in an operand of `shape` broadcast
+// to it (shapes aligned at the right; a dimension of 1 stretches).
+int64_t broadcast_index(int64_t flat, const std::vector<int64_t>& out_shape,
+                        const std::vector<int64_t>& shape);
+
 }  // namespace kb

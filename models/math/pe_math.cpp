@@ -45,6 +45,10 @@ std::vector<std::pair<std::string, ExtraValue>> extras_for_step(const Stage& s) 
 void PeMath::serve(TileToken& token, Stage& stage) {
   PeEngine::serve(token, stage);
   if (!data()) return;
+  compute(token, stage, math_eval);
+}
+
+void PeMath::compute(TileToken& token, Stage& stage, const Evaluator& eval) {
   try {
     const auto extra = stage.op ? extras_for_step(stage) : stage.math_extra;
     if (stage.math_on == Stage::MathOn::kTensors) {
@@ -55,7 +59,7 @@ void PeMath::serve(TileToken& token, Stage& stage) {
           throw MathError(std::string("dtype mismatch between operands: ") +
                           to_string(stage.inputs[0].dtype) + " and " +
                           to_string(stage.inputs[i].dtype));
-      NdArray r = math_eval(stage.op_kind, ins, extra);
+      NdArray r = eval(stage.op_kind, ins, extra);
       // Same element count is not enough: a transpose into an untransposed
       // handle would read back as a reshape.
       std::vector<int64_t> rs = r.shape, os = stage.output.shape;
@@ -74,7 +78,7 @@ void PeMath::serve(TileToken& token, Stage& stage) {
     const int64_t mm = cur.shape.at(0), nn = cur.shape.at(1);
     for (const auto& h : stage.inputs)
       ins.push_back(tile_of(data()->read(h), stage.out_m, stage.out_n, stage.m0, mm, stage.n0, nn));
-    NdArray r = math_eval(stage.op_kind, ins, extra);
+    NdArray r = eval(stage.op_kind, ins, extra);
     if (r.shape != cur.shape) throw MathError("an epilogue op must keep the tile's shape");
     cur = std::move(r);
     if (stage.math_on == Stage::MathOn::kPartial && stage.accumulate_partial) {

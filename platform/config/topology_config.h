@@ -18,10 +18,15 @@ enum class CubeTopology { kMesh, kRing, kTorus2d };
 enum class SipTopology { kRing, kFull };
 // How HBM addresses map to pseudo-channels (see models/hbm/pc_mapping.h).
 enum class PcMapping { kInterleave, kXor };
+// Which implementation serves a PE's PE_MATH stages (issue 8): the TLM model,
+// the verilated RTL vector unit behind a bridge, or the RTL with the TLM
+// numerics checked beside it on every stage (scoreboard).
+enum class MathImpl { kTlm, kRtl, kScoreboard };
 
 const char* to_string(CubeTopology t);
 const char* to_string(SipTopology t);
 const char* to_string(PcMapping m);
+const char* to_string(MathImpl m);
 
 // One direction of a link: a FIFO serialiser (bandwidth) followed by a
 // propagation latency. Every packet pays header_bytes on the wire.
@@ -74,7 +79,22 @@ struct GemmConfig {
 
 struct MathConfig {
   unsigned lanes = 0;  // elements per cycle
+  MathImpl impl = MathImpl::kTlm;
+  // The PEs that get `impl` (the others keep the TLM model): "*" for all,
+  // else a comma-separated list of "S.C.P" selectors whose fields are a
+  // number or "*", e.g. "0.0.0, 0.1.*". Validated by the loader.
+  std::string rtl_pes = "*";
 };
+
+// True when `spec` (MathConfig::rtl_pes) selects PE (sip, cube, pe).
+bool rtl_pes_selects(const std::string& spec, unsigned sip, unsigned cube, unsigned pe);
+// "" when `spec` is well formed, else what is wrong with it. With the
+// topology's SIP, cubes-per-SIP and PEs-per-cube counts (sips > 0), a
+// selector naming a PE that does not exist is wrong too.
+std::string rtl_pes_error(const std::string& spec, unsigned sips = 0, unsigned cubes = 0,
+                          unsigned pes = 0);
+// Whether this build has the RTL co-simulation path (Verilator was found).
+bool rtl_cosim_available();
 
 struct SchedulerConfig {
   unsigned staging_buffers = 0;  // tile tokens in flight per PE

@@ -61,6 +61,11 @@ void assign(PcMapping& dst, const KnobValue& v) {
     if (v.text == to_string(m)) dst = m;
   }
 }
+void assign(MathImpl& dst, const KnobValue& v) {
+  for (MathImpl m : {MathImpl::kTlm, MathImpl::kRtl, MathImpl::kScoreboard}) {
+    if (v.text == to_string(m)) dst = m;
+  }
+}
 void assign(SipTopology& dst, const KnobValue& v) {
   for (SipTopology t : {SipTopology::kRing, SipTopology::kFull}) {
     if (v.text == to_string(t)) dst = t;
@@ -231,6 +236,10 @@ BindingTable build_bindings() {
       "pe.gemm.tile_n", [](C & c) -> auto& { return c.pe.gemm.tile_n; });
   t.bind(
       "pe.math.lanes", [](C & c) -> auto& { return c.pe.math.lanes; });
+  t.bind(
+      "pe.math.impl", [](C & c) -> auto& { return c.pe.math.impl; });
+  t.bind(
+      "pe.math.rtl_pes", [](C & c) -> auto& { return c.pe.math.rtl_pes; });
   t.bind(
       "pe.scheduler.staging_buffers",
       [](C & c) -> auto& { return c.pe.scheduler.staging_buffers; });
@@ -617,6 +626,38 @@ class Loader {
                    "must be a multiple of " + stripe + ", got " + text("pe.hbm.size_bytes")},
                   {"pe.hbm.interleave_bytes", m},
                   {"pe.hbm.num_pcs", m}});
+    }
+
+    // PE_MATH on RTL: the build must have it, and the verilated vector unit's
+    // lane count is fixed when it is built.
+    if (const std::string spec_error =
+            rtl_pes_error(text("pe.math.rtl_pes"), static_cast<unsigned>(u("system.n_sips")),
+                          static_cast<unsigned>(u("sip.cubes_x") * u("sip.cubes_y")),
+                          static_cast<unsigned>(u("cube.pes")));
+        !spec_error.empty()) {
+      fail_cross({{"pe.math.rtl_pes", spec_error}});
+    }
+    if (text("pe.math.impl") != "tlm") {
+      if (!rtl_cosim_available()) {
+        fail_cross(
+            {{"pe.math.impl",
+              "'" + text("pe.math.impl") +
+                  "' needs the RTL co-simulation path, and this build has none "
+                  "(Verilator was not found when it was configured, or -DKB_WITH_RTL=OFF): install "
+                  "Verilator "
+                  "(Debian: apt-get install verilator), then re-run cmake and rebuild; "
+                  "or use pe.math.impl: tlm"}});
+      }
+#if KB_HAVE_RTL
+      if (u("pe.math.lanes") != KB_RTL_LANES) {
+        const std::string m = "pe.math.impl: " + text("pe.math.impl") +
+                              " runs the vector unit verilated with " +
+                              std::to_string(KB_RTL_LANES) + " lanes, so pe.math.lanes must be " +
+                              std::to_string(KB_RTL_LANES) + ", got " + text("pe.math.lanes") +
+                              " (rebuild with cmake -DKB_RTL_LANES=N for another width)";
+        fail_cross({{"pe.math.lanes", m}, {"pe.math.impl", m}});
+      }
+#endif
     }
 
     // PE_IPCQ: one ring fits its region, and the region fits every memory it

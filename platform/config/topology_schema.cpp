@@ -188,6 +188,15 @@ std::vector<Knob> build_topology_knobs() {
   b.add("pe.gemm.tile_n", T::kUint, "32", B::kAtLeastOne, "PE_GEMM: native tile columns (N)");
   b.add("pe.math.lanes", T::kUint, "64", B::kAtLeastOne,
         "PE_MATH: elements per cycle (latency = ceil(elements / lanes) cycles)");
+  b.add_enum("pe.math.impl", {"tlm", "rtl", "scoreboard"}, "tlm",
+             "PE_MATH implementation: tlm (the TLM model), rtl (the verilated "
+             "models/rtl/vector_unit.sv behind a bridge; timing from its clock cycles), "
+             "scoreboard (rtl, with the TLM numerics run beside it on every stage; a mismatch "
+             "is a simulation fault). rtl and scoreboard need a build with Verilator");
+  b.add("pe.math.rtl_pes", T::kString, "*", B::kNone,
+        "PE_MATH: the PEs that get pe.math.impl (the others keep tlm): * for all, or a "
+        "comma-separated list of S.C.P selectors, each field a number or *, e.g. "
+        "\"0.0.0, 0.1.*\"");
   b.add("pe.scheduler.staging_buffers", T::kUint, "8", B::kAtLeastOne,
         "PE_SCHEDULER: TCM staging buffers = tile tokens in flight per PE");
   b.add("pe.ipcq.slots", T::kUint, "32", B::kAtLeastOne,
@@ -555,6 +564,14 @@ bool TopologySchema::parse_value(const Knob& knob, const std::string& raw, KnobV
         std::string list;
         for (const std::string& a : knob.allowed) list += (list.empty() ? "" : ", ") + a;
         *error = "must be one of " + list + "; got " + quoted(text);
+        // The nearest allowed value, when one is reasonably close.
+        std::string best;
+        size_t best_d = text.size() / 2 + 2;
+        for (const std::string& a : knob.allowed) {
+          const size_t d = edit_distance(lower(text), a);
+          if (d < best_d) best_d = d, best = a;
+        }
+        if (!best.empty()) *error += " (did you mean '" + best + "'?)";
         return false;
       }
 

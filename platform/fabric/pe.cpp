@@ -2,9 +2,32 @@
 
 #include <algorithm>
 
+#include "models/common/errors.h"
+#if KB_HAVE_RTL
+#include "models/rtl/pe_math_rtl.h"
+#endif
+
 namespace kb {
 
 namespace {
+
+// PE_MATH: the TLM model, or the RTL bridge for the PEs pe.math.rtl_pes selects.
+std::unique_ptr<PeMath> make_math(const TopologyConfig& cfg, const Location& self) {
+  const MathConfig& m = cfg.pe.math;
+  if (m.impl != MathImpl::kTlm && rtl_pes_selects(m.rtl_pes, self.sip, self.cube, self.pe)) {
+#if KB_HAVE_RTL
+    return std::make_unique<PeMathRtl>(
+        "math", m, cfg.pe.clock_ghz,
+        m.impl == MathImpl::kScoreboard ? PeMathRtl::Mode::kScoreboard : PeMathRtl::Mode::kRtl);
+#else
+    throw ConfigError(std::string("pe.math.impl: ") + to_string(m.impl) +
+                      " needs the RTL co-simulation path, which this build lacks (install "
+                      "Verilator, e.g. apt-get install verilator, and re-run cmake)");
+#endif
+  }
+  return std::make_unique<PeMath>("math", m, cfg.pe.clock_ghz);
+}
+
 TilingConfig tiling_of(const TopologyConfig& cfg) {
   TilingConfig t;
   t.tile_m = cfg.pe.gemm.tile_m;
@@ -58,7 +81,8 @@ Pe::Pe(const sc_core::sc_module_name& name, const TopologyConfig& cfg, const Add
       tcm("tcm", cfg.pe.tcm, tcm_staging_bytes(cfg), cfg.pe.ipcq.ring_bytes),
       dma("dma", cfg.pe.dma, map, self),
       gemm("gemm", cfg.pe.gemm),
-      math("math", cfg.pe.math, cfg.pe.clock_ghz),
+      math_owner_(make_math(cfg, self)),
+      math(*math_owner_),
       ipcq("ipcq", cfg.pe.ipcq, map, self, ipcq_regions(cfg, map, self, tcm.ipcq_offset())),
       scheduler("scheduler", tiling_of(cfg), cfg.pe.scheduler.staging_buffers,
                 map.tcm(self.sip, self.cube, self.pe, tcm.staging_offset())),

@@ -7,6 +7,7 @@
 // in EngineKind order.
 #pragma once
 
+#include <memory>
 #include <systemc>
 
 #include "models/common/address_map.h"
@@ -56,7 +57,14 @@ class Pe : public sc_core::sc_module {
   PeTcm tcm;
   PeDma dma;
   PeGemm gemm;
-  PeMath math;
+
+ private:
+  // The TLM model, or the RTL bridge (models/rtl/pe_math_rtl.h) when
+  // pe.math.impl is rtl or scoreboard and pe.math.rtl_pes selects this PE.
+  std::unique_ptr<PeMath> math_owner_;
+
+ public:
+  PeMath& math;
   PeIpcq ipcq;
   PeScheduler scheduler;
   PeCpu cpu;

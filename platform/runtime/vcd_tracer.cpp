@@ -11,6 +11,9 @@
 #include "models/dma/pe_dma.h"
 #include "models/pe/pe_engine.h"
 #include "models/scheduler/pe_scheduler.h"
+#if KB_HAVE_RTL
+#include "models/rtl/pe_math_rtl.h"
+#endif
 
 namespace kb {
 
@@ -72,6 +75,13 @@ VcdTracer::VcdTracer(const std::string& path, const std::vector<std::string>& sc
           signals_ += 3;
         }
       }
+#if KB_HAVE_RTL
+      // The RTL vector unit's pins, on the same timebase (issue 8).
+      if (auto* r = dynamic_cast<PeMathRtl*>(o)) {
+        r->trace(tf_, n + ".rtl");
+        signals_ += 7;
+      }
+#endif
     }
     for (sc_core::sc_object* c : o->get_child_objects()) walk(c);
   };

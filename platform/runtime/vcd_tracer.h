@@ -5,7 +5,9 @@
 // directions' wires, memory ports) and each PE_DMA channel's busy flag and
 // outstanding bursts; each stage engine lane's busy flag, queue depth and
 // current command id; PE_CPU's dispatching flag and last command id;
-// PE_SCHEDULER's tokens in flight. Values are written only when they change, with a 1 ps
+// PE_SCHEDULER's tokens in flight; for a PE_MATH on RTL (pe.math.impl: rtl or
+// scoreboard) the vector unit's clk, rst, in/out valid and ready and opcode
+// under "<engine>.rtl.". Values are written only when they change, with a 1 ps
 // timebase.
 //
 // A scope is a glob (fnmatch) on hierarchical names; a module is in scope when
