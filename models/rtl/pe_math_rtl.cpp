@@ -99,7 +99,7 @@ PeMathRtl::PeMathRtl(const sc_core::sc_module_name& name, const MathConfig& cfg,
 
 PeMathRtl::~PeMathRtl() = default;
 
-void PeMathRtl::trace(sc_core::sc_trace_file* tf, const std::string& prefix) const {
+void PeMathRtl::trace_pins(sc_core::sc_trace_file* tf, const std::string& prefix) const {
   sc_core::sc_trace(tf, clk_, prefix + ".clk");
   sc_core::sc_trace(tf, rst_, prefix + ".rst");
   sc_core::sc_trace(tf, in_valid_, prefix + ".in_valid");

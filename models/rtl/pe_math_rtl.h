@@ -40,7 +40,7 @@
 //
 // VCD (--vcd with this PE in scope): clk, rst, in_valid, in_ready, in_op,
 // out_valid and out_ready of the vector unit under "<engine>.rtl.", in the
-// VP's own trace file and timebase (trace()). The 2048-bit data buses are
+// VP's own trace file and timebase (trace_pins()). The 2048-bit data buses are
 // not traced (they would dominate the file).
 #pragma once
 
@@ -83,7 +83,7 @@ class PeMathRtl : public PeMath {
   uint64_t scoreboard_checked() const { return checked_; }
 
   // Traces the vector unit's pins into `tf` as `prefix`.<pin>.
-  void trace(sc_core::sc_trace_file* tf, const std::string& prefix) const;
+  void trace_pins(sc_core::sc_trace_file* tf, const std::string& prefix) const;
 
   // Test hook: XOR `mask` into lane 0 of the next result beat the bridge
   // reads from the RTL (a corrupted datapath, to prove the scoreboard sees it).

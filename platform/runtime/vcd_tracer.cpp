@@ -78,7 +78,7 @@ VcdTracer::VcdTracer(const std::string& path, const std::vector<std::string>& sc
 #if KB_HAVE_RTL
       // The RTL vector unit's pins, on the same timebase (issue 8).
       if (auto* r = dynamic_cast<PeMathRtl*>(o)) {
-        r->trace(tf_, n + ".rtl");
+        r->trace_pins(tf_, n + ".rtl");
         signals_ += 7;
       }
 #endif
