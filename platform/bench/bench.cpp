@@ -45,8 +45,10 @@ const std::string& BenchParams::str(const std::string& key) const {
   return values_.at(key);
 }
 
-long long BenchParams::integer(const std::string& key) const {
-  const std::string& v = str(key);
+namespace {
+
+// Decimal, or hex with 0x, as a whole; UsageError naming --param key otherwise.
+long long parse_integer(const std::string& key, const std::string& v) {
   size_t pos = 0;
   long long x = 0;
   // Decimal, or hex with 0x. Not base 0: a leading zero is not octal here
@@ -60,6 +62,18 @@ long long BenchParams::integer(const std::string& key) const {
   if (pos != v.size() || v.empty())
     throw UsageError("--param " + key + "=" + v + ": expected an integer");
   return x;
+}
+
+}  // namespace
+
+long long BenchParams::integer(const std::string& key) const {
+  return parse_integer(key, str(key));
+}
+
+std::vector<long long> BenchParams::integers(const std::string& key) const {
+  std::vector<long long> out;
+  for (const std::string& item : list(key)) out.push_back(parse_integer(key, item));
+  return out;
 }
 
 std::vector<std::string> BenchParams::list(const std::string& key) const {

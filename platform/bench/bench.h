@@ -32,6 +32,8 @@ class BenchParams {
   double number(const std::string& key) const;      // UsageError when not a number
   // A comma-separated value as its items (empty items dropped).
   std::vector<std::string> list(const std::string& key) const;
+  // A comma-separated list of integers (each as integer() reads it).
+  std::vector<long long> integers(const std::string& key) const;
   nlohmann::json to_json() const;
 
  private:

@@ -365,34 +365,17 @@ LongDecodeSpec spec_from(const BenchParams& p) {
   s.tiled_kv = parse_kv_layout(p);
   if (s.variant != "opt1" && s.variant != "opt2" && s.variant != "opt3")
     throw UsageError("--param variant=" + s.variant + ": expected opt1, opt2 or opt3");
-  for (const std::string& g : p.list("groups")) {
-    size_t used = 0;
-    long long v = -1;
-    try {
-      v = std::stoll(g, &used, 0);
-    } catch (const std::exception&) {
-    }
-    if (used != g.size() || v < 0 || v > 1 << 20)
-      throw UsageError("--param groups: '" + g + "' is not a cube index");
+  for (const long long v : p.integers("groups")) {
+    if (v < 0 || v > (1 << 20))
+      throw UsageError("--param groups: " + std::to_string(v) + " is not a cube index");
     s.groups.push_back(static_cast<unsigned>(v));
   }
   return s;
 }
 
+// A non-empty --param list of integers.
 std::vector<long long> int_list(const BenchParams& p, const std::string& key) {
-  std::vector<long long> out;
-  for (const std::string& item : p.list(key)) {
-    size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(item, &used, 0);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || item.empty())
-      throw UsageError("--param " + key + ": '" + item + "' is not an integer");
-    out.push_back(v);
-  }
+  std::vector<long long> out = p.integers(key);
   if (out.empty()) throw UsageError("--param " + key + " is empty");
   return out;
 }

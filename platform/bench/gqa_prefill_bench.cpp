@@ -60,18 +60,11 @@ BenchResult GqaPrefillBench::run(BenchContext& ctx) {
     throw UsageError("gqa-prefill: cubes " + str(start) + ".." + str(start + C - 1) +
                      " are more than the " + str(cfg.cubes_per_sip()) + " cubes of a SIP");
   std::vector<long long> sizes;
-  for (const std::string& item : p.list("S")) {
-    size_t used = 0;
-    long long S = 0;
-    try {
-      S = std::stoll(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || S <= 0) throw UsageError("--param S: '" + item + "' is not a size");
+  for (const long long S : p.integers("S")) {
+    if (S <= 0) throw UsageError("--param S=" + str(S) + ": expected a positive size");
     if (S % (C * T) != 0)
-      throw UsageError("gqa-prefill: S=" + item + " is not a multiple of C x tile = " + str(C * T) +
-                       ": every cube's block must be whole tiles");
+      throw UsageError("gqa-prefill: S=" + str(S) + " is not a multiple of C x tile = " +
+                       str(C * T) + ": every cube's block must be whole tiles");
     if (Tq > S / C)
       throw UsageError("gqa-prefill: T_q=" + str(Tq) + " is more than S/C=" + str(S / C) +
                        " (the chunk must fit in the last cube's block)");

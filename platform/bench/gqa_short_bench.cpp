@@ -57,17 +57,9 @@ BenchResult GqaShortBench::run(BenchContext& ctx) {
 
   // Every point is checked before the first one runs.
   std::vector<std::pair<long long, std::vector<HeadPlan>>> points;
-  for (const std::string& item : p.list("kv_per_cube")) {
-    long long n = 0;
-    try {
-      size_t used = 0;
-      n = std::stoll(item, &used);
-      if (used != item.size()) n = 0;
-    } catch (const std::exception&) {
-      n = 0;
-    }
+  for (const long long n : p.integers("kv_per_cube")) {
     if (n <= 0 || n > pes || pes % n != 0)
-      throw UsageError("gqa-short: kv_per_cube=" + item + " must divide the " + str(pes) +
+      throw UsageError("gqa-short: kv_per_cube=" + str(n) + " must divide the " + str(pes) +
                        " PEs of a cube");
     if (kv_heads % n != 0)
       throw UsageError("gqa-short: kv_per_cube=" + str(n) +

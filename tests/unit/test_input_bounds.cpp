@@ -23,6 +23,20 @@ TEST(InputBounds, IntegerParamsAreDecimalOrHexNeverOctal) {
   EXPECT_THROW(BenchParams("b", specs, {"n=0x"}).integer("n"), UsageError);
 }
 
+TEST(InputBounds, IntegerListParamsReadEachItemLikeOneInteger) {
+  const std::vector<ParamSpec> specs = {{"n", "", ""}};
+  EXPECT_EQ(BenchParams("b", specs, {"n=010,0x10,,-7"}).integers("n"),
+            (std::vector<long long>{10, 16, -7}));
+  EXPECT_TRUE(BenchParams("b", specs, {}).integers("n").empty());
+  try {
+    BenchParams("b", specs, {"n=4,four"}).integers("n");
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--param n=four: expected an integer"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(InputBounds, DurationsAndBandwidthsThatWouldOverflowSimulatedTimeAreRejected) {
   try {
     load_default_topology({"pe.hbm.access_latency_ns=1e300"});
