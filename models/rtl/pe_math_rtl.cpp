@@ -7,6 +7,7 @@
 #include <cstring>
 #include <utility>
 
+#include "models/common/dtype_convert.h"
 #include "models/common/sim_time.h"
 #include "models/pe/pe_data.h"
 
@@ -35,16 +36,6 @@ const KindOp* find_kind(const std::string& kind) {
   return nullptr;
 }
 
-uint32_t bits_of(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-float float_of(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
 std::string hex(uint32_t u) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "0x%08x", u);
@@ -52,7 +43,7 @@ std::string hex(uint32_t u) {
 }
 std::string describe(float f) {
   char buf[48];
-  std::snprintf(buf, sizeof buf, "%.9g (%s)", static_cast<double>(f), hex(bits_of(f)).c_str());
+  std::snprintf(buf, sizeof buf, "%.9g (%s)", static_cast<double>(f), hex(fp32_bits(f)).c_str());
   return buf;
 }
 
@@ -135,8 +126,8 @@ uint64_t PeMathRtl::stream(unsigned op, const float* a, const float* b, uint64_t
   auto drive = [&](uint64_t beat) {
     for (unsigned l = 0; l < kLanes; ++l) {
       const uint64_t e = beat * kLanes + l;
-      bus_a.set_word(l, (a && e < n) ? bits_of(a[e]) : 0u);
-      bus_b.set_word(l, (b && e < n) ? bits_of(b[e]) : 0u);
+      bus_a.set_word(l, (a && e < n) ? fp32_bits(a[e]) : 0u);
+      bus_b.set_word(l, (b && e < n) ? fp32_bits(b[e]) : 0u);
     }
     in_a_.write(bus_a);
     in_b_.write(bus_b);
@@ -160,7 +151,7 @@ uint64_t PeMathRtl::stream(unsigned op, const float* a, const float* b, uint64_t
           const uint64_t e = got * kLanes + l;
           uint32_t u = static_cast<uint32_t>(r.get_word(l));
           if (l == 0 && fault_mask_) u ^= std::exchange(fault_mask_, 0u);
-          if (e < n) y[e] = float_of(u);
+          if (e < n) y[e] = fp32_from_bits(u);
         }
       }
       ++got;
@@ -215,8 +206,7 @@ NdArray PeMathRtl::evaluate(const std::string& kind, const std::vector<NdArray>&
   int64_t first = -1;
   for (int64_t e = 0; e < n; ++e) {
     const float r = out.data[static_cast<size_t>(e)], t = ref.data[static_cast<size_t>(e)];
-    const bool same = bits_of(r) == bits_of(t) || (std::isnan(r) && std::isnan(t));
-    if (!same && bad++ == 0) first = e;
+    if (!same_fp32(r, t) && bad++ == 0) first = e;
   }
   checked_ += static_cast<uint64_t>(n);
   if (bad) {

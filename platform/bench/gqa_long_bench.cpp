@@ -6,6 +6,7 @@
 
 #include "firmware/kernels/attention_long_decode.h"
 #include "models/common/errors.h"
+#include "platform/bench/activity_counters.h"
 #include "platform/bench/attention_reference.h"
 #include "platform/config/topology_config.h"
 #include "platform/fabric/pe.h"
@@ -19,25 +20,6 @@ namespace {
 std::string str(int64_t v) {
   return std::to_string(v);
 }
-
-// Activity counters summed over every PE, and the links' traffic.
-struct Counters {
-  uint64_t ipcq_ops = 0, dma_reads = 0, dma_writes = 0, dma_bursts = 0;
-  Platform::Traffic traffic;
-
-  static Counters take(Platform& p) {
-    Counters c;
-    p.for_each_pe([&](Pe& pe) {
-      c.ipcq_ops += pe.ipcq.stats().commands;
-      c.dma_reads += pe.dma.stats(PeDma::Channel::kRead).transfers;
-      c.dma_writes += pe.dma.stats(PeDma::Channel::kWrite).transfers;
-      c.dma_bursts +=
-          pe.dma.stats(PeDma::Channel::kRead).bursts + pe.dma.stats(PeDma::Channel::kWrite).bursts;
-    });
-    c.traffic = p.traffic();
-    return c;
-  }
-};
 
 // The TCM a rank needs (bytes, generous): Q rows, the sweep buffers, its
 // packed state, a packed state per child and merge scratch.
@@ -240,7 +222,7 @@ nlohmann::json run_decode_heads(HostRuntime& rt, const std::vector<HeadPlan>& pl
     args[h] = place_head(rt, plans[h], shape, out_all, static_cast<int64_t>(h),
                          data_mode ? &inputs[h] : nullptr);
 
-  const Counters c0 = Counters::take(platform);
+  const ActivityCounters before = ActivityCounters::take(platform);
   const double t0 = platform.now_ns();
   double t_end = t0;
   const auto wall0 = std::chrono::steady_clock::now();
@@ -252,7 +234,7 @@ nlohmann::json run_decode_heads(HostRuntime& rt, const std::vector<HeadPlan>& pl
   rt.run();
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  const Counters c1 = Counters::take(platform);
+  const ActivityCounters c = ActivityCounters::take(platform).since(before);
 
   const HeadPlan& p0 = plans.front();
   const int64_t n0 = fw::block_positions(p0.mode, S, p0.at.cubes, p0.at.pes);
@@ -266,14 +248,14 @@ nlohmann::json run_decode_heads(HostRuntime& rt, const std::vector<HeadPlan>& pl
                        {"latency_ns", t_end - t0},
                        {"kv_bytes_per_cube",
                         static_cast<uint64_t>(n0) * p0.at.pes * static_cast<uint64_t>(d) * 2 * 2},
-                       {"ipcq_ops", c1.ipcq_ops - c0.ipcq_ops},
-                       {"dma_reads", c1.dma_reads - c0.dma_reads},
-                       {"dma_writes", c1.dma_writes - c0.dma_writes},
-                       {"dma_ops", (c1.dma_reads - c0.dma_reads) + (c1.dma_writes - c0.dma_writes)},
-                       {"dma_bursts", c1.dma_bursts - c0.dma_bursts},
-                       {"link_bytes", c1.traffic.link_bytes - c0.traffic.link_bytes},
-                       {"cube_link_bytes", c1.traffic.cube_link_bytes - c0.traffic.cube_link_bytes},
-                       {"sip_link_bytes", c1.traffic.sip_link_bytes - c0.traffic.sip_link_bytes},
+                       {"ipcq_ops", c.ipcq_ops},
+                       {"dma_reads", c.dma_reads},
+                       {"dma_writes", c.dma_writes},
+                       {"dma_ops", c.dma_ops()},
+                       {"dma_bursts", c.dma_bursts},
+                       {"link_bytes", c.traffic.link_bytes},
+                       {"cube_link_bytes", c.traffic.cube_link_bytes},
+                       {"sip_link_bytes", c.traffic.sip_link_bytes},
                        {"wall_s", wall}};
   if (data_mode) {
     const std::vector<float> out = rt.read(out_all);

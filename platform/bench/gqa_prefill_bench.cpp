@@ -6,6 +6,7 @@
 #include "firmware/kernels/attention_ring_prefill.h"
 #include "models/common/errors.h"
 #include "models/tcm/tcm_arena.h"
+#include "platform/bench/activity_counters.h"
 #include "platform/bench/attention_reference.h"
 #include "platform/config/topology_config.h"
 #include "platform/fabric/pe.h"
@@ -116,13 +117,7 @@ BenchResult GqaPrefillBench::run(BenchContext& ctx) {
       pes.push_back({r.sip, r.cube, r.pe});
       platform.pe(pes.back()).tcm.arena().reset_high_water();
     }
-    uint64_t ipcq0 = 0, dma0 = 0;
-    platform.for_each_pe([&](Pe& pe) {
-      ipcq0 += pe.ipcq.stats().commands;
-      dma0 += pe.dma.stats(PeDma::Channel::kRead).transfers +
-              pe.dma.stats(PeDma::Channel::kWrite).transfers;
-    });
-    const Platform::Traffic tr0 = platform.traffic();
+    const ActivityCounters before = ActivityCounters::take(platform);
     const double t0 = platform.now_ns();
     double t_end = t0;
     const auto wall0 = std::chrono::steady_clock::now();
@@ -133,30 +128,25 @@ BenchResult GqaPrefillBench::run(BenchContext& ctx) {
     rt.run();
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    uint64_t ipcq1 = 0, dma1 = 0, peak = 0;
-    platform.for_each_pe([&](Pe& pe) {
-      ipcq1 += pe.ipcq.stats().commands;
-      dma1 += pe.dma.stats(PeDma::Channel::kRead).transfers +
-              pe.dma.stats(PeDma::Channel::kWrite).transfers;
-    });
+    const ActivityCounters act = ActivityCounters::take(platform).since(before);
+    uint64_t peak = 0;
     for (const PeId& pe : pes) peak = std::max(peak, platform.pe(pe).tcm.arena().high_water());
-    const Platform::Traffic tr1 = platform.traffic();
     nlohmann::json pt = {{"S", S},
                          {"T_q", Tq},
                          {"C", C},
                          {"tile", T},
                          {"latency_ns", t_end - t0},
-                         {"ipcq_ops", ipcq1 - ipcq0},
-                         {"dma_ops", dma1 - dma0},
-                         {"cube_link_bytes", tr1.cube_link_bytes - tr0.cube_link_bytes},
+                         {"ipcq_ops", act.ipcq_ops},
+                         {"dma_ops", act.dma_ops()},
+                         {"cube_link_bytes", act.traffic.cube_link_bytes},
                          {"peak_tcm_bytes", peak},
                          {"wall_s", wall}};
     std::string err = "-";
     if (ctx.data_mode) {
       double worst = 0;
+      AttnData head = in;  // K and V copied once; each head's own Q below
+      head.rows = Tq;
       for (long long c = 0; c < C; ++c) {
-        AttnData head = in;
-        head.rows = Tq;
         head.q = rows(in.q, d, c * Tq, Tq);
         const double e =
             attention_max_error(head, rt.read(a.out[static_cast<size_t>(c)]), a.scale, S - Tq);
@@ -165,11 +155,11 @@ BenchResult GqaPrefillBench::run(BenchContext& ctx) {
       pt["max_abs_err"] = worst;
       err = fmt(worst, 5);
     }
-    table.rows.push_back(
-        {str(S), fmt((t_end - t0) / 1e3, 2), str(static_cast<long long>(ipcq1 - ipcq0)),
-         str(static_cast<long long>(dma1 - dma0)),
-         fmt(static_cast<double>(tr1.cube_link_bytes - tr0.cube_link_bytes) / 1e6, 3),
-         fmt(static_cast<double>(peak) / 1024, 1), fmt(wall, 2), err});
+    table.rows.push_back({str(S), fmt((t_end - t0) / 1e3, 2),
+                          str(static_cast<long long>(act.ipcq_ops)),
+                          str(static_cast<long long>(act.dma_ops())),
+                          fmt(static_cast<double>(act.traffic.cube_link_bytes) / 1e6, 3),
+                          fmt(static_cast<double>(peak) / 1024, 1), fmt(wall, 2), err});
     res.points.push_back(pt);
     rt.release_all();
   }

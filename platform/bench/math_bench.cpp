@@ -5,6 +5,7 @@
 #include <random>
 
 #include "firmware/tl.h"
+#include "models/common/dtype_convert.h"
 #include "models/common/errors.h"
 #include "models/math/math_eval.h"
 #include "models/trace/op_log.h"
@@ -20,12 +21,6 @@ namespace {
 bool unary(const std::string& op) {
   return op == "relu" || op == "copy" || op == "exp" || op == "neg" || op == "recip" ||
          op == "gelu" || op == "silu" || op == "cast";
-}
-
-uint32_t bits_of(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
 }
 
 }  // namespace
@@ -99,9 +94,7 @@ BenchResult MathBench::run(BenchContext& ctx) {
       const std::vector<float> got = rt.read(Out);
       uint64_t bad = 0;
       for (size_t i = 0; i < got.size(); ++i)
-        if (bits_of(got[i]) != bits_of(want.data[i]) &&
-            !(std::isnan(got[i]) && std::isnan(want.data[i])))
-          ++bad;
+        if (!same_fp32(got[i], want.data[i])) ++bad;
       pt["mismatches"] = bad;
       row.push_back(std::to_string(bad));
     }

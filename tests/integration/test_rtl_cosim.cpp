@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "firmware/tl.h"
+#include "models/common/dtype_convert.h"
 #include "models/common/errors.h"
 #include "models/trace/op_log.h"
 #include "platform/config/topology_loader.h"
@@ -68,23 +69,10 @@ bool contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
 
-uint32_t bits_of(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-float float_of(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
 std::string hex(float f) {
   char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08x", bits_of(f));
+  std::snprintf(buf, sizeof buf, "0x%08x", fp32_bits(f));
   return buf;
-}
-bool same_bits(float a, float b) {
-  return bits_of(a) == bits_of(b) || (std::isnan(a) && std::isnan(b));
 }
 
 // fp32 values that exercise every path: signed zeros, subnormals, values
@@ -98,16 +86,16 @@ std::vector<float> interesting_fp32(size_t n, unsigned seed) {
     const uint32_t sign = (rng() & 1u) << 31;
     switch (rng() % 10) {
       case 0:
-        x = float_of(r);  // any bit pattern
+        x = fp32_from_bits(r);  // any bit pattern
         break;
       case 1:
-        x = float_of(sign | (r & 0x007fffffu));  // subnormal
+        x = fp32_from_bits(sign | (r & 0x007fffffu));  // subnormal
         break;
       case 2:
-        x = float_of(sign | ((1u + rng() % 24) << 23) | (r & 0x007fffffu));  // tiny normal
+        x = fp32_from_bits(sign | ((1u + rng() % 24) << 23) | (r & 0x007fffffu));  // tiny normal
         break;
       case 3:
-        x = float_of(sign | ((230u + rng() % 24) << 23) | (r & 0x007fffffu));  // huge
+        x = fp32_from_bits(sign | ((230u + rng() % 24) << 23) | (r & 0x007fffffu));  // huge
         break;
       case 4: {
         const float c[] = {0.0f,
@@ -124,7 +112,7 @@ std::vector<float> interesting_fp32(size_t n, unsigned seed) {
         break;
       }
       default:  // ordinary magnitudes 2^-20 .. 2^20, either sign
-        x = float_of(sign | ((107u + rng() % 40) << 23) | (r & 0x007fffffu));
+        x = fp32_from_bits(sign | ((107u + rng() % 40) << 23) | (r & 0x007fffffu));
         break;
     }
   }
@@ -286,7 +274,7 @@ void check_equivalence(const std::string& op, bool binary, bool broadcast_row = 
   ASSERT_EQ(tlm.size(), rtl.size());
   int64_t bad = 0;
   for (size_t i = 0; i < tlm.size(); ++i) {
-    if (same_bits(tlm[i], rtl[i])) continue;
+    if (same_fp32(tlm[i], rtl[i])) continue;
     if (bad++ < 5) {
       const float b = binary ? y[broadcast_row ? i % C : i] : 0.0f;
       ADD_FAILURE() << op << " element " << i << ": a=" << hex(x[i]) << " b=" << hex(b)
@@ -413,7 +401,7 @@ TEST(RtlCosim, GemmBiasReluEndToEnd) {
       ASSERT_EQ(static_cast<double>(c[i]), want[i]) << path << " element " << i;
   }
   for (size_t i = 0; i < want.size(); ++i)
-    ASSERT_TRUE(same_bits(got[kTlmPath][i], got[kRtlPath][i])) << i;
+    ASSERT_TRUE(same_fp32(got[kTlmPath][i], got[kRtlPath][i])) << i;
   // Every epilogue stage on pe1 ran on the RTL: 4 output tiles x (bias, relu),
   // each a 32x32 tile = 16 beats + 3 cycles of pipeline.
   unsigned rtl_stages = 0;
@@ -494,7 +482,7 @@ TEST(RtlCosim, ScoreboardDetectsAMismatch) {
   MixedTiny t("scoreboard", "*");
   const std::vector<float> x = interesting_fp32(4096, 21), y = interesting_fp32(4096, 22);
   const std::vector<float> r = run_math(t, kTlmPe, "add", x, {64, 64}, &y, {64, 64});
-  for (size_t i = 0; i < r.size(); ++i) ASSERT_TRUE(same_bits(r[i], x[i] + y[i])) << i;
+  for (size_t i = 0; i < r.size(); ++i) ASSERT_TRUE(same_fp32(r[i], x[i] + y[i])) << i;
 #if KB_HAVE_RTL
   auto& engine = dynamic_cast<PeMathRtl&>(t.platform.pe(kTlmPe).math);
   EXPECT_STREQ(engine.impl_name(), "scoreboard");
@@ -611,8 +599,8 @@ void run_vector_unit_bench(double stall_probability, bool check_latency) {
       next.b = interesting_fp32(L, rng());
       VectorUnitBench::Bus a, b;
       for (unsigned l = 0; l < L; ++l) {
-        a.set_word(l, bits_of(next.a[l]));
-        b.set_word(l, bits_of(next.b[l]));
+        a.set_word(l, fp32_bits(next.a[l]));
+        b.set_word(l, fp32_bits(next.b[l]));
       }
       tb.in_op.write(next.op);
       tb.in_a.write(a);
@@ -635,9 +623,9 @@ void run_vector_unit_bench(double stall_probability, bool check_latency) {
         }
         const VectorUnitBench::Bus& y = tb.out_y.read();
         for (unsigned l = 0; l < L; ++l) {
-          const float got = float_of(static_cast<uint32_t>(y.get_word(l)));
+          const float got = fp32_from_bits(static_cast<uint32_t>(y.get_word(l)));
           const float ref = host_op(want.op, want.a[l], want.b[l]);
-          if (!same_bits(got, ref) && mismatches++ < 5)
+          if (!same_fp32(got, ref) && mismatches++ < 5)
             ADD_FAILURE() << "op " << want.op << " a=" << hex(want.a[l]) << " b=" << hex(want.b[l])
                           << " rtl=" << hex(got) << " host=" << hex(ref);
         }
