@@ -1,7 +1,9 @@
 #include "models/trace/op_log.h"
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 namespace kb {
 
@@ -22,9 +24,22 @@ nlohmann::json record_json(const OpRecord& r) {
 }
 }  // namespace
 
+std::vector<const OpRecord*> OpLog::ordered() const {
+  std::vector<const OpRecord*> out;
+  out.reserve(records_.size());
+  for (const auto& r : records_) out.push_back(&r);
+  auto key = [](const OpRecord* r) {
+    return std::tie(r->t_end_ns, r->pe, r->engine, r->cmd_id, r->tile, r->t_start_ns, r->stage,
+                    r->op_kind, r->addr, r->bytes);
+  };
+  std::stable_sort(out.begin(), out.end(),
+                   [&](const OpRecord* a, const OpRecord* b) { return key(a) < key(b); });
+  return out;
+}
+
 std::string OpLog::to_jsonl() const {
   std::string out;
-  for (const auto& r : records_) out += record_json(r).dump() + "\n";
+  for (const OpRecord* r : ordered()) out += record_json(*r).dump() + "\n";
   return out;
 }
 
@@ -33,7 +48,8 @@ std::string OpLog::to_chrome_trace() const {
   std::map<std::string, int> pids;
   std::map<std::pair<int, std::string>, int> tids;
   nlohmann::json events = nlohmann::json::array();
-  for (const auto& r : records_) {
+  for (const OpRecord* rp : ordered()) {
+    const OpRecord& r = *rp;
     auto [pit, pnew] = pids.emplace(r.pe, static_cast<int>(pids.size()) + 1);
     if (pnew)
       events.push_back({{"ph", "M"},

@@ -1,6 +1,10 @@
-// The op log: one record per engine stage, in the order stages end (simulated
-// time, then kernel order: deterministic). Written as JSON lines (--oplog)
-// and as a Chrome/Perfetto trace with one track per engine (--trace).
+// The op log: one record per engine stage. Written as JSON lines (--oplog) and
+// as a Chrome/Perfetto trace with one track per engine (--trace), in canonical
+// order: by end time, then PE, engine, command, tile, start time, stage, op,
+// address and bytes. Stages that end at the same picosecond are recorded in
+// whatever order the SystemC kernel happened to run their processes, which
+// depends on the kernel's event-queue internals (and its version); the output
+// order does not, so a model change that keeps every time keeps the file.
 #pragma once
 
 #include <cstdint>
@@ -25,8 +29,12 @@ struct OpRecord {
 class OpLog {
  public:
   void add(OpRecord r) { records_.push_back(std::move(r)); }
+  // In the order they were added (stage end, then kernel order).
   const std::vector<OpRecord>& records() const { return records_; }
   void clear() { records_.clear(); }
+
+  // The records in canonical order (see above).
+  std::vector<const OpRecord*> ordered() const;
 
   std::string to_jsonl() const;
   std::string to_chrome_trace() const;

@@ -1,0 +1,75 @@
+// The op log's output order is canonical: records of stages that end at the
+// same time come out in the same order whatever order the kernel added them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "models/trace/op_log.h"
+
+namespace kb {
+namespace {
+
+OpRecord rec(double start, double end, const std::string& pe, const std::string& engine,
+             const std::string& tile) {
+  OpRecord r;
+  r.t_start_ns = start;
+  r.t_end_ns = end;
+  r.pe = pe;
+  r.engine = engine;
+  r.stage = engine == "gemm" ? "GEMM" : "DMA_READ";
+  r.op_kind = engine == "gemm" ? "gemm" : "dma_read";
+  r.cmd_id = 2;
+  r.tile = tile;
+  r.bytes = 4096;
+  r.addr = 64;
+  return r;
+}
+
+std::vector<OpRecord> sample() {
+  return {rec(0, 10, "system.sip0.cube0.pe1", "dma.read", "m0.n0.k0"),
+          rec(2, 10, "system.sip0.cube0.pe0", "gemm", "m0.n0.k0"),
+          rec(1, 10, "system.sip0.cube0.pe0", "dma.read", "m0.n0.k1"),
+          rec(0, 5, "system.sip0.cube0.pe0", "dma.read", "m0.n0.k0"),
+          rec(3, 12, "system.sip0.cube0.pe0", "dma.read", "m0.n1.k0")};
+}
+
+TEST(OpLog, OutputOrderDoesNotDependOnTheOrderRecordsWereAdded) {
+  const std::vector<OpRecord> rs = sample();
+  std::vector<size_t> idx{0, 1, 2, 3, 4};
+  std::string first;
+  int orders = 0;
+  do {
+    OpLog log;
+    for (size_t i : idx) log.add(rs[i]);
+    if (orders == 0)
+      first = log.to_jsonl();
+    else
+      ASSERT_EQ(log.to_jsonl(), first) << "insertion order #" << orders;
+    ++orders;
+  } while (std::next_permutation(idx.begin(), idx.end()));
+  EXPECT_EQ(orders, 120);
+}
+
+TEST(OpLog, CanonicalOrderIsEndTimeThenPeThenEngine) {
+  OpLog log;
+  for (const auto& r : sample()) log.add(r);
+  const auto ord = log.ordered();
+  ASSERT_EQ(ord.size(), 5u);
+  EXPECT_EQ(ord[0]->t_end_ns, 5);
+  EXPECT_EQ(ord[1]->pe, "system.sip0.cube0.pe0");
+  EXPECT_EQ(ord[1]->engine, "dma.read");
+  EXPECT_EQ(ord[2]->pe, "system.sip0.cube0.pe0");
+  EXPECT_EQ(ord[2]->engine, "gemm");
+  EXPECT_EQ(ord[3]->pe, "system.sip0.cube0.pe1");
+  EXPECT_EQ(ord[4]->t_end_ns, 12);
+  // The in-memory list keeps insertion order.
+  EXPECT_EQ(log.records()[0].pe, "system.sip0.cube0.pe1");
+  // The trace lists the same records in the same order.
+  const std::string trace = log.to_chrome_trace();
+  EXPECT_LT(trace.find("\"ts\":0.0"), trace.find("\"ts\":0.003"));
+}
+
+}  // namespace
+}  // namespace kb
