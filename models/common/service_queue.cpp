@@ -14,9 +14,23 @@ ServiceQueue::ServiceQueue(const sc_core::sc_module_name& name, unsigned capacit
 
 void ServiceQueue::push(const sc_core::sc_time& service, uint64_t bytes, Completion* done,
                         uint64_t order) {
-  while (capacity_ > 0 && queue_.size() >= capacity_) sc_core::wait(slot_freed_);
   if (done) done->expect(1);
-  queue_.push_back({service, bytes, done, sc_core::sc_time_stamp(), order, next_seq_++});
+  Request r{service, bytes, done, sc_core::sc_time_stamp(), order, next_seq_++};
+  if (capacity_ > 0 && (queue_.size() >= capacity_ || !stalled_.empty())) {
+    // Full. A request that got in at this same instant with a worse key gives
+    // its slot to this one: same-time arrivals are admitted by key, not by
+    // the order the kernel ran their senders.
+    auto worst = queue_.end();
+    for (auto it = queue_.begin(); it != queue_.end(); ++it)
+      if (it->arrival == r.arrival && std::tie(it->order, it->seq) > std::tie(r.order, r.seq) &&
+          (worst == queue_.end() ||
+           std::tie(it->order, it->seq) > std::tie(worst->order, worst->seq)))
+        worst = it;
+    if (worst != queue_.end()) std::swap(*worst, r);
+    stalled_.push_back(r);
+    return;
+  }
+  queue_.push_back(r);
   update_depth();
   if (!busy_ && !selecting_) kick_.notify(sc_core::SC_ZERO_TIME);
 }
@@ -44,13 +58,27 @@ void ServiceQueue::serve() {
     current_ = *best;
     queue_.erase(best);
     busy_ = true;
-    slot_freed_.notify();
+    admit_stalled();
     update_depth();
     next_trigger(current_.service);
     return;
   }
   update_depth();
   next_trigger(kick_);
+}
+
+void ServiceQueue::admit_stalled() {
+  while (!stalled_.empty() && queue_.size() < capacity_) {
+    auto best = stalled_.begin();
+    for (auto it = stalled_.begin(); it != stalled_.end(); ++it)
+      if (std::tie(it->arrival, it->order, it->seq) <
+          std::tie(best->arrival, best->order, best->seq))
+        best = it;
+    Request r = *best;
+    stalled_.erase(best);
+    r.arrival = sc_core::sc_time_stamp();
+    queue_.push_back(r);
+  }
 }
 
 void ServiceQueue::update_depth() {

@@ -10,9 +10,15 @@
 // unrelated activity elsewhere. The server picks its next request one delta
 // after it becomes free, so every same-time arrival is in the queue by then.
 //
-// A requester pushes a request and then waits on its Completion. With a
-// bounded queue (capacity > 0) push() blocks the calling thread until a slot
-// frees, which is how back-pressure reaches an initiator.
+// A requester pushes a request and then waits on its Completion. A bounded
+// queue (capacity > 0) holds at most `capacity` requests waiting for service;
+// a request that finds it full stalls at the queue's input (not counted in
+// depth) and is admitted when a slot frees, so back-pressure reaches the
+// initiator as a later completion. Stalled requests are admitted one per freed
+// slot in the same canonical order as service (arrival, order, push), and among
+// requests arriving at the same instant the slots go to the best keys, however
+// the kernel happened to order their pushes. A request admitted from the stall
+// arrives (for service order) when it is admitted. push() never blocks.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +34,7 @@ class ServiceQueue : public sc_core::sc_module {
   ServiceQueue(const sc_core::sc_module_name& name, unsigned capacity = 0);
 
   // Enqueue `service` worth of occupancy; `done->done()` is called when it has
-  // been served. Blocks (SC_THREAD only) while a bounded queue is full.
+  // been served.
   void push(const sc_core::sc_time& service, uint64_t bytes, Completion* done, uint64_t order = 0);
 
   // Observability (also traced into the VCD).
@@ -55,17 +61,18 @@ class ServiceQueue : public sc_core::sc_module {
     uint64_t seq;
   };
   void serve();
+  void admit_stalled();
   void update_depth();
 
   unsigned capacity_;
   std::deque<Request> queue_;
+  std::deque<Request> stalled_;  // arrived at a full bounded queue; `arrival` = attempt
   Request current_{};
   bool busy_ = false;
   bool selecting_ = false;
   uint64_t next_seq_ = 0;
   unsigned depth_ = 0;
   sc_core::sc_event kick_;
-  sc_core::sc_event slot_freed_;
   Stats stats_;
 };
 

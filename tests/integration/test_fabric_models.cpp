@@ -1,7 +1,11 @@
 // Model-level checks of the fabric parts on simulated time (exact).
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "models/common/address_map.h"
+#include "models/common/completion.h"
+#include "models/common/service_queue.h"
 #include "models/common/sim_time.h"
 #include "models/dma/pe_dma.h"
 #include "models/hbm/hbm_ctrl.h"
@@ -81,6 +85,36 @@ HbmConfig hbm_cfg() {
   h.queue_depth = 0;
   h.pc_mapping = PcMapping::kInterleave;
   return h;
+}
+
+// A bounded queue admits blocked requesters one per freed slot, earliest
+// attempt first, then by order key: not in the order the kernel runs them.
+TEST(ServiceQueueModel, BlockedRequestersAreAdmittedByAttemptTimeThenOrderKey) {
+  ServiceQueue q("q", 1);
+  std::map<uint64_t, double> done_ns;
+  auto requester = [&](double at_ns, uint64_t order) {
+    sc_core::sc_spawn([&, at_ns, order] {
+      sc_core::wait(ns_to_time(at_ns));
+      Completion c;
+      q.push(ns_to_time(10), 64, &c, order);
+      c.wait();
+      done_ns[order] = to_ns(sc_core::sc_time_stamp());
+    });
+  };
+  requester(0, 5);  // served at once
+  requester(0, 9);  // fills the one slot
+  requester(1, 3);  // these block; spawned (and run) in the order 3, 1, 2
+  requester(1, 1);
+  requester(1, 2);
+  requester(0.5, 7);  // blocked earlier than the three above
+  sc_core::sc_start();
+  EXPECT_DOUBLE_EQ(done_ns.at(5), 10);
+  EXPECT_DOUBLE_EQ(done_ns.at(9), 20);
+  EXPECT_DOUBLE_EQ(done_ns.at(7), 30);
+  EXPECT_DOUBLE_EQ(done_ns.at(1), 40);
+  EXPECT_DOUBLE_EQ(done_ns.at(2), 50);
+  EXPECT_DOUBLE_EQ(done_ns.at(3), 60);
+  EXPECT_EQ(q.stats().max_depth, 2u);  // one in service, one queued: never over capacity
 }
 
 TEST(HbmCtrlModel, EachPseudoChannelServesInFifoOrderAndChannelsRunInParallel) {
