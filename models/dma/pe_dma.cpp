@@ -12,7 +12,8 @@ namespace kb {
 
 namespace {
 constexpr const char* kMsgType = "/kernbench/pe_dma";
-}
+constexpr uint64_t kBurstSeqMask = (uint64_t{1} << 38) - 1;
+}  // namespace
 
 PeDma::PeDma(const sc_core::sc_module_name& name, const DmaConfig& cfg, const AddressMap& map,
              const Location& self)
@@ -22,7 +23,11 @@ PeDma::PeDma(const sc_core::sc_module_name& name, const DmaConfig& cfg, const Ad
       map_(map),
       self_(self),
       setup_(ns_to_time(cfg.setup_ns)),
-      // Bursts are ordered by (PE, issue sequence): PE index in the high bits.
+      // Bursts are ordered by (PE, channel, the channel's issue sequence): PE
+      // index in the high bits, the write channel above the read channel (bit
+      // 38; bit 39 is PE_IPCQ's control messages). One sequence per channel,
+      // because each channel issues from its own thread: a shared counter gave
+      // same-instant bursts of the two channels keys in kernel run order.
       order_base_((((uint64_t{self.sip} << 8 | self.cube) << 6) | self.pe) << 40) {
   for (int i = 0; i < 2; ++i) {
     ChannelState* ch = &channels_[i];
@@ -114,8 +119,9 @@ void PeDma::channel_thread(ChannelState* ch) {
         ++p->bursts_left;
         ++ch->outstanding;
         ch->stats.max_outstanding = std::max(ch->stats.max_outstanding, ch->outstanding);
-        ch->ready.push_back(
-            {p, t.src_row(r) + off, t.dst_row(r) + off, n, order_base_ + burst_seq_++});
+        ch->ready.push_back({p, t.src_row(r) + off, t.dst_row(r) + off, n,
+                             order_base_ | (uint64_t{ch->id == Channel::kWrite} << 38) |
+                                 (ch->burst_seq++ & kBurstSeqMask)});
         if (ch->ready.size() > ch->idle_workers && ch->workers < cfg_.max_outstanding) {
           reserve_thread_stack(name());
           ++ch->workers;

@@ -95,6 +95,7 @@ class PeDma : public PeEngine {
     bool busy = false;
     sc_core::sc_time busy_since;
     ChannelStats stats;
+    uint64_t burst_seq = 0;  // issue sequence of this channel's bursts
   };
 
   ChannelState& channel(Channel c) { return channels_[static_cast<int>(c)]; }
@@ -112,7 +113,6 @@ class PeDma : public PeEngine {
   sc_core::sc_time setup_;
   bool data_mode_ = false;
   uint64_t order_base_ = 0;
-  uint64_t burst_seq_ = 0;
   ChannelState channels_[2];
 };
 
