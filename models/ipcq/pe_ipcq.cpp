@@ -22,6 +22,7 @@ struct PeIpcq::Message {
 
 struct PeIpcq::Outgoing {
   Message m;
+  uint64_t order_low = 0;  // the low 39 bits of its order key (see post_message)
   std::function<void()> on_delivered;
 };
 
@@ -528,6 +529,17 @@ void PeIpcq::finish_recv(RecvQueue& q, RecvJob& job) {
 void PeIpcq::post_message(const Message& m, std::function<void()> on_delivered) {
   std::unique_ptr<Outgoing, OutgoingDeleter> o(new Outgoing);
   o->m = m;
+  // Order key below the PE and control bits: (type, peer, that stream's
+  // sequence). Each (type, peer) stream is posted by one process in program
+  // order, so messages posted at the same instant by different processes (a
+  // doorbell and a credit) tie-break the same way whatever order the kernel
+  // ran those processes in. The sequence keeps 13 bits: only messages of one
+  // stream that reach a queue at the same instant compare on it.
+  const uint64_t peer =
+      ((uint64_t{m.to.sip} << 8 | m.to.cube) << 6 | m.to.pe) & ((uint64_t{1} << 24) - 1);
+  const uint64_t type = static_cast<uint64_t>(m.type);
+  uint64_t& seq = msg_seq_[type << 24 | peer];
+  o->order_low = type << 37 | peer << 13 | (seq++ & ((uint64_t{1} << 13) - 1));
   o->on_delivered = std::move(on_delivered);
   outbox_.push_back(std::move(o));
   ++msgs_in_flight_;
@@ -558,7 +570,7 @@ void PeIpcq::message_worker() {
     std::unique_ptr<Outgoing, OutgoingDeleter> o = std::move(outbox_.front());
     outbox_.pop_front();
     --idle_msg_workers_;
-    order->key = order_base + (msg_seq_++ & ((uint64_t{1} << 39) - 1));
+    order->key = order_base | o->order_low;
     ext->message = &o->m;
     const uint64_t addr = map_.ipcq(o->m.to.sip, o->m.to.cube, o->m.to.pe);
     trans.set_command(tlm::TLM_WRITE_COMMAND);
