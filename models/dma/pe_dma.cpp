@@ -117,8 +117,8 @@ void PeDma::channel_thread(ChannelState* ch) {
         while (ch->outstanding >= cfg_.max_outstanding) sc_core::wait(ch->slot_freed);
         const uint64_t n = std::min<uint64_t>(cfg_.burst_bytes, row_bytes - off);
         ++p->bursts_left;
+        settle_outstanding(*ch);
         ++ch->outstanding;
-        ch->stats.max_outstanding = std::max(ch->stats.max_outstanding, ch->outstanding);
         ch->ready.push_back({p, t.src_row(r) + off, t.dst_row(r) + off, n,
                              order_base_ | (uint64_t{ch->id == Channel::kWrite} << 38) |
                                  (ch->burst_seq++ & kBurstSeqMask)});
@@ -150,6 +150,7 @@ void PeDma::worker_thread(ChannelState* ch) {
     --ch->idle_workers;
     run_burst(*ch, b, trans, buffer);
     ++ch->idle_workers;
+    settle_outstanding(*ch);
     --ch->outstanding;
     ch->slot_freed.notify();
     ++ch->stats.bursts;
@@ -176,6 +177,13 @@ void PeDma::run_burst(ChannelState&, const Burst& b, tlm::tlm_generic_payload& t
     port->b_transport(trans, delay);
     if (trans.is_response_error()) fault(*b.owner, addr, len, is_read ? "read" : "write");
   }
+}
+
+void PeDma::settle_outstanding(ChannelState& ch) {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  if (now == ch.outstanding_at) return;
+  ch.stats.max_outstanding = std::max(ch.stats.max_outstanding, ch.outstanding);
+  ch.outstanding_at = now;
 }
 
 void PeDma::retire_in_order(ChannelState& ch) {
