@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <tuple>
 
 #include "models/common/errors.h"
 #include "models/common/request_order.h"
@@ -51,6 +52,7 @@ void PeDma::submit(const DmaTransfer& t, DmaDoneCallback on_done) {
   p->transfer = t;
   p->on_done = std::move(on_done);
   p->result.submitted_ns = to_ns(sc_core::sc_time_stamp());
+  p->seq = ch.submit_seq++;
   if (!ch.busy) {
     ch.busy = true;
     ch.busy_since = sc_core::sc_time_stamp();
@@ -97,8 +99,17 @@ DmaResult PeDma::transfer(const DmaTransfer& t) {
 void PeDma::channel_thread(ChannelState* ch) {
   for (;;) {
     while (ch->waiting.empty()) sc_core::wait(ch->kick);
-    std::unique_ptr<Pending> owned = std::move(ch->waiting.front());
-    ch->waiting.pop_front();
+    // Transfers submitted at the same instant by different commands start in
+    // command order, not in the order the kernel ran their submitters; one
+    // command's transfers keep the order it submitted them in.
+    auto key = [](const Pending& p) {
+      return std::tie(p.result.submitted_ns, p.transfer.cmd_id, p.seq);
+    };
+    auto next = ch->waiting.begin();
+    for (auto it = ch->waiting.begin(); it != ch->waiting.end(); ++it)
+      if (key(**it) < key(**next)) next = it;
+    std::unique_ptr<Pending> owned = std::move(*next);
+    ch->waiting.erase(next);
     Pending* p = owned.get();
     ch->inflight.push_back(std::move(owned));
     if (setup_ != sc_core::SC_ZERO_TIME) sc_core::wait(setup_);

@@ -87,6 +87,7 @@ class PeDma : public PeEngine {
     DmaResult result;
     uint64_t bursts_left = 0;
     bool all_issued = false;
+    uint64_t seq = 0;  // submission sequence on its channel
   };
   struct Burst {
     Pending* owner;
@@ -106,7 +107,8 @@ class PeDma : public PeEngine {
     bool busy = false;
     sc_core::sc_time busy_since;
     ChannelStats stats;
-    uint64_t burst_seq = 0;  // issue sequence of this channel's bursts
+    uint64_t burst_seq = 0;   // issue sequence of this channel's bursts
+    uint64_t submit_seq = 0;  // submission sequence of its transfers
   };
 
   ChannelState& channel(Channel c) { return channels_[static_cast<int>(c)]; }
