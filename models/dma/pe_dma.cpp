@@ -99,20 +99,24 @@ DmaResult PeDma::transfer(const DmaTransfer& t) {
 void PeDma::channel_thread(ChannelState* ch) {
   for (;;) {
     while (ch->waiting.empty()) sc_core::wait(ch->kick);
-    // Transfers submitted at the same instant by different commands start in
-    // command order, not in the order the kernel ran their submitters; one
-    // command's transfers keep the order it submitted them in.
+    // The channel starts the transfer with the least (submit time, command
+    // id, submission sequence) among those submitted by now: same-instant
+    // submissions of different commands start in command order, one command's
+    // transfers in the order it submitted them. The choice is made after the
+    // setup time (the descriptor fetch), by when every submission of this
+    // instant is in, whichever delta or process order the kernel ran them in.
+    const double picked_ns = to_ns(sc_core::sc_time_stamp());
+    if (setup_ != sc_core::SC_ZERO_TIME) sc_core::wait(setup_);
     auto key = [](const Pending& p) {
       return std::tie(p.result.submitted_ns, p.transfer.cmd_id, p.seq);
     };
     auto next = ch->waiting.begin();
     for (auto it = ch->waiting.begin(); it != ch->waiting.end(); ++it)
-      if (key(**it) < key(**next)) next = it;
+      if ((*it)->result.submitted_ns <= picked_ns && key(**it) < key(**next)) next = it;
     std::unique_ptr<Pending> owned = std::move(*next);
     ch->waiting.erase(next);
     Pending* p = owned.get();
     ch->inflight.push_back(std::move(owned));
-    if (setup_ != sc_core::SC_ZERO_TIME) sc_core::wait(setup_);
     p->result.started_ns = to_ns(sc_core::sc_time_stamp());
     const DmaTransfer& t = p->transfer;
     if (t.total_bytes() == 0) {
