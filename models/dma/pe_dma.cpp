@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <string_view>
 #include <tuple>
 
 #include "models/common/errors.h"
@@ -53,6 +54,8 @@ void PeDma::submit(const DmaTransfer& t, DmaDoneCallback on_done) {
   p->on_done = std::move(on_done);
   p->result.submitted_ns = to_ns(sc_core::sc_time_stamp());
   p->seq = ch.submit_seq++;
+  const sc_core::sc_process_handle submitter = sc_core::sc_get_current_process_handle();
+  p->submitter = submitter.valid() ? submitter.name() : "";
   if (!ch.busy) {
     ch.busy = true;
     ch.busy_since = sc_core::sc_time_stamp();
@@ -100,15 +103,17 @@ void PeDma::channel_thread(ChannelState* ch) {
   for (;;) {
     while (ch->waiting.empty()) sc_core::wait(ch->kick);
     // The channel starts the transfer with the least (submit time, command
-    // id, submission sequence) among those submitted by now: same-instant
-    // submissions of different commands start in command order, one command's
-    // transfers in the order it submitted them. The choice is made after the
-    // setup time (the descriptor fetch), by when every submission of this
-    // instant is in, whichever delta or process order the kernel ran them in.
+    // id, submitting process, submission sequence) among those submitted by
+    // now: same-instant submissions of different commands start in command
+    // order, those of one command's processes (an IPCQ command's send and
+    // receive loops) in process-name order, one process's in program order. The choice is made
+    // after the setup time (the descriptor fetch), by when every submission of this instant is in,
+    // whichever delta or process order the kernel ran them in.
     const double picked_ns = to_ns(sc_core::sc_time_stamp());
     if (setup_ != sc_core::SC_ZERO_TIME) sc_core::wait(setup_);
     auto key = [](const Pending& p) {
-      return std::tie(p.result.submitted_ns, p.transfer.cmd_id, p.seq);
+      return std::make_tuple(p.result.submitted_ns, p.transfer.cmd_id,
+                             std::string_view(p.submitter), p.seq);
     };
     auto next = ch->waiting.begin();
     for (auto it = ch->waiting.begin(); it != ch->waiting.end(); ++it)

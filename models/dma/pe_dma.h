@@ -87,7 +87,8 @@ class PeDma : public PeEngine {
     DmaResult result;
     uint64_t bursts_left = 0;
     bool all_issued = false;
-    uint64_t seq = 0;  // submission sequence on its channel
+    uint64_t seq = 0;       // submission sequence on its channel
+    std::string submitter;  // the submitting process's name
   };
   struct Burst {
     Pending* owner;
