@@ -10,6 +10,7 @@
 
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -44,10 +45,19 @@ class PeEngine : public sc_core::sc_module {
     uint64_t stages = 0;
     uint64_t bytes = 0;
     double busy_ns = 0;  // time with at least one stage in service
+    // Most stages queued or in service at once, a stage counted over
+    // [arrival, end of service): one that ends at the instant another arrives
+    // does not overlap it. Taken from each instant's settled count, so it does
+    // not depend on the order the kernel ran that instant's processes in.
     unsigned max_queue = 0;
   };
   unsigned num_lanes() const { return static_cast<unsigned>(lanes_.size()); }
-  const LaneStats& lane_stats(unsigned lane) const { return lanes_.at(lane)->stats; }
+  // With the current instant's count folded in.
+  LaneStats lane_stats(unsigned lane) const {
+    LaneStats s = lanes_.at(lane)->stats;
+    s.max_queue = std::max(s.max_queue, lanes_.at(lane)->depth);
+    return s;
+  }
   // Traced into the VCD.
   const bool& lane_busy(unsigned lane) const { return lanes_.at(lane)->busy; }
   const unsigned& lane_depth(unsigned lane) const { return lanes_.at(lane)->depth; }
@@ -83,6 +93,7 @@ class PeEngine : public sc_core::sc_module {
     sc_core::sc_event arrived;
     bool busy = false;
     unsigned depth = 0;
+    sc_core::sc_time depth_at;  // when `depth` last changed
     uint64_t current_cmd = 0;
     unsigned active = 0;
     double active_since = 0;
