@@ -5,6 +5,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "models/common/annotated_delay.h"
 #include "models/common/errors.h"
 #include "models/common/request_order.h"
 #include "models/common/sim_time.h"
@@ -197,6 +198,7 @@ void PeDma::run_burst(ChannelState&, const Burst& b, tlm::tlm_generic_payload& t
     port->b_transport(trans, delay);
     if (trans.is_response_error()) fault(*b.owner, addr, len, is_read ? "read" : "write");
   }
+  sync_delay(delay);  // the write's return path, annotated by the fabric
 }
 
 void PeDma::settle_outstanding(ChannelState& ch) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "models/common/address_map.h"
+#include "models/common/annotated_delay.h"
 #include "models/common/request_order.h"
 #include "models/common/sim_time.h"
 #include "models/common/tlm_checker.h"
@@ -41,6 +42,7 @@ void HbmCtrl::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& del
     trans.set_response_status(unsupported);
     return;
   }
+  sync_delay(delay);  // queue at the time the request arrives
   Completion served;
   uint64_t pos = offset;
   const uint64_t end = offset + len;
@@ -53,7 +55,7 @@ void HbmCtrl::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& del
     pos = chunk_end;
   }
   served.wait();
-  if (access_latency_ != sc_core::SC_ZERO_TIME) sc_core::wait(access_latency_);
+  delay += access_latency_;  // access latency after service: annotated, not waited
   if (data_mode_) copy_payload(trans, store_);
   if (trans.is_read())
     bytes_read_ += len;

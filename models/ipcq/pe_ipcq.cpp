@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "models/common/annotated_delay.h"
 #include "models/common/errors.h"
 #include "models/common/request_order.h"
 #include "models/common/sim_time.h"
@@ -584,6 +585,7 @@ void PeIpcq::message_worker() {
     trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
     port->b_transport(trans, delay);
+    sync_delay(delay);
     if (trans.is_response_error()) {
       std::string why;
       if (map_.resolve(addr, wire.size(), &why)) why = "refused by its target";
@@ -605,6 +607,7 @@ void PeIpcq::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& dela
     trans.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
     return;
   }
+  sync_delay(delay);  // deliver when the message arrives, not when it was sent
   deliver(*static_cast<const Message*>(ext->message));
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
 }

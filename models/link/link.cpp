@@ -1,5 +1,6 @@
 #include "models/link/link.h"
 
+#include "models/common/annotated_delay.h"
 #include "models/common/request_order.h"
 #include "models/common/sim_time.h"
 #include "models/common/tlm_checker.h"
@@ -28,14 +29,15 @@ double Link::effective_bandwidth_gbps() const {
          static_cast<double>(cfg_.packet_bytes + cfg_.header_bytes);
 }
 
-void Link::carry(uint64_t payload_bytes, uint64_t order) {
+void Link::carry(uint64_t payload_bytes, uint64_t order, sc_core::sc_time& delay) {
   const uint64_t on_wire = wire_bytes(payload_bytes);
   if (on_wire > 0) {
+    sync_delay(delay);  // the wire's FIFO orders by the time the packets reach it
     Completion sent;
     wire_.push(transfer_time(on_wire, cfg_.bandwidth_gbps), payload_bytes, &sent, order);
     sent.wait();
   }
-  if (latency_ != sc_core::SC_ZERO_TIME) sc_core::wait(latency_);
+  delay += latency_;  // flight time: annotated, not waited
 }
 
 void Link::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
@@ -43,10 +45,10 @@ void Link::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay)
   const bool is_write = trans.get_command() == tlm::TLM_WRITE_COMMAND;
   const uint64_t len = trans.get_data_length();
   const uint64_t order = order_key(trans);
-  carry(is_write ? len : 0, order);
+  carry(is_write ? len : 0, order, delay);
   out->b_transport(trans, delay);
   Link* back = reverse_ ? reverse_ : this;
-  back->carry(is_write ? 0 : len, order);
+  back->carry(is_write ? 0 : len, order, delay);
 }
 
 unsigned int Link::transport_dbg(tlm::tlm_generic_payload& trans) {

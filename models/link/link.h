@@ -9,7 +9,9 @@
 //   request  : WRITE payload bytes, or a header-only READ request
 //   response : READ payload bytes, or a header-only WRITE acknowledgement
 // Every packet (at most packet_bytes of payload; a header-only message is one
-// packet) adds header_bytes on the wire.
+// packet) adds header_bytes on the wire. The propagation latency is added to
+// the b_transport delay, not waited (models/common/annotated_delay.h); the
+// wire queue is entered at the annotated time.
 #pragma once
 
 #include <tlm_utils/simple_initiator_socket.h>
@@ -44,7 +46,7 @@ class Link : public sc_core::sc_module {
 
   // Serialise `payload_bytes` on this direction and pay its latency (used
   // for this direction's requests and for responses of the reverse one).
-  void carry(uint64_t payload_bytes, uint64_t order = 0);
+  void carry(uint64_t payload_bytes, uint64_t order, sc_core::sc_time& delay);
 
  private:
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);

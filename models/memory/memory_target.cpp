@@ -1,6 +1,7 @@
 #include "models/memory/memory_target.h"
 
 #include "models/common/address_map.h"
+#include "models/common/annotated_delay.h"
 #include "models/common/request_order.h"
 #include "models/common/sim_time.h"
 #include "models/common/tlm_checker.h"
@@ -32,10 +33,11 @@ void MemoryTarget::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time
     trans.set_response_status(unsupported);
     return;
   }
+  sync_delay(delay);  // queue at the time the request arrives
   Completion served;
   port_.push(transfer_time(len, bandwidth_gbps_), len, &served, order_key(trans));
   served.wait();
-  if (latency_ != sc_core::SC_ZERO_TIME) sc_core::wait(latency_);
+  delay += latency_;  // access latency after service: annotated, not waited
   if (data_mode_) copy_payload(trans, store_);
   if (trans.is_read())
     bytes_read_ += len;

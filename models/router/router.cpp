@@ -25,9 +25,10 @@ void Router::b_transport(int, tlm::tlm_generic_payload& trans, sc_core::sc_time&
   }
   ++transactions_;
   const unsigned port = route_(*dest);
-  if (latency_ != sc_core::SC_ZERO_TIME) sc_core::wait(latency_);
+  // The hop's latency each way is annotated, not waited (annotated_delay.h).
+  delay += latency_;
   out[static_cast<int>(port)]->b_transport(trans, delay);
-  if (latency_ != sc_core::SC_ZERO_TIME) sc_core::wait(latency_);
+  delay += latency_;
 }
 
 unsigned int Router::transport_dbg(int, tlm::tlm_generic_payload& trans) {

@@ -1,6 +1,7 @@
 // A routing node: the PE crossbar, a cube router, a SIP I/O hub, the host
 // port. Every transaction is decoded through the platform's AddressMap, pays
-// the node's traversal latency (on the way in and on the way back), and is
+// the node's traversal latency (on the way in and on the way back, added to
+// the b_transport delay: models/common/annotated_delay.h), and is
 // forwarded on the output port its routing policy picks. Contention is not
 // modelled inside the node but on the links and targets behind its ports.
 // An address the map rejects completes at once with TLM_ADDRESS_ERROR_RESPONSE.

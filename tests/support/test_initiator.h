@@ -51,6 +51,7 @@ class TestInitiator : public sc_core::sc_module {
     t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
     socket->b_transport(t, delay);
+    sc_core::wait(delay);  // the fabric annotates pure latencies (annotated_delay.h)
     requests_[i].status = t.get_response_status();
     requests_[i].done_ns = to_ns(sc_core::sc_time_stamp());
   }
