@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Checks that a model change keeps results byte-identical: runs a set of wide
+# workloads with two kernbench binaries and compares their op logs and JSON
+# results (wall-clock fields dropped). Use it before committing an
+# optimisation, beside the goldens (which only cover tiny runs):
+#
+#   git stash && cmake --build build -j2 --target kernbench && cp build/kernbench /tmp/kb_before
+#   git stash pop && cmake --build build -j2 --target kernbench
+#   bash scripts/compare_builds.sh /tmp/kb_before build/kernbench
+#
+# Exit status 0 when every run matches, 1 otherwise (the differing runs are
+# named; their outputs are kept in the scratch directory printed at the end).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+old=$(realpath "$1")
+new=$(realpath "$2")
+scratch=$(mktemp -d /tmp/kb_compare_XXXXXX)
+runs=(
+  "allreduce --param algo=hierarchical,ring,2d,binomial --param bytes_per_pe=96KiB"
+  "allreduce --param algo=ring --param buffer=hbm --param bytes_per_pe=64KiB"
+  "gqa-sweep --param S_kv=8192"
+  "gqa-decode --param variant=opt1,opt2,opt3 --param S_kv=4096"
+  "gemm --param M=256 --param K=1024 --param N=256"
+  "gemm --param M=64 --param K=2048 --param N=64 --param variant=ref_ref"
+  "gqa-prefill --param S=2048"
+  "gqa-short"
+  "probe"
+  "dma --param src=hbm:0.5.3+0 --param dst=tcm:0.0.0+0 --param bytes=1048576"
+  "probe --topology topologies/llama70b_4sip.yaml"
+  "gqa-long --topology topologies/llama70b_4sip.yaml --param C=8 --param P=2 --param S_kv=4096"
+)
+rc=0
+i=0
+for run in "${runs[@]}"; do
+  i=$((i + 1))
+  failed=""
+  for side in old new; do
+    bin=$old
+    [ "$side" = new ] && bin=$new
+    # shellcheck disable=SC2086  # the run is a word list on purpose
+    if ! "$bin" --bench $run --oplog "$scratch/$i.$side.jsonl" --json "$scratch/$i.$side.json" \
+      > "$scratch/$i.$side.out" 2>&1; then
+      failed="$failed $side"
+      continue
+    fi
+    grep -v '"wall_s' "$scratch/$i.$side.json" > "$scratch/$i.$side.nowall.json"
+  done
+  if [ -n "$failed" ]; then
+    printf '%-90s FAILED (%s): see %s\n' "$run" "${failed# }" "$scratch/$i.*.out"
+    rc=1
+    continue
+  fi
+  verdict="identical"
+  if ! cmp -s "$scratch/$i.old.jsonl" "$scratch/$i.new.jsonl"; then verdict="OP LOG DIFFERS"; rc=1; fi
+  if ! cmp -s "$scratch/$i.old.nowall.json" "$scratch/$i.new.nowall.json"; then
+    verdict="$verdict, JSON DIFFERS"
+    rc=1
+  fi
+  printf '%-90s %7s records  %s\n' "$run" "$(wc -l < "$scratch/$i.old.jsonl")" "$verdict"
+done
+echo "outputs in $scratch"
+exit $rc
