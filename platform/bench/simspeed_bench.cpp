@@ -14,7 +14,9 @@
 #include <systemc>
 
 #include "models/common/errors.h"
+#include "models/common/service_queue.h"
 #include "models/common/sim_time.h"
+#include "models/dma/pe_dma.h"
 #include "models/pe/pe_engine.h"
 #include "models/trace/op_log.h"
 #include "platform/bench/allreduce_bench.h"
@@ -54,6 +56,28 @@ uint64_t engine_stages(Platform& p) {
   return n;
 }
 
+uint64_t dma_bursts(Platform& p) {
+  uint64_t n = 0;
+  p.for_each_pe([&](Pe& pe) {
+    for (auto c : {PeDma::Channel::kRead, PeDma::Channel::kWrite}) n += pe.dma.stats(c).bursts;
+  });
+  return n;
+}
+
+// Requests served by every service queue (link wires, HBM pseudo-channels,
+// memory ports): the fabric's unit of simulated work.
+uint64_t queue_services(const std::vector<sc_core::sc_object*>& objects) {
+  uint64_t n = 0;
+  for (const sc_core::sc_object* o : objects) {
+    if (const auto* q = dynamic_cast<const ServiceQueue*>(o)) n += q->stats().requests;
+    n += queue_services(o->get_child_objects());
+  }
+  return n;
+}
+uint64_t queue_services() {
+  return queue_services(sc_core::sc_get_top_level_objects());
+}
+
 // Two bare threads: A notifies B 1 ps ahead and waits; B wakes, notifies A.
 // Every round trip is two thread wake-ups through the kernel's timed queue.
 double raw_wakeups_per_second(Platform& p, uint64_t round_trips) {
@@ -85,12 +109,16 @@ struct Rate {
   double wall_s = 0;
   uint64_t stages = 0;
   double sim_ns = 0;
+  uint64_t bursts = 0;    // PE_DMA bursts
+  uint64_t services = 0;  // service-queue requests served
 };
 
 Rate measure(Platform& p, const std::function<void()>& work) {
   // Earlier workloads' records would slow the benches that scan the op log.
   p.op_log().clear();
   const uint64_t s0 = engine_stages(p);
+  const uint64_t b0 = dma_bursts(p);
+  const uint64_t q0 = queue_services();
   const double n0 = p.now_ns();
   const auto t0 = Clock::now();
   work();
@@ -98,6 +126,8 @@ Rate measure(Platform& p, const std::function<void()>& work) {
   r.wall_s = seconds_since(t0);
   r.stages = engine_stages(p) - s0;
   r.sim_ns = p.now_ns() - n0;
+  r.bursts = dma_bursts(p) - b0;
+  r.services = queue_services() - q0;
   return r;
 }
 
@@ -253,24 +283,34 @@ BenchResult SimSpeedBench::run(BenchContext& ctx) {
   if (pingpongs < 1000) throw UsageError("--param pingpongs must be >= 1000");
   BenchResult res;
   SummaryTable speed{"simulation speed (" + p.config().name + ")",
-                     {"workload", "wall_s", "stages", "sim_us", "stages/s", "vs raw wake-ups/s"},
+                     {"workload", "wall_s", "stages", "sim_us", "stages/s", "vs raw wake-ups/s",
+                      "bursts/stage", "queue services/stage", "services/s vs raw"},
                      {}};
 
   const double raw = raw_wakeups_per_second(p, static_cast<uint64_t>(pingpongs));
   res.metrics["raw_wakeups_per_s"] = raw;
-  speed.rows.push_back(
-      {"raw SystemC ping-pong", "-", "-", "-", fmt(raw / 1e6, 2) + " M wake/s", "1.00"});
+  speed.rows.push_back({"raw SystemC ping-pong", "-", "-", "-", fmt(raw / 1e6, 2) + " M wake/s",
+                        "1.00", "-", "-", "-"});
 
   auto add = [&](const std::string& name, const Rate& r) {
     const double rate = static_cast<double>(r.stages) / r.wall_s;
+    const double services_rate = static_cast<double>(r.services) / r.wall_s;
     res.points.push_back({{"workload", name},
                           {"wall_s", r.wall_s},
                           {"stages", r.stages},
                           {"sim_ns", r.sim_ns},
                           {"stages_per_s", rate},
-                          {"ratio_to_raw", rate / raw}});
+                          {"ratio_to_raw", rate / raw},
+                          {"dma_bursts", r.bursts},
+                          {"queue_services", r.services},
+                          {"services_per_s", services_rate},
+                          {"services_ratio_to_raw", services_rate / raw}});
+    const double stages = static_cast<double>(std::max<uint64_t>(r.stages, 1));
     speed.rows.push_back({name, fmt(r.wall_s, 3), std::to_string(r.stages), fmt(r.sim_ns / 1e3, 1),
-                          fmt(rate / 1e6, 3) + " M/s", fmt(rate / raw, 3)});
+                          fmt(rate / 1e6, 3) + " M/s", fmt(rate / raw, 3),
+                          fmt(static_cast<double>(r.bursts) / stages, 1),
+                          fmt(static_cast<double>(r.services) / stages, 1),
+                          fmt(services_rate / raw, 3)});
   };
   GemmBench gemm;
   add("gemm 64x4096x64 load_ref", measure(p, [&] {

@@ -255,8 +255,19 @@ TEST(CliInfo, SimspeedReportsRawRateStageRatesFitAndElaboration) {
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   for (const char* s : {"raw SystemC ping-pong", "allreduce hierarchical 128 PEs", "gqa-decode",
                         "R2=", "llama70b_4sip (512 PEs)", "gqa-sweep, four long-context cases",
-                        "4 Cube-SP x PE-SP"})
+                        "4 Cube-SP x PE-SP", "queue services/stage"})
     EXPECT_TRUE(contains(r.out, s)) << s << "\n" << r.out;
+  // Every measured workload moved data: its bursts and queue services were counted.
+  const nlohmann::json j = nlohmann::json::parse(read_text(tmp / "s.json"));
+  int workloads = 0;
+  for (const auto& pt : j.at("points")) {
+    if (!pt.contains("queue_services")) continue;
+    ++workloads;
+    EXPECT_GT(pt.at("queue_services").get<uint64_t>(), 0u) << pt.dump();
+    EXPECT_GT(pt.at("dma_bursts").get<uint64_t>(), 0u) << pt.dump();
+    EXPECT_GT(pt.at("services_per_s").get<double>(), 0.0) << pt.dump();
+  }
+  EXPECT_EQ(workloads, 4);
 }
 
 TEST(CliInfo, DefaultRunPrintsTheProbeTable) {
