@@ -22,7 +22,8 @@ void ServiceQueue::push(const sc_core::sc_time& service, uint64_t bytes, Complet
     // the order the kernel ran their senders.
     auto worst = queue_.end();
     for (auto it = queue_.begin(); it != queue_.end(); ++it)
-      if (it->arrival == r.arrival && std::tie(it->order, it->seq) > std::tie(r.order, r.seq) &&
+      if (!it->from_stall && it->arrival == r.arrival &&
+          std::tie(it->order, it->seq) > std::tie(r.order, r.seq) &&
           (worst == queue_.end() ||
            std::tie(it->order, it->seq) > std::tie(worst->order, worst->seq)))
         worst = it;
@@ -77,6 +78,7 @@ void ServiceQueue::admit_stalled() {
     Request r = *best;
     stalled_.erase(best);
     r.arrival = sc_core::sc_time_stamp();
+    r.from_stall = true;
     queue_.push_back(r);
   }
 }

@@ -59,6 +59,7 @@ class ServiceQueue : public sc_core::sc_module {
     sc_core::sc_time arrival;
     uint64_t order;
     uint64_t seq;
+    bool from_stall = false;  // admitted from the stall: keeps its slot
   };
   void serve();
   void admit_stalled();
