@@ -202,7 +202,7 @@ void PeDma::run_burst(ChannelState&, const Burst& b, tlm::tlm_generic_payload& t
 }
 
 void PeDma::settle_outstanding(ChannelState& ch) {
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time& now = sc_core::sc_time_stamp();
   if (now == ch.outstanding_at) return;
   ch.stats.max_outstanding = std::max(ch.stats.max_outstanding, ch.outstanding);
   ch.outstanding_at = now;

@@ -538,7 +538,7 @@ void PeIpcq::post_message(const Message& m, std::function<void()> on_delivered) 
   // stream that reach a queue at the same instant compare on it.
   const uint64_t peer =
       ((uint64_t{m.to.sip} << 8 | m.to.cube) << 6 | m.to.pe) & ((uint64_t{1} << 24) - 1);
-  const uint64_t type = static_cast<uint64_t>(m.type);
+  const auto type = static_cast<uint64_t>(m.type);
   uint64_t& seq = msg_seq_[type << 24 | peer];
   o->order_low = type << 37 | peer << 13 | (seq++ & ((uint64_t{1} << 13) - 1));
   o->on_delivered = std::move(on_delivered);

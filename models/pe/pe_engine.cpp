@@ -75,7 +75,7 @@ void PeEngine::accept(TileToken* token) {
 }
 
 void PeEngine::update_depth(Lane& l) {
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time& now = sc_core::sc_time_stamp();
   if (now != l.depth_at) {  // the previous instant's count is settled
     l.stats.max_queue = std::max(l.stats.max_queue, l.depth);
     l.depth_at = now;
