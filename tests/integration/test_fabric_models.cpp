@@ -201,6 +201,36 @@ TEST(PeDmaModel, TransfersOnOneChannelCompleteInSubmissionOrder) {
   EXPECT_EQ(order, (std::vector<uint64_t>{1, 2}));
 }
 
+// Transfers that different processes submit at the same instant start in
+// command order, whichever process the kernel runs first: on PE 0 the
+// command-7 process is spawned first, on PE 1 the command-3 one.
+TEST(PeDmaModel, SameInstantSubmissionsFromTwoProcessesStartInCommandOrder) {
+  Platform p(tiny());
+  const AddressMap& m = p.address_map();
+  std::map<std::pair<unsigned, uint64_t>, double> started;
+  auto submitter = [&](unsigned pe, uint64_t cmd) {
+    sc_core::sc_spawn([&, pe, cmd] {
+      sc_core::wait(ns_to_time(1));
+      p.pe({0, 0, pe})
+          .dma.submit(DmaTransfer::contiguous(m.hbm(0, 0, pe, cmd * 65536),
+                                              m.tcm(0, 0, pe, cmd * 4096), 4096, cmd),
+                      [&, pe](const DmaTransfer& t, const DmaResult& r) {
+                        started[{pe, t.cmd_id}] = r.started_ns;
+                      });
+    });
+  };
+  submitter(0, 7);
+  submitter(0, 3);
+  submitter(1, 3);
+  submitter(1, 7);
+  p.run();
+  ASSERT_EQ(started.size(), 4u);
+  for (unsigned pe : {0u, 1u}) {
+    EXPECT_LT(started.at({pe, 3}), started.at({pe, 7})) << "PE " << pe;
+    EXPECT_DOUBLE_EQ(started.at({pe, 3}), 1 + p.config().pe.dma.setup_ns) << "PE " << pe;
+  }
+}
+
 TEST(PeDmaModel, StridedTransferMovesEveryRow) {
   Platform p(tiny());
   p.set_data_mode(true);
