@@ -1,5 +1,6 @@
 #include "models/common/service_queue.h"
 
+#include <algorithm>
 #include <tuple>
 
 namespace kb {
@@ -84,8 +85,12 @@ void ServiceQueue::admit_stalled() {
 }
 
 void ServiceQueue::update_depth() {
+  const sc_core::sc_time& now = sc_core::sc_time_stamp();
+  if (now != depth_at_) {  // the previous instant's depth is settled
+    stats_.max_depth = std::max(stats_.max_depth, depth_);
+    depth_at_ = now;
+  }
   depth_ = depth();
-  if (depth_ > stats_.max_depth) stats_.max_depth = depth_;
 }
 
 }  // namespace kb

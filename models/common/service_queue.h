@@ -21,6 +21,7 @@
 // arrives (for service order) when it is admitted. push() never blocks.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <systemc>
@@ -47,9 +48,18 @@ class ServiceQueue : public sc_core::sc_module {
     uint64_t requests = 0;
     uint64_t bytes = 0;
     sc_core::sc_time busy_time = sc_core::SC_ZERO_TIME;
+    // Most requests queued or in service at once, a request counted over
+    // [arrival, end of service): one that ends at the instant another arrives
+    // does not overlap it. Taken from each instant's settled depth, so it does
+    // not depend on the order the kernel ran that instant's processes in.
     unsigned max_depth = 0;
   };
-  const Stats& stats() const { return stats_; }
+  // With the current instant's depth folded in.
+  Stats stats() const {
+    Stats s = stats_;
+    s.max_depth = std::max(s.max_depth, depth_);
+    return s;
+  }
 
  private:
   struct Request {
@@ -73,6 +83,7 @@ class ServiceQueue : public sc_core::sc_module {
   bool selecting_ = false;
   uint64_t next_seq_ = 0;
   unsigned depth_ = 0;
+  sc_core::sc_time depth_at_;  // when depth_ last changed
   sc_core::sc_event kick_;
   Stats stats_;
 };
