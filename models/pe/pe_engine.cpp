@@ -98,10 +98,11 @@ void PeEngine::worker(unsigned lane) {
     l.current_cmd = token->cmd_id;
     update_depth(l);
     Stage& stage = token->current();
-    const double start = to_ns(sc_core::sc_time_stamp());
+    const sc_core::sc_time started = sc_core::sc_time_stamp();
     serve(*token, stage);
+    l.busy_time += sc_core::sc_time_stamp() - started;
+    const double start = to_ns(started);
     const double end = to_ns(sc_core::sc_time_stamp());
-    l.stats.busy_ns += end - start;
     l.busy = false;
     l.current_cmd = 0;
     update_depth(l);
@@ -152,7 +153,7 @@ void PeEngine::compute_fault(const TileToken& token, const Stage& stage,
 void PeEngine::lane_enter(unsigned lane) {
   Lane& l = *lanes_.at(lane);
   if (l.active++ == 0) {
-    l.active_since = to_ns(sc_core::sc_time_stamp());
+    l.active_since = sc_core::sc_time_stamp();
     l.busy = true;
   }
 }
@@ -160,7 +161,7 @@ void PeEngine::lane_enter(unsigned lane) {
 void PeEngine::lane_leave(unsigned lane) {
   Lane& l = *lanes_.at(lane);
   if (--l.active == 0) {
-    l.stats.busy_ns += to_ns(sc_core::sc_time_stamp()) - l.active_since;
+    l.busy_time += sc_core::sc_time_stamp() - l.active_since;
     l.busy = false;
   }
 }

@@ -19,6 +19,7 @@
 #include <tlm>
 #include <vector>
 
+#include "models/common/sim_time.h"
 #include "models/pe/stage.h"
 
 namespace kb {
@@ -44,7 +45,7 @@ class PeEngine : public sc_core::sc_module {
     std::string label;  // op-log engine name, e.g. "tcm.fetch"
     uint64_t stages = 0;
     uint64_t bytes = 0;
-    double busy_ns = 0;  // time with at least one stage in service
+    double busy_ns = 0;  // time with at least one stage in service (lane_stats())
     // Most stages queued or in service at once, a stage counted over
     // [arrival, end of service): one that ends at the instant another arrives
     // does not overlap it. Taken from each instant's settled count, so it does
@@ -56,6 +57,7 @@ class PeEngine : public sc_core::sc_module {
   LaneStats lane_stats(unsigned lane) const {
     LaneStats s = lanes_.at(lane)->stats;
     s.max_queue = std::max(s.max_queue, lanes_.at(lane)->depth);
+    s.busy_ns = to_ns(lanes_.at(lane)->busy_time);
     return s;
   }
   // Traced into the VCD.
@@ -96,7 +98,10 @@ class PeEngine : public sc_core::sc_module {
     sc_core::sc_time depth_at;  // when `depth` last changed
     uint64_t current_cmd = 0;
     unsigned active = 0;
-    double active_since = 0;
+    sc_core::sc_time active_since;
+    // Exact (integer ps) busy time; LaneStats::busy_ns is converted from it,
+    // so same-instant leave/enter in either order give the same bits.
+    sc_core::sc_time busy_time;
     LaneStats stats;
   };
   void b_transport(int port, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
