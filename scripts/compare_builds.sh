@@ -11,9 +11,13 @@
 # Exit status 0 when every run matches, 1 otherwise (the differing runs are
 # named; their outputs are kept in the scratch directory printed at the end).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+if [ $# -ne 2 ]; then
+  echo "usage: $0 OLD_KERNBENCH NEW_KERNBENCH" >&2
+  exit 2
+fi
 old=$(realpath "$1")
 new=$(realpath "$2")
+cd "$(dirname "$0")/.."
 scratch=$(mktemp -d /tmp/kb_compare_XXXXXX)
 runs=(
   "allreduce --param algo=hierarchical,ring,2d,binomial --param bytes_per_pe=96KiB"

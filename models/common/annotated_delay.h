@@ -12,6 +12,12 @@
 // picosecond, in the same (timed) phase, as the chain of waits did. What it
 // saves is the kernel: a 1 KiB HBM read crossed five or six such waits, each a
 // coroutine switch.
+//
+// In data mode a target copies the payload when its queue has served the
+// request, before the annotated access latency has elapsed: a write becomes
+// visible, and a read samples memory, that latency earlier than its
+// initiator's completion. Kernels order conflicting accesses by completion
+// (hazards, doorbells), so only a racy program could tell.
 #pragma once
 
 #include <sysc/kernel/sc_time.h>

@@ -106,12 +106,17 @@ void PeDma::channel_thread(ChannelState* ch) {
     // The channel starts the transfer with the least (submit time, command
     // id, submitting process, submission sequence) among those submitted by
     // now: same-instant submissions of different commands start in command
-    // order, those of one command's processes (an IPCQ command's send and
-    // receive loops) in process-name order, one process's in program order. The choice is made
-    // after the setup time (the descriptor fetch), by when every submission of this instant is in,
-    // whichever delta or process order the kernel ran them in.
+    // order, those of one command from different processes (an IPCQ command's
+    // send and receive loops) in process-name order, one process's in program
+    // order. The choice is made after the setup time (the descriptor fetch),
+    // by when every submission of this instant is in, whichever delta or
+    // process order the kernel ran them in. With setup_ns = 0 the channel
+    // waits one delta instead, which catches submissions made in the same
+    // delta but not those of later deltas of the instant. The process name is
+    // the kernel's, not the model's: when a stage engine's DMA worker advances
+    // a token, which worker it is can itself follow kernel order.
     const double picked_ns = to_ns(sc_core::sc_time_stamp());
-    if (setup_ != sc_core::SC_ZERO_TIME) sc_core::wait(setup_);
+    sc_core::wait(setup_);  // SC_ZERO_TIME: one delta
     auto key = [](const Pending& p) {
       return std::make_tuple(p.result.submitted_ns, p.transfer.cmd_id,
                              std::string_view(p.submitter), p.seq);
@@ -196,7 +201,10 @@ void PeDma::run_burst(ChannelState&, const Burst& b, tlm::tlm_generic_payload& t
     trans.set_dmi_allowed(false);
     trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     port->b_transport(trans, delay);
-    if (trans.is_response_error()) fault(*b.owner, addr, len, is_read ? "read" : "write");
+    if (trans.is_response_error()) {
+      sync_delay(delay);  // the fault happens when the error response arrives
+      fault(*b.owner, addr, len, is_read ? "read" : "write");
+    }
   }
   sync_delay(delay);  // the write's return path, annotated by the fabric
 }

@@ -1,14 +1,16 @@
 // PE_DMA: the PE's DMA engine with a read channel (into this PE's TCM) and a
 // write channel (everything else, e.g. TCM -> HBM / remote / host).
 //
-// Each channel takes transfers in FIFO order. A transfer pays setup_ns, is
+// Each channel takes transfers in submission order; transfers submitted at
+// the same instant start by (command id, submitting process, submission
+// sequence), see channel_thread. A transfer pays setup_ns, is
 // split into bursts (at most burst_bytes, never crossing a row), and each
 // burst is handed to the fabric as soon as the channel has an outstanding
 // slot: the channel does not wait for a burst to land before issuing the next
 // (up to max_outstanding in flight), so back-to-back transfers pipeline and
 // HBM serialisation stays the pseudo-channel's job. A burst is a READ of the
 // source followed by a WRITE of the destination through `port`. Transfers on
-// one channel complete in submission order.
+// one channel complete in the order they started.
 //
 // As a stage engine, DMA_READ / DMA_WRITE stages of a tile token are
 // submitted to the channel as transfers (consecutive DMA stages of one token

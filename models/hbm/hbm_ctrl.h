@@ -7,8 +7,11 @@
 // order, and different PCs work in parallel. After its PC service a request
 // pays access_latency_ns (pipelined: it does not occupy the PC). A request
 // that spans an interleave boundary is split across the PCs it touches and
-// completes when every part has been served. With queue_depth > 0 a full PC
-// queue blocks the requester (back-pressure).
+// completes when every part has been served. With queue_depth > 0 a part
+// that finds its PC queue full stalls at the queue's input until a slot frees
+// (stalled parts are admitted oldest first, see ServiceQueue); the requester
+// sees the back-pressure as a later completion, and the request's other parts
+// go on to their own PCs meanwhile.
 #pragma once
 
 #include <tlm_utils/simple_target_socket.h>

@@ -44,8 +44,9 @@ class Link : public sc_core::sc_module {
   ServiceQueue& wire() { return wire_; }
   const ServiceQueue& wire() const { return wire_; }
 
-  // Serialise `payload_bytes` on this direction and pay its latency (used
-  // for this direction's requests and for responses of the reverse one).
+  // Serialise `payload_bytes` on this direction (entering the wire at the
+  // annotated `delay`) and add its latency to `delay` (used for this
+  // direction's requests and for responses of the reverse one).
   void carry(uint64_t payload_bytes, uint64_t order, sc_core::sc_time& delay);
 
  private:

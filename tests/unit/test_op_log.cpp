@@ -2,6 +2,8 @@
 // same time come out in the same order whatever order the kernel added them.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -66,9 +68,13 @@ TEST(OpLog, CanonicalOrderIsEndTimeThenPeThenEngine) {
   EXPECT_EQ(ord[4]->t_end_ns, 12);
   // The in-memory list keeps insertion order.
   EXPECT_EQ(log.records()[0].pe, "system.sip0.cube0.pe1");
-  // The trace lists the same records in the same order.
-  const std::string trace = log.to_chrome_trace();
-  EXPECT_LT(trace.find("\"ts\":0.0"), trace.find("\"ts\":0.003"));
+  // The trace lists the same records in the same order: its complete events'
+  // start times follow the canonical order (0, 1, 2, 0, 3 ns).
+  const nlohmann::json trace = nlohmann::json::parse(log.to_chrome_trace());
+  std::vector<double> ts;
+  for (const auto& e : trace.at("traceEvents"))
+    if (e.at("ph") == "X") ts.push_back(e.at("ts").get<double>());
+  EXPECT_EQ(ts, (std::vector<double>{0.0, 0.001, 0.002, 0.0, 0.003}));
 }
 
 }  // namespace
