@@ -530,17 +530,22 @@ void PeIpcq::finish_recv(RecvQueue& q, RecvJob& job) {
 void PeIpcq::post_message(const Message& m, std::function<void()> on_delivered) {
   std::unique_ptr<Outgoing, OutgoingDeleter> o(new Outgoing);
   o->m = m;
-  // Order key below the PE and control bits: (type, peer, that stream's
-  // sequence). Each (type, peer) stream is posted by one process in program
-  // order, so messages posted at the same instant by different processes (a
-  // doorbell and a credit) tie-break the same way whatever order the kernel
-  // ran those processes in. The sequence keeps 13 bits: only messages of one
-  // stream that reach a queue at the same instant compare on it.
+  // Order key below the PE and control bits: (type, peer, then the slot for
+  // doorbells and credits, the stream's post sequence for grants). Messages
+  // posted at the same instant by different processes (a doorbell and a
+  // credit, two chunks' doorbells whose DMAs landed together) therefore
+  // tie-break the same way whatever order the kernel ran those processes in:
+  // a stream never has two same-instant messages for one slot, and grants are
+  // posted by the opening command in program order. 13 bits keep the slot or
+  // sequence; only same-instant messages of one stream compare on them.
+  static_assert(static_cast<uint64_t>(Message::Type::kCredit) < 4,
+                "the message type has two bits of the order key");
   const uint64_t peer =
       ((uint64_t{m.to.sip} << 8 | m.to.cube) << 6 | m.to.pe) & ((uint64_t{1} << 24) - 1);
   const auto type = static_cast<uint64_t>(m.type);
-  uint64_t& seq = msg_seq_[type << 24 | peer];
-  o->order_low = type << 37 | peer << 13 | (seq++ & ((uint64_t{1} << 13) - 1));
+  const uint64_t low =
+      m.type == Message::Type::kGrant ? msg_seq_[type << 24 | peer]++ : uint64_t{m.slot};
+  o->order_low = type << 37 | peer << 13 | (low & ((uint64_t{1} << 13) - 1));
   o->on_delivered = std::move(on_delivered);
   outbox_.push_back(std::move(o));
   ++msgs_in_flight_;

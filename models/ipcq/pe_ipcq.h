@@ -171,7 +171,7 @@ class PeIpcq : public PeEngine {
   std::deque<std::unique_ptr<Outgoing, OutgoingDeleter>> outbox_;
   unsigned msg_workers_ = 0, idle_msg_workers_ = 0, msgs_in_flight_ = 0;
   uint64_t chunks_in_flight_ = 0, commands_in_flight_ = 0;
-  std::map<uint64_t, uint64_t> msg_seq_;  // per (message type, peer) stream
+  std::map<uint64_t, uint64_t> msg_seq_;  // grants posted, per peer
   IdleWorkers sleeping_msg_workers_;
   Stats stats_;
 };
