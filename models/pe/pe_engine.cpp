@@ -98,6 +98,8 @@ void PeEngine::worker(unsigned lane) {
     l.current_cmd = token->cmd_id;
     update_depth(l);
     Stage& stage = token->current();
+    // A copy: the time stamp moves on while serve() waits.
+    // NOLINTNEXTLINE(performance-unnecessary-copy-initialization)
     const sc_core::sc_time started = sc_core::sc_time_stamp();
     serve(*token, stage);
     l.busy_time += sc_core::sc_time_stamp() - started;
