@@ -18,6 +18,13 @@ struct RequestOrder : tlm::tlm_extension<RequestOrder> {
   }
 };
 
+// A PE's index in order keys: 24 bits, (sip << 14 | cube << 6 | pe). Initiators
+// put their own in bits 40+ (PE_DMA, PE_IPCQ); PE_IPCQ also keys a message by
+// its destination's.
+inline uint64_t pe_key_index(unsigned sip, unsigned cube, unsigned pe) {
+  return ((uint64_t{sip} << 8 | cube) << 6 | pe) & ((uint64_t{1} << 24) - 1);
+}
+
 inline uint64_t order_key(const tlm::tlm_generic_payload& trans) {
   RequestOrder* o = nullptr;
   trans.get_extension(o);

@@ -85,12 +85,7 @@ void ServiceQueue::admit_stalled() {
 }
 
 void ServiceQueue::update_depth() {
-  const sc_core::sc_time& now = sc_core::sc_time_stamp();
-  if (now != depth_at_) {  // the previous instant's depth is settled
-    stats_.max_depth = std::max(stats_.max_depth, depth_);
-    depth_at_ = now;
-  }
-  depth_ = depth();
+  depth_.set(depth());
 }
 
 }  // namespace kb

@@ -21,12 +21,12 @@
 // arrives (for service order) when it is admitted. push() never blocks.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <systemc>
 
 #include "models/common/completion.h"
+#include "models/common/settled_peak.h"
 
 namespace kb {
 
@@ -42,22 +42,19 @@ class ServiceQueue : public sc_core::sc_module {
   bool busy() const { return busy_; }
   unsigned depth() const { return static_cast<unsigned>(queue_.size()) + (busy_ ? 1u : 0u); }
   const bool& busy_flag() const { return busy_; }
-  const unsigned& depth_value() const { return depth_; }
+  const unsigned& depth_value() const { return depth_.traced(); }
 
   struct Stats {
     uint64_t requests = 0;
     uint64_t bytes = 0;
     sc_core::sc_time busy_time = sc_core::SC_ZERO_TIME;
-    // Most requests queued or in service at once, a request counted over
-    // [arrival, end of service): one that ends at the instant another arrives
-    // does not overlap it. Taken from each instant's settled depth, so it does
-    // not depend on the order the kernel ran that instant's processes in.
+    // Most requests queued or in service at once, each counted over
+    // [arrival, end of service) (SettledPeak). Filled in by stats().
     unsigned max_depth = 0;
   };
-  // With the current instant's depth folded in.
   Stats stats() const {
     Stats s = stats_;
-    s.max_depth = std::max(s.max_depth, depth_);
+    s.max_depth = depth_.peak();
     return s;
   }
 
@@ -82,8 +79,7 @@ class ServiceQueue : public sc_core::sc_module {
   bool busy_ = false;
   bool selecting_ = false;
   uint64_t next_seq_ = 0;
-  unsigned depth_ = 0;
-  sc_core::sc_time depth_at_;  // when depth_ last changed
+  SettledPeak depth_;
   sc_core::sc_event kick_;
   Stats stats_;
 };

@@ -31,7 +31,7 @@ PeDma::PeDma(const sc_core::sc_module_name& name, const DmaConfig& cfg, const Ad
       // 38; bit 39 is PE_IPCQ's control messages). One sequence per channel,
       // because each channel issues from its own thread: a shared counter gave
       // same-instant bursts of the two channels keys in kernel run order.
-      order_base_((((uint64_t{self.sip} << 8 | self.cube) << 6) | self.pe) << 40) {
+      order_base_(pe_key_index(self.sip, self.cube, self.pe) << 40) {
   for (int i = 0; i < 2; ++i) {
     ChannelState* ch = &channels_[i];
     ch->id = static_cast<Channel>(i);
@@ -140,11 +140,10 @@ void PeDma::channel_thread(ChannelState* ch) {
     const uint64_t row_bytes = runs_together ? t.total_bytes() : t.row_bytes;
     for (uint32_t r = 0; r < rows; ++r) {
       for (uint64_t off = 0; off < row_bytes; off += cfg_.burst_bytes) {
-        while (ch->outstanding >= cfg_.max_outstanding) sc_core::wait(ch->slot_freed);
+        while (ch->outstanding.value() >= cfg_.max_outstanding) sc_core::wait(ch->slot_freed);
         const uint64_t n = std::min<uint64_t>(cfg_.burst_bytes, row_bytes - off);
         ++p->bursts_left;
-        settle_outstanding(*ch);
-        ++ch->outstanding;
+        ch->outstanding.set(ch->outstanding.value() + 1);
         ch->ready.push_back({p, t.src_row(r) + off, t.dst_row(r) + off, n,
                              order_base_ | (uint64_t{ch->id == Channel::kWrite} << 38) |
                                  (ch->burst_seq++ & kBurstSeqMask)});
@@ -176,8 +175,7 @@ void PeDma::worker_thread(ChannelState* ch) {
     --ch->idle_workers;
     run_burst(*ch, b, trans, buffer);
     ++ch->idle_workers;
-    settle_outstanding(*ch);
-    --ch->outstanding;
+    ch->outstanding.set(ch->outstanding.value() - 1);
     ch->slot_freed.notify();
     ++ch->stats.bursts;
     ch->stats.bytes += b.bytes;
@@ -207,13 +205,6 @@ void PeDma::run_burst(ChannelState&, const Burst& b, tlm::tlm_generic_payload& t
     }
   }
   sync_delay(delay);  // the write's return path, annotated by the fabric
-}
-
-void PeDma::settle_outstanding(ChannelState& ch) {
-  const sc_core::sc_time& now = sc_core::sc_time_stamp();
-  if (now == ch.outstanding_at) return;
-  ch.stats.max_outstanding = std::max(ch.stats.max_outstanding, ch.outstanding);
-  ch.outstanding_at = now;
 }
 
 void PeDma::retire_in_order(ChannelState& ch) {

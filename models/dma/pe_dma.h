@@ -21,7 +21,6 @@
 #pragma once
 
 #include <tlm_utils/simple_initiator_socket.h>
-#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -32,6 +31,7 @@
 
 #include "models/common/address_map.h"
 #include "models/common/idle_workers.h"
+#include "models/common/settled_peak.h"
 #include "models/dma/dma_transfer.h"
 #include "models/pe/pe_engine.h"
 #include "platform/config/topology_config.h"
@@ -63,20 +63,17 @@ class PeDma : public PeEngine {
     uint64_t bursts = 0;
     uint64_t bytes = 0;
     sc_core::sc_time busy_time = sc_core::SC_ZERO_TIME;
-    // Most bursts in flight at once, a burst in flight over [issue, finish):
-    // one that finishes at the instant another issues does not overlap it.
-    // Taken from the count once each instant's changes are all applied, so
-    // it does not depend on the order the kernel ran them in.
+    // Most bursts in flight at once, each counted over [issue, finish)
+    // (SettledPeak). Filled in by stats().
     unsigned max_outstanding = 0;
   };
-  // With the count of the current instant folded in.
   ChannelStats stats(Channel c) const {
     ChannelStats s = channel(c).stats;
-    s.max_outstanding = std::max(s.max_outstanding, channel(c).outstanding);
+    s.max_outstanding = channel(c).outstanding.peak();
     return s;
   }
   const bool& busy_flag(Channel c) const { return channel(c).busy; }
-  const unsigned& outstanding_value(Channel c) const { return channel(c).outstanding; }
+  const unsigned& outstanding_value(Channel c) const { return channel(c).outstanding.traced(); }
 
  protected:
   void accept(TileToken* token) override;
@@ -103,9 +100,8 @@ class PeDma : public PeEngine {
     std::deque<std::unique_ptr<Pending>> inflight;  // started, completion in order
     std::deque<Burst> ready;                        // issued, waiting for a worker
     sc_core::sc_event kick, slot_freed;
-    IdleWorkers sleeping;  // workers waiting for a burst
-    unsigned outstanding = 0;
-    sc_core::sc_time outstanding_at;  // when `outstanding` last changed
+    IdleWorkers sleeping;     // workers waiting for a burst
+    SettledPeak outstanding;  // bursts in flight
     unsigned workers = 0, idle_workers = 0;
     bool busy = false;
     sc_core::sc_time busy_since;
@@ -121,9 +117,6 @@ class PeDma : public PeEngine {
   void run_burst(ChannelState& ch, const Burst& b, tlm::tlm_generic_payload& trans,
                  std::vector<unsigned char>& buffer);
   static void retire_in_order(ChannelState& ch);
-  // Call before changing ch.outstanding: folds the count the previous instant
-  // settled on into stats.max_outstanding.
-  static void settle_outstanding(ChannelState& ch);
   [[noreturn]] void fault(const Pending& p, uint64_t addr, uint64_t len, const char* what);
 
   DmaConfig cfg_;

@@ -540,8 +540,7 @@ void PeIpcq::post_message(const Message& m, std::function<void()> on_delivered) 
   // sequence; only same-instant messages of one stream compare on them.
   static_assert(static_cast<uint64_t>(Message::Type::kCredit) < 4,
                 "the message type has two bits of the order key");
-  const uint64_t peer =
-      ((uint64_t{m.to.sip} << 8 | m.to.cube) << 6 | m.to.pe) & ((uint64_t{1} << 24) - 1);
+  const uint64_t peer = pe_key_index(m.to.sip, m.to.cube, m.to.pe);
   const auto type = static_cast<uint64_t>(m.type);
   const uint64_t low =
       m.type == Message::Type::kGrant ? msg_seq_[type << 24 | peer]++ : uint64_t{m.slot};
@@ -569,7 +568,7 @@ void PeIpcq::message_worker() {
   // Control messages order after data bursts at equal times: key above any
   // PE_DMA key of the same PE (bit 39 of the per-PE sequence space).
   const uint64_t order_base =
-      ((((uint64_t{self_.sip} << 8 | self_.cube) << 6) | self_.pe) << 40) | (uint64_t{1} << 39);
+      pe_key_index(self_.sip, self_.cube, self_.pe) << 40 | (uint64_t{1} << 39);
   sc_core::sc_event& mine = sleeping_msg_workers_.new_worker_event();
   for (;;) {
     while (outbox_.empty()) sleeping_msg_workers_.wait_for_work(mine);

@@ -1,7 +1,5 @@
 #include "models/pe/pe_engine.h"
 
-#include <algorithm>
-
 #include "models/common/sim_time.h"
 #include "models/pe/borrowed_extension.h"
 #include "models/trace/op_log.h"
@@ -75,12 +73,7 @@ void PeEngine::accept(TileToken* token) {
 }
 
 void PeEngine::update_depth(Lane& l) {
-  const sc_core::sc_time& now = sc_core::sc_time_stamp();
-  if (now != l.depth_at) {  // the previous instant's count is settled
-    l.stats.max_queue = std::max(l.stats.max_queue, l.depth);
-    l.depth_at = now;
-  }
-  l.depth = static_cast<unsigned>(l.queue.size()) + (l.busy ? 1u : 0u);
+  l.depth.set(static_cast<unsigned>(l.queue.size()) + (l.busy ? 1u : 0u));
 }
 
 void PeEngine::serve(TileToken&, Stage& stage) {

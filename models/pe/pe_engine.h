@@ -10,7 +10,6 @@
 
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
-#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -19,6 +18,7 @@
 #include <tlm>
 #include <vector>
 
+#include "models/common/settled_peak.h"
 #include "models/common/sim_time.h"
 #include "models/pe/stage.h"
 
@@ -46,23 +46,21 @@ class PeEngine : public sc_core::sc_module {
     uint64_t stages = 0;
     uint64_t bytes = 0;
     double busy_ns = 0;  // time with at least one stage in service (lane_stats())
-    // Most stages queued or in service at once, a stage counted over
-    // [arrival, end of service): one that ends at the instant another arrives
-    // does not overlap it. Taken from each instant's settled count, so it does
-    // not depend on the order the kernel ran that instant's processes in.
+    // Most stages queued or in service at once, each counted over
+    // [arrival, end of service) (SettledPeak).
     unsigned max_queue = 0;
   };
   unsigned num_lanes() const { return static_cast<unsigned>(lanes_.size()); }
-  // With the current instant's count folded in.
   LaneStats lane_stats(unsigned lane) const {
-    LaneStats s = lanes_.at(lane)->stats;
-    s.max_queue = std::max(s.max_queue, lanes_.at(lane)->depth);
-    s.busy_ns = to_ns(lanes_.at(lane)->busy_time);
+    const Lane& l = *lanes_.at(lane);
+    LaneStats s = l.stats;
+    s.max_queue = l.depth.peak();
+    s.busy_ns = to_ns(l.busy_time);
     return s;
   }
   // Traced into the VCD.
   const bool& lane_busy(unsigned lane) const { return lanes_.at(lane)->busy; }
-  const unsigned& lane_depth(unsigned lane) const { return lanes_.at(lane)->depth; }
+  const unsigned& lane_depth(unsigned lane) const { return lanes_.at(lane)->depth.traced(); }
   const uint64_t& lane_cmd(unsigned lane) const { return lanes_.at(lane)->current_cmd; }
 
  protected:
@@ -94,8 +92,7 @@ class PeEngine : public sc_core::sc_module {
     std::deque<TileToken*> queue;
     sc_core::sc_event arrived;
     bool busy = false;
-    unsigned depth = 0;
-    sc_core::sc_time depth_at;  // when `depth` last changed
+    SettledPeak depth;  // queued + in service
     uint64_t current_cmd = 0;
     unsigned active = 0;
     sc_core::sc_time active_since;

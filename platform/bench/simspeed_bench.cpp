@@ -16,9 +16,9 @@
 #include "models/common/errors.h"
 #include "models/common/service_queue.h"
 #include "models/common/sim_time.h"
-#include "models/dma/pe_dma.h"
 #include "models/pe/pe_engine.h"
 #include "models/trace/op_log.h"
+#include "platform/bench/activity_counters.h"
 #include "platform/bench/allreduce_bench.h"
 #include "platform/bench/gemm_bench.h"
 #include "platform/bench/gqa_decode_bench.h"
@@ -52,14 +52,6 @@ uint64_t engine_stages(Platform& p) {
   p.for_each_pe([&](Pe& pe) {
     for (PeEngine* e : pe.engines())
       for (unsigned l = 0; l < e->num_lanes(); ++l) n += e->lane_stats(l).stages;
-  });
-  return n;
-}
-
-uint64_t dma_bursts(Platform& p) {
-  uint64_t n = 0;
-  p.for_each_pe([&](Pe& pe) {
-    for (auto c : {PeDma::Channel::kRead, PeDma::Channel::kWrite}) n += pe.dma.stats(c).bursts;
   });
   return n;
 }
@@ -117,7 +109,7 @@ Rate measure(Platform& p, const std::function<void()>& work) {
   // Earlier workloads' records would slow the benches that scan the op log.
   p.op_log().clear();
   const uint64_t s0 = engine_stages(p);
-  const uint64_t b0 = dma_bursts(p);
+  const ActivityCounters a0 = ActivityCounters::take(p);
   const uint64_t q0 = queue_services();
   const double n0 = p.now_ns();
   const auto t0 = Clock::now();
@@ -126,7 +118,7 @@ Rate measure(Platform& p, const std::function<void()>& work) {
   r.wall_s = seconds_since(t0);
   r.stages = engine_stages(p) - s0;
   r.sim_ns = p.now_ns() - n0;
-  r.bursts = dma_bursts(p) - b0;
+  r.bursts = ActivityCounters::take(p).since(a0).dma_bursts;
   r.services = queue_services() - q0;
   return r;
 }
