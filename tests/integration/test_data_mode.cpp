@@ -40,6 +40,7 @@
 #include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
 #include "platform/runtime/npy.h"
+#include "tests/support/test_support.h"
 
 namespace kb {
 namespace {
@@ -122,15 +123,7 @@ std::vector<double> abs_matmul(const std::vector<float>& a, const std::vector<fl
   return matmul_ref(aa, bb, m, k, n);
 }
 
-// Runs the platform, returning the message of the error it raises ("" if none).
-std::string run_expecting_error(HostRuntime& rt) {
-  try {
-    rt.run();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::run_expecting_error;
 
 class DataModeTiny {
  public:

@@ -43,6 +43,7 @@
 #include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
 #include "platform/runtime/vcd_tracer.h"
+#include "tests/support/test_support.h"
 
 #if KB_HAVE_RTL
 #include <Vvector_unit.h>
@@ -213,14 +214,7 @@ struct MixedTiny {
   HostRuntime rt;
 };
 
-std::string run_expecting_error(HostRuntime& rt) {
-  try {
-    rt.run();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::run_expecting_error;
 
 // The one MATH stage of `op_kind` that PE `pe_path` ran (its duration, ns).
 double math_stage_ns(Platform& p, const std::string& pe_path, const std::string& op_kind) {
