@@ -9,6 +9,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <systemc>
 #include <vector>
@@ -18,6 +19,8 @@
 #include "platform/bench/bench.h"
 #include "platform/config/topology_loader.h"
 #include "platform/platform.h"
+#include "platform/runtime/atomic_file.h"
+#include "platform/runtime/output_paths.h"
 #include "platform/runtime/report_policy.h"
 #include "platform/runtime/result_writer.h"
 #include "platform/runtime/vcd_tracer.h"
@@ -36,8 +39,8 @@ struct Options {
   std::string topology, bench = "milestone", json, out, vcd, oplog, trace;
   std::vector<std::string> sets, params, vcd_scopes;
   std::string sweep, emit_jobs, emit_slurm;
-  unsigned jobs = 2;
-  bool merge = false;
+  std::string jobs = "2";
+  bool merge = false, resume = false;
 };
 
 po::options_description make_options(Options& o) {
@@ -73,13 +76,15 @@ po::options_description make_options(Options& o) {
       ("quiet,q", po::bool_switch(&o.quiet), "print only errors")
       ("sweep", po::value(&o.sweep)->value_name("SPEC"),
        "run the configuration sweep SPEC.yaml (one kernbench process per point; needs --out)")
-      ("jobs,j", po::value(&o.jobs)->value_name("N"), "sweep: points run at a time (default 2)")
+      ("jobs,j", po::value(&o.jobs)->value_name("N"), "sweep: points run at a time, 1 to 256 (default 2)")
       ("emit-jobs", po::value(&o.emit_jobs)->value_name("FILE"),
        "sweep: write a GNU parallel job file (parallel -j2 < FILE) instead of running")
       ("emit-slurm", po::value(&o.emit_slurm)->value_name("FILE"),
        "sweep: write a Slurm array script (and FILE.jobs) instead of running")
       ("merge", po::bool_switch(&o.merge),
-       "sweep: only merge the points already in --out into the table and sweep.json");
+       "sweep: only merge the points already in --out into the table and sweep.json")
+      ("resume", po::bool_switch(&o.resume),
+       "sweep: keep the points whose result in --out is already theirs, run the others");
   // clang-format on
   return d;
 }
@@ -120,14 +125,59 @@ std::string self_exe(const char* argv0) {
   return ec ? std::string(argv0) : p.string();
 }
 
-int run_sweep_command(const Options& o, const char* argv0) {
+unsigned parse_jobs(const std::string& text) {
+  constexpr unsigned long kMaxJobs = 256;
+  size_t pos = 0;
+  unsigned long n = 0;
+  try {
+    if (!text.empty() && text[0] != '-' && text[0] != '+') n = std::stoul(text, &pos, 10);
+  } catch (const std::exception&) {
+    pos = 0;
+  }
+  if (pos == 0 || pos != text.size() || n < 1 || n > kMaxJobs)
+    throw UsageError("-j " + text + ": expected a whole number of processes from 1 to " +
+                     std::to_string(kMaxJobs));
+  return static_cast<unsigned>(n);
+}
+
+// Every point's --param values against the bench, and the topology with each
+// distinct --set combination (the first 64), before any point starts: a typo
+// is one clear error, not a sweep of failed points.
+void validate_sweep_points(const SweepSpec& spec, const BenchRegistry& registry) {
+  const Bench& bench = registry.find(spec.bench);
+  std::set<std::vector<std::string>> loaded;
+  constexpr size_t kTopologiesChecked = 64;
+  for (const SweepPoint& p : spec.expand()) {
+    std::vector<std::string> sets = spec.sets, params = spec.params;
+    for (const auto& [k, v] : p.sets) sets.push_back(k + "=" + v);
+    for (const auto& [k, v] : p.params) params.push_back(k + "=" + v);
+    const std::string where = spec.source + ": point " + std::to_string(p.index) + ": ";
+    try {
+      const BenchParams checked(bench.name(), bench.params(), params);
+      (void)checked;
+      if (loaded.size() < kTopologiesChecked && loaded.insert(sets).second) {
+        if (spec.topology.empty())
+          load_default_topology(sets);
+        else
+          load_topology_file(spec.topology, sets);
+      }
+    } catch (const UsageError& e) {
+      throw UsageError(where + e.what());
+    } catch (const ConfigError& e) {
+      throw ConfigError(where + e.what());
+    }
+  }
+}
+
+int run_sweep_command(const Options& o, const BenchRegistry& registry, const char* argv0) {
   if (o.out.empty()) throw UsageError("--sweep needs --out DIR for the points' results");
   const SweepSpec spec = load_sweep_spec(o.sweep);
   SweepOptions so;
   so.out_dir = o.out;
   so.exe = self_exe(argv0);
-  so.jobs = o.jobs;
+  so.jobs = parse_jobs(o.jobs);
   if (!o.emit_jobs.empty()) {
+    check_output_paths({{"--emit-jobs", o.emit_jobs, false}});
     write_job_file(spec, so, o.emit_jobs);
     if (!o.quiet)
       std::cout << "wrote " << o.emit_jobs << " (" << spec.expand().size()
@@ -135,52 +185,56 @@ int run_sweep_command(const Options& o, const char* argv0) {
     return kExitOk;
   }
   if (!o.emit_slurm.empty()) {
+    check_output_paths(
+        {{"--emit-slurm", o.emit_slurm, false}, {"--emit-slurm", o.emit_slurm + ".jobs", false}});
     write_slurm_script(spec, so, o.emit_slurm + ".jobs", o.emit_slurm);
     if (!o.quiet)
       std::cout << "wrote " << o.emit_slurm << " and " << o.emit_slurm << ".jobs: sbatch "
                 << o.emit_slurm << ", then --merge\n";
     return kExitOk;
   }
+  so.resume = o.resume;
+  so.merge_only = o.merge;
+  if (!o.merge) validate_sweep_points(spec, registry);
   const nlohmann::json merged =
       o.merge ? merge_sweep(spec, so) : run_sweep(spec, so, o.quiet ? null_stream() : std::cerr);
+  check_sweep_columns(spec, merged);
   if (!o.quiet) std::cout << sweep_table(spec, merged);
   return merged["failed"].get<unsigned>() == 0 ? kExitOk : kExitSimulation;
 }
 
-// Every output's directory must exist before anything runs.
-void check_output_dirs(const Options& o) {
-  for (const auto& [flag, path] : {std::pair<const char*, const std::string&>{"--json", o.json},
-                                   {"--oplog", o.oplog},
-                                   {"--trace", o.trace},
-                                   {"--vcd", o.vcd}}) {
-    if (path.empty()) continue;
-    const size_t slash = path.rfind('/');
-    const std::string dir =
-        slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
-    struct stat st {};
-    if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-      throw UsageError(std::string(flag) + " " + path + ": directory '" + dir + "' does not exist");
-  }
+// Every output path, checked before anything runs (platform/runtime/output_paths.h).
+void check_outputs(const Options& o, const std::string& json_path) {
+  std::vector<OutputRequest> outs;
+  if (!json_path.empty()) outs.push_back({o.json.empty() ? "--out" : "--json", json_path});
+  if (!o.oplog.empty()) outs.push_back({"--oplog", o.oplog});
+  if (!o.trace.empty()) outs.push_back({"--trace", o.trace});
+  if (!o.vcd.empty()) outs.push_back({"--vcd", o.vcd, false});
+  check_output_paths(outs);
 }
 
-// After the run: the VCD, op log, trace and JSON result files.
+// After the run: the JSON result first (the run's answer), then the op log,
+// the trace and the VCD.
 void write_outputs(const Options& o, Platform& platform, VcdTracer* vcd,
                    const std::string& json_path, const nlohmann::json& j) {
-  if (vcd) {
-    vcd->finish();
-    if (!o.quiet) std::cout << "wrote " << o.vcd << "\n";
+  auto wrote = [&](const std::string& path) {
+    if (!o.quiet) std::cout << "wrote " << path << "\n";
+  };
+  if (!json_path.empty()) {
+    write_json_atomically(json_path, j);
+    wrote(json_path);
   }
   if (!o.oplog.empty()) {
     write_file_atomically(o.oplog, platform.op_log().to_jsonl());
-    if (!o.quiet) std::cout << "wrote " << o.oplog << "\n";
+    wrote(o.oplog);
   }
   if (!o.trace.empty()) {
     write_file_atomically(o.trace, platform.op_log().to_chrome_trace());
-    if (!o.quiet) std::cout << "wrote " << o.trace << "\n";
+    wrote(o.trace);
   }
-  if (!json_path.empty()) {
-    write_json_atomically(json_path, j);
-    if (!o.quiet) std::cout << "wrote " << json_path << "\n";
+  if (vcd) {
+    vcd->finish();
+    wrote(o.vcd);
   }
 }
 
@@ -189,8 +243,23 @@ int run(int argc, char* argv[]) {
   po::options_description desc = make_options(o);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
+    // No positional arguments: a stray word (`rows=2` without --param) is an
+    // error, not silently ignored.
+    std::vector<std::string> stray;
+    po::options_description all = desc;
+    all.add_options()("stray", po::value(&stray));
+    po::positional_options_description pos;
+    pos.add("stray", -1);
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
     po::notify(vm);
+    if (!stray.empty()) {
+      const std::string& w = stray.front();
+      throw UsageError("unexpected argument '" + w + "'" +
+                       (w.find('=') != std::string::npos
+                            ? " (a bench parameter is --param " + w + ", a knob --set " + w + ")"
+                            : "") +
+                       " (see --help)");
+    }
   } catch (const po::error& e) {
     throw UsageError(std::string(e.what()) + " (see --help)");
   }
@@ -203,6 +272,7 @@ int run(int argc, char* argv[]) {
                  " 1 internal error\n";
     return kExitOk;
   }
+  parse_jobs(o.jobs);  // a bad -j is an error even where no sweep uses it
   const BenchRegistry registry = BenchRegistry::with_builtin_benches();
   if (o.list_benches) {
     std::cout << list_benches(registry);
@@ -212,7 +282,7 @@ int run(int argc, char* argv[]) {
     std::cout << describe_topology_knobs();
     return kExitOk;
   }
-  if (!o.sweep.empty()) return run_sweep_command(o, argv[0]);
+  if (!o.sweep.empty()) return run_sweep_command(o, registry, argv[0]);
   install_report_policy({}, o.quiet);
   const TopologyConfig cfg =
       o.topology.empty() ? load_default_topology(o.sets) : load_topology_file(o.topology, o.sets);
@@ -224,12 +294,12 @@ int run(int argc, char* argv[]) {
   } else if (!o.params.empty()) {
     throw UsageError("--param needs a bench; --check-topology runs none");
   }
-  check_output_dirs(o);
   std::string json_path = o.json;
   if (!o.out.empty()) {
     if (!ensure_dir(o.out)) throw UsageError("--out " + o.out + ": cannot create directory");
     if (json_path.empty() && bench) json_path = o.out + "/" + bench->name() + ".json";
   }
+  check_outputs(o, json_path);
 
   const auto t_elab = std::chrono::steady_clock::now();
   Platform platform(cfg);
@@ -283,6 +353,7 @@ int run(int argc, char* argv[]) {
 }  // namespace
 
 int kernbench_main(int argc, char* argv[]) {
+  install_output_cleanup_on_signals();
   set_time_resolution();
   try {
     return run(argc, argv);
@@ -291,6 +362,9 @@ int kernbench_main(int argc, char* argv[]) {
     return kExitUsage;
   } catch (const ConfigError& e) {
     std::cerr << "kernbench: configuration error: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const OutputError& e) {
+    std::cerr << "kernbench: output error: " << e.what() << "\n";
     return kExitUsage;
   } catch (const SimulationError& e) {
     std::cerr << "kernbench: simulation fault: " << e.what() << "\n";

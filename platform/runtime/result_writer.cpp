@@ -1,30 +1,13 @@
 #include "platform/runtime/result_writer.h"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <stdexcept>
+#include "platform/runtime/atomic_file.h"
 
 namespace kb {
 
 void write_file_atomically(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
-    out << content;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string err = std::strerror(errno);
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot write '" + path + "': " + err);
-  }
+  AtomicFile f(path);
+  f.write(content);
+  f.commit();
 }
 
 std::string format_json(const nlohmann::json& j) {

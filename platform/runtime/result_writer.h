@@ -1,5 +1,5 @@
-// Writing result files so that nothing is left half-written: the content goes
-// to PATH.tmp and is renamed over PATH only once complete.
+// Writing result files so that nothing is left half-written and no special
+// file is replaced (platform/runtime/atomic_file.h).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -7,7 +7,7 @@
 
 namespace kb {
 
-// Throws std::runtime_error naming the path when it cannot be written.
+// Throws OutputError naming the path when it cannot be written.
 void write_file_atomically(const std::string& path, const std::string& content);
 void write_json_atomically(const std::string& path, const nlohmann::json& j);
 

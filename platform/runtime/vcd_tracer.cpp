@@ -2,7 +2,6 @@
 
 #include <fnmatch.h>
 
-#include <cstdio>
 #include <functional>
 #include <systemc>
 
@@ -11,6 +10,7 @@
 #include "models/dma/pe_dma.h"
 #include "models/pe/pe_engine.h"
 #include "models/scheduler/pe_scheduler.h"
+#include "platform/runtime/atomic_file.h"
 #if KB_HAVE_RTL
 #include "models/rtl/pe_math_rtl.h"
 #endif
@@ -37,8 +37,11 @@ bool in_vcd_scope(const std::string& name, const std::vector<std::string>& scope
 }
 
 VcdTracer::VcdTracer(const std::string& path, const std::vector<std::string>& scopes)
-    : path_(path), partial_(path + ".partial") {
-  tf_ = sc_core::sc_create_vcd_trace_file(partial_.c_str());  // appends ".vcd"
+    : file_(std::make_unique<AtomicFile>(path, ".vcd")) {
+  // SystemC opens the file itself, by a name to which it appends ".vcd".
+  file_->release_descriptor();
+  const std::string& temp = file_->temp_path();
+  tf_ = sc_core::sc_create_vcd_trace_file(temp.substr(0, temp.size() - 4).c_str());
   tf_->set_time_unit(1, sc_core::SC_PS);
   std::function<void(sc_core::sc_object*)> walk = [&](sc_core::sc_object* o) {
     const std::string n = o->name();
@@ -76,7 +79,7 @@ VcdTracer::VcdTracer(const std::string& path, const std::vector<std::string>& sc
         }
       }
 #if KB_HAVE_RTL
-      // The RTL vector unit's pins, on the same timebase (issue 8).
+      // The RTL vector unit's pins, on the same timebase.
       if (auto* r = dynamic_cast<PeMathRtl*>(o)) {
         r->trace_pins(tf_, n + ".rtl");
         signals_ += 7;
@@ -96,14 +99,14 @@ void VcdTracer::finish() {
   if (!tf_) return;
   sc_core::sc_close_vcd_trace_file(tf_);
   tf_ = nullptr;
-  std::rename((partial_ + ".vcd").c_str(), path_.c_str());
+  file_->commit();
 }
 
 void VcdTracer::abandon() {
   if (!tf_) return;
   sc_core::sc_close_vcd_trace_file(tf_);
   tf_ = nullptr;
-  std::remove((partial_ + ".vcd").c_str());
+  file_.reset();  // removes the temporary
 }
 
 }  // namespace kb

@@ -15,10 +15,12 @@
 // default scope is the first PE and its cube's router, SRAM, PE links and
 // cube links.
 //
-// The file is written as PATH.partial.vcd and renamed to PATH by finish(), so an
-// aborted run leaves no half-written VCD behind (abandon() removes it).
+// The file is written to a temporary beside PATH (".kb-XXXXXX.vcd", see
+// atomic_file.h) and renamed to PATH by finish(), so an aborted, failed or
+// interrupted run leaves no half-written VCD behind (abandon() removes it).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,8 @@ class sc_trace_file;
 }
 
 namespace kb {
+
+class AtomicFile;
 
 std::vector<std::string> default_vcd_scopes();
 bool in_vcd_scope(const std::string& name, const std::vector<std::string>& scopes);
@@ -40,11 +44,11 @@ class VcdTracer {
   VcdTracer& operator=(const VcdTracer&) = delete;
 
   unsigned traced_signals() const { return signals_; }
-  void finish();   // close and move into place
+  void finish();   // close and move into place; throws OutputError
   void abandon();  // close and delete
 
  private:
-  std::string path_, partial_;
+  std::unique_ptr<AtomicFile> file_;
   sc_core::sc_trace_file* tf_ = nullptr;
   unsigned signals_ = 0;
 };

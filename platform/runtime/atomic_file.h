@@ -1,0 +1,56 @@
+// One output file written so that nothing is left half-written and nothing
+// that was there is destroyed.
+//
+// A regular target (or one that does not exist yet) is written to a temporary
+// file with a unique name in the target's own directory (".kb-XXXXXX.tmp",
+// so the rename stays on one file system), then flushed, fsync'ed and renamed
+// over the target by commit(). Every write, the fsync and the rename are
+// checked; a full disk is an OutputError. A temporary that is not committed
+// is removed by the destructor, and also when the process is stopped by
+// SIGINT, SIGTERM or SIGHUP (see install_output_cleanup_on_signals()).
+//
+// A character device the user named (/dev/stdout, /dev/null, a terminal) is
+// written straight into: there is nothing to replace and nothing to rename.
+// Every other kind of existing target — a directory, a FIFO, a socket, a
+// block device — is refused before anything is written (see output_paths.h).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace kb {
+
+class AtomicFile {
+ public:
+  // Opens the temporary (or the character device). Throws OutputError.
+  explicit AtomicFile(const std::string& path, const std::string& temp_suffix = ".tmp");
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  void write(const char* data, size_t n);
+  void write(const std::string& s) { write(s.data(), s.size()); }
+  // Flushes, fsyncs and renames into place (regular targets). Throws OutputError.
+  void commit();
+  // For writers that open the temporary themselves (the VCD): closes this
+  // object's descriptor and leaves the file to them until commit().
+  void release_descriptor();
+
+  const std::string& path() const { return path_; }
+  const std::string& temp_path() const { return temp_; }
+  bool direct() const { return direct_; }
+
+ private:
+  [[noreturn]] void fail(const std::string& what, int err);
+  std::string path_, temp_;
+  int fd_ = -1;
+  int slot_ = -1;  // in the signal-cleanup registry
+  bool direct_ = false, committed_ = false;
+};
+
+// SIGINT, SIGTERM and SIGHUP remove every uncommitted temporary, print one
+// line naming the signal and end the process by that signal (exit status
+// 128 + N in a shell). Called once by kernbench before anything is written.
+void install_output_cleanup_on_signals();
+
+}  // namespace kb

@@ -1,0 +1,112 @@
+#include "platform/runtime/output_paths.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+#include <map>
+
+#include "models/common/errors.h"
+
+namespace kb {
+
+namespace {
+
+std::string directory_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string base_name(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+const char* kind_of(mode_t m) {
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISSOCK(m)) return "a socket";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISCHR(m)) return "a character device";
+  return "not a regular file";
+}
+
+[[noreturn]] void refuse(const OutputRequest& o, const std::string& why) {
+  throw UsageError(o.flag + " " + o.path + ": " + why);
+}
+
+// Creates and removes a temporary in `dir`, the way the output will be written.
+void probe_directory(const OutputRequest& o, const std::string& dir) {
+  std::string tmpl = dir + "/.kb-XXXXXX.probe";
+  const int fd = ::mkostemps(tmpl.data(), 6, O_CLOEXEC);
+  if (fd < 0) refuse(o, "cannot create files in directory '" + dir + "': " + std::strerror(errno));
+  ::close(fd);
+  ::unlink(tmpl.c_str());
+}
+
+// What makes two outputs the same file: device and inode when it exists,
+// else its absolute, normalised path.
+std::string identity(const std::string& path, const struct stat* st) {
+  if (st) return std::to_string(st->st_dev) + ":" + std::to_string(st->st_ino);
+  std::error_code ec;
+  const auto p = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+  return ec ? path : p.string();
+}
+
+}  // namespace
+
+void check_output_paths(const std::vector<OutputRequest>& outputs) {
+  std::map<std::string, const OutputRequest*> seen;
+  for (const OutputRequest& o : outputs) {
+    if (o.path.empty()) throw UsageError(o.flag + ": the file name is empty");
+    if (o.path.size() >= PATH_MAX)
+      refuse(o, "the path is " + std::to_string(o.path.size()) + " characters, over the " +
+                    std::to_string(PATH_MAX - 1) + " Linux allows");
+    const std::string dir = directory_of(o.path), name = base_name(o.path);
+    if (name.empty() || name == "." || name == "..")
+      refuse(o, "names a directory; give a file name");
+    const long name_max = ::pathconf(dir.c_str(), _PC_NAME_MAX);
+    const size_t limit = name_max > 0 ? static_cast<size_t>(name_max) : NAME_MAX;
+    if (name.size() > limit)
+      refuse(o, "the file name is " + std::to_string(name.size()) +
+                    " characters, longer than the " + std::to_string(limit) +
+                    " the file system allows");
+    struct stat st {};
+    const bool exists = ::stat(o.path.c_str(), &st) == 0;
+    const int err = errno;
+    if (exists) {
+      if (S_ISCHR(st.st_mode)) {
+        if (!o.allow_char_device)
+          refuse(o, "is a character device; this output needs a regular file");
+        const int fd = ::open(o.path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0) refuse(o, std::string("cannot open for writing: ") + std::strerror(errno));
+        ::close(fd);
+        continue;  // the same device may take several outputs, one after another
+      }
+      if (!S_ISREG(st.st_mode))
+        refuse(o, std::string("exists and is ") + kind_of(st.st_mode) +
+                      "; outputs replace only regular files");
+      if (::access(o.path.c_str(), W_OK) != 0)
+        refuse(o, std::string("cannot be written: ") + std::strerror(errno));
+    } else if (err != ENOENT) {
+      refuse(o, std::strerror(err));
+    } else {
+      struct stat dst {};
+      if (::stat(dir.c_str(), &dst) != 0 || !S_ISDIR(dst.st_mode))
+        refuse(o, "directory '" + dir + "' does not exist");
+    }
+    probe_directory(o, dir);
+    const std::string id = identity(o.path, exists ? &st : nullptr);
+    const auto [it, fresh] = seen.emplace(id, &o);
+    if (!fresh)
+      throw UsageError(it->second->flag + " " + it->second->path + " and " + o.flag + " " + o.path +
+                       " name the same file; give each output its own path");
+  }
+}
+
+}  // namespace kb

@@ -1,0 +1,25 @@
+// Checking every output path before anything is simulated, so that a run
+// never ends by losing its result to a path that could not be written.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kb {
+
+struct OutputRequest {
+  std::string flag;  // the option that named it, for messages: "--json"
+  std::string path;
+  bool allow_char_device = true;  // written straight into (/dev/stdout, /dev/null)
+};
+
+// Throws UsageError naming the flag and the path unless every output
+//   - has a non-empty name no longer than the file system allows,
+//   - is absent or a regular file (or a character device where allowed):
+//     never a directory, FIFO, socket or block device,
+//   - lies in an existing directory where a file can be created (checked by
+//     creating and removing a temporary there),
+//   - and names a file no other output names (character devices aside).
+void check_output_paths(const std::vector<OutputRequest>& outputs);
+
+}  // namespace kb
