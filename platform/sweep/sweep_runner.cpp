@@ -12,11 +12,13 @@
 #include <fstream>
 #include <map>
 #include <ostream>
+#include <set>
 #include <sstream>
 
 #include "models/common/errors.h"
 #include "platform/bench/bench.h"
 #include "platform/runtime/result_writer.h"
+#include "platform/util/spelling.h"
 
 namespace kb {
 
@@ -89,6 +91,53 @@ std::string value_text(const nlohmann::json& v) {
   return v.dump();
 }
 
+// Why the result in `file` is not this point's (empty when it is): a result
+// left in the same --out by another sweep, or by this one before its spec
+// changed, must never be reported as this point's numbers. The result records
+// the bench, the topology it loaded with its --set overrides in order, every
+// bench parameter's value and the data mode; each is compared with what this
+// point's command line asks for.
+std::string mismatch(const SweepSpec& spec, const SweepPoint& p, const nlohmann::json& r) {
+  if (r.value("bench", "") != spec.bench)
+    return "bench '" + r.value("bench", "") + "', not '" + spec.bench + "'";
+  if (r.value("data_mode", false) != spec.data)
+    return std::string("data mode ") + (spec.data ? "off" : "on");
+  const nlohmann::json& topo = r.value("topology", nlohmann::json::object());
+  if (!spec.topology.empty() && topo.value("source", "") != spec.topology)
+    return "topology '" + topo.value("source", "") + "', not '" + spec.topology + "'";
+  std::vector<std::string> sets = spec.sets;
+  for (const auto& [k, v] : p.sets) sets.push_back(k + "=" + v);
+  if (topo.value("overrides", std::vector<std::string>{}) != sets) return "other --set values";
+  std::vector<std::string> params = spec.params;
+  for (const auto& [k, v] : p.params) params.push_back(k + "=" + v);
+  const nlohmann::json& have = r.value("params", nlohmann::json::object());
+  for (const std::string& kv : params) {
+    const size_t eq = kv.find('=');
+    const std::string k = kv.substr(0, eq), v = eq == std::string::npos ? "" : kv.substr(eq + 1);
+    if (!have.contains(k) || !have[k].is_string() || have[k].get<std::string>() != v)
+      return "--param " + k + "=" + (have.contains(k) ? value_text(have[k]) : "(none)") + ", not " +
+             v;
+  }
+  return "";
+}
+
+enum class PointState { kMissing, kOk, kStale };
+
+// Reads OUT/point_NNNN.json of `p`; `why` says what differs when stale.
+PointState read_point(const SweepSpec& spec, const SweepOptions& opts, const SweepPoint& p,
+                      nlohmann::json& result, std::string& why) {
+  std::ifstream in(point_file(opts, p.index, "json"));
+  if (!in) return PointState::kMissing;
+  try {
+    result = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception&) {
+    return PointState::kMissing;
+  }
+  if (!result.is_object() || !result.contains("points")) return PointState::kMissing;
+  why = mismatch(spec, p, result);
+  return why.empty() ? PointState::kOk : PointState::kStale;
+}
+
 }  // namespace
 
 nlohmann::json run_sweep(const SweepSpec& spec, const SweepOptions& opts, std::ostream& progress) {
@@ -112,6 +161,14 @@ nlohmann::json run_sweep(const SweepSpec& spec, const SweepOptions& opts, std::o
     while (next < points.size() && running.size() < std::max(1u, opts.jobs)) {
       const SweepPoint& p = points[next++];
       const std::string json = point_file(opts, p.index, "json");
+      if (opts.resume) {
+        nlohmann::json have;
+        std::string why;
+        if (read_point(spec, opts, p, have, why) == PointState::kOk) {
+          ++done;
+          continue;
+        }
+      }
       std::filesystem::remove(json);
       const pid_t pid =
           spawn_point(spec.command(opts.exe, p, json), point_file(opts, p.index, "log"));
@@ -143,6 +200,7 @@ nlohmann::json merge_sweep(const SweepSpec& spec, const SweepOptions& opts) {
   m["bench"] = spec.bench;
   m["runs"] = nlohmann::json::array();
   unsigned failed = 0;
+  size_t found = 0;
   const std::vector<SweepPoint> points = spec.expand();
   for (const SweepPoint& p : points) {
     nlohmann::json r;
@@ -155,22 +213,19 @@ nlohmann::json merge_sweep(const SweepSpec& spec, const SweepOptions& opts) {
     std::string cmd;
     for (const auto& a : spec.command(opts.exe, p, json)) cmd += (cmd.empty() ? "" : " ") + a;
     r["command"] = cmd;
-    std::ifstream in(json);
     nlohmann::json result;
-    bool ok = false;
-    if (in) {
-      try {
-        result = nlohmann::json::parse(in);
-        ok = result.contains("points");
-      } catch (const nlohmann::json::exception&) {
-        ok = false;
-      }
-    }
-    if (ok) {
+    std::string why;
+    const PointState state = read_point(spec, opts, p, result, why);
+    if (state != PointState::kMissing) ++found;
+    if (state == PointState::kOk) {
       r["status"] = "ok";
       r["sim_time_ns"] = result.value("sim_time_ns", 0.0);
       r["metrics"] = result.value("metrics", nlohmann::json::object());
       r["points"] = result["points"];
+    } else if (state == PointState::kStale) {
+      ++failed;
+      r["status"] = "stale";
+      r["reason"] = json + " is another run's result (" + why + "); rerun the point";
     } else {
       ++failed;
       r["status"] = "failed";
@@ -178,11 +233,34 @@ nlohmann::json merge_sweep(const SweepSpec& spec, const SweepOptions& opts) {
     }
     m["runs"].push_back(r);
   }
+  if (opts.merge_only && found == 0)
+    throw UsageError("--merge: no point results in '" + opts.out_dir + "' (point_0000.json ...); " +
+                     "run the sweep first, or give the --out it wrote to");
   m["total"] = points.size();
   m["failed"] = failed;
   write_file_atomically((std::filesystem::path(opts.out_dir) / "sweep.json").string(),
                         m.dump(2) + "\n");
   return m;
+}
+
+void check_sweep_columns(const SweepSpec& spec, const nlohmann::json& merged) {
+  std::set<std::string> have;
+  bool any_ok = false;
+  for (const auto& r : merged["runs"]) {
+    if (r["status"] != "ok") continue;
+    any_ok = true;
+    for (const auto& pt : result_points(r))
+      for (const auto& [k, v] : pt.items()) have.insert(k);
+  }
+  if (!any_ok) return;  // nothing to check against: the failures say why
+  const std::vector<std::string> names(have.begin(), have.end());
+  for (const std::string& c : spec.columns) {
+    if (have.count(c)) continue;
+    std::string msg = spec.source + ": columns: '" + c + "' is in no point's result";
+    const std::string near = nearest_spelling(c, names);
+    if (!near.empty()) msg += "; did you mean '" + near + "'?";
+    throw UsageError(msg + " (the results are merged in sweep.json)");
+  }
 }
 
 std::string sweep_table(const SweepSpec& spec, const nlohmann::json& merged) {
@@ -209,7 +287,7 @@ std::string sweep_table(const SweepSpec& spec, const nlohmann::json& merged) {
       head.push_back(r[a.is_set ? "set" : "param"][a.key].get<std::string>());
     if (r["status"] != "ok") {
       std::vector<std::string> row = head;
-      row.emplace_back("FAILED");
+      row.emplace_back(r["status"] == "stale" ? "STALE" : "FAILED");
       row.resize(t.headers.size(), "-");
       t.rows.push_back(row);
       continue;
@@ -223,11 +301,15 @@ std::string sweep_table(const SweepSpec& spec, const nlohmann::json& merged) {
     }
   }
   std::string out = t.render();
-  for (const auto& r : merged["runs"])
-    if (r["status"] != "ok")
+  for (const auto& r : merged["runs"]) {
+    if (r["status"] == "stale")
+      out += "\npoint " + std::to_string(r["index"].get<unsigned>()) +
+             " not merged: " + r["reason"].get<std::string>() + "\n";
+    else if (r["status"] != "ok")
       out += "\npoint " + std::to_string(r["index"].get<unsigned>()) +
              " failed: " + r["command"].get<std::string>() + "\n" +
              r["log_tail"].get<std::string>();
+  }
   return out;
 }
 

@@ -19,15 +19,25 @@ struct SweepOptions {
   std::string out_dir;
   std::string exe;    // the kernbench binary the points run
   unsigned jobs = 2;  // processes at a time
+  // Keep the points whose OUT/point_NNNN.json is already this point's result
+  // (same bench, topology, --set, --param and data mode); run the others.
+  bool resume = false;
+  bool merge_only = false;  // merge_sweep() without running: no result at all is an error
 };
 
 // Runs every point; returns the merged result (see merge_sweep).
 nlohmann::json run_sweep(const SweepSpec& spec, const SweepOptions& opts, std::ostream& progress);
 
 // Reads OUT/point_*.json of every point into one document: the spec, and per
-// point its axis values, status (ok / failed), command, result points, or the
-// log tail. Deterministic: no wall time. Also written to OUT/sweep.json.
+// point its axis values, status, command, and its result points (ok), the
+// log tail (failed) or why the file there is another run's result (stale: a
+// different bench, topology, --set, --param or data mode; never merged).
+// Deterministic: no wall time. Also written to OUT/sweep.json.
 nlohmann::json merge_sweep(const SweepSpec& spec, const SweepOptions& opts);
+
+// UsageError, with the nearest field name, for a spec column that no ok
+// point's result has.
+void check_sweep_columns(const SweepSpec& spec, const nlohmann::json& merged);
 
 // The merged result as a table: point, axis values, status, then `columns`
 // of every result point (default: the numeric fields of the first one).

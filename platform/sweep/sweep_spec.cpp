@@ -1,5 +1,7 @@
 #include "platform/sweep/sweep_spec.h"
 
+#include "platform/util/input_file.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -58,11 +60,7 @@ SweepSpec parse_spec(const YAML::Node& root, const std::string& path);
 }  // namespace
 
 SweepSpec load_sweep_spec(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError("cannot open sweep spec '" + path + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return load_sweep_spec_text(text.str(), path);
+  return load_sweep_spec_text(read_input_file(path, "sweep spec"), path);
 }
 
 SweepSpec load_sweep_spec_text(const std::string& text, const std::string& source) {

@@ -35,11 +35,18 @@ nlohmann::json without_commands(const fs::path& sweep_json) {
   return j;
 }
 
-std::string spec_text(bool with_bad_point) {
+// The bad point (bytes=0) passes the checks made before the sweep starts
+// (the key exists, the topology loads) and fails in its own process.
+std::string spec_text(bool with_bad_point, const std::string& bytes = "4096, 65536") {
   return "bench: dma\ntopology: " + test::source_path("topologies/tiny.yaml") +
          "\nparam: [src=hbm:0.3.1+0, dst=tcm:0.0.0+0]\ngrid:\n  set:\n"
-         "    sip.cube_link.bandwidth_gbps: [64, 128" +
-         (with_bad_point ? ", -1" : "") + "]\n  param:\n    bytes: [4096, 65536]\n";
+         "    sip.cube_link.bandwidth_gbps: [64, 128]\n  param:\n    bytes: [" +
+         bytes + (with_bad_point ? ", 0" : "") + "]\n";
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
 }
 
 TEST(Sweep, LocalRunAndGnuParallelJobFileGiveTheSameMergedResult) {
@@ -91,8 +98,61 @@ TEST(Sweep, AFailedPointIsReportedWithItsCommandAndDoesNotSinkTheSweep) {
   std::ifstream t(dir / "out.txt");
   const std::string text((std::istreambuf_iterator<char>(t)), {});
   EXPECT_NE(text.find("failed: "), std::string::npos) << text;
-  EXPECT_NE(text.find("bandwidth_gbps=-1"), std::string::npos) << text;
+  EXPECT_NE(text.find("bytes=0"), std::string::npos) << text;
   EXPECT_NE(text.find("must be > 0"), std::string::npos) << text;  // the child's stderr
+}
+
+TEST(Sweep, AKeyTypoOrBadKnobValueIsOneErrorBeforeAnyPointRuns) {
+  const fs::path dir = scratch("typo");
+  const std::string kb = KB_KERNBENCH_BIN;
+  std::string spec = spec_text(false);
+  spec.replace(spec.find("bytes: ["), 5, "byts");
+  std::ofstream(dir / "typo.yaml") << spec;
+  std::string bad = spec_text(false);
+  bad.replace(bad.find("64, 128"), 7, "64, -1");
+  std::ofstream(dir / "bad.yaml") << bad;
+  for (const char* name : {"typo", "bad"}) {
+    const fs::path out = dir / (std::string(name) + "_out");
+    EXPECT_EQ(sh(kb + " --sweep " + (dir / (std::string(name) + ".yaml")).string() + " --out " +
+                 out.string() + " > /dev/null 2> " + (dir / "err.txt").string()),
+              2)
+        << name;
+    const std::string err = slurp(dir / "err.txt");
+    EXPECT_NE(err.find(": point "), std::string::npos) << err;
+    EXPECT_FALSE(fs::exists(out / "point_0000.json")) << name;
+  }
+  EXPECT_NE(slurp(dir / "err.txt").find("must be > 0"), std::string::npos);
+}
+
+TEST(Sweep, MergeAndResumeNeverTakeAnotherSweepsResults) {
+  const fs::path dir = scratch("stale");
+  const std::string kb = KB_KERNBENCH_BIN;
+  std::ofstream(dir / "a.yaml") << spec_text(false, "4096");
+  std::ofstream(dir / "b.yaml") << spec_text(false, "8192");
+  const std::string out = (dir / "out").string();
+  ASSERT_EQ(sh(kb + " --sweep " + (dir / "a.yaml").string() + " --out " + out + " -q"), 0);
+  // B has as many points as A, in the same files: none of A's results is B's.
+  EXPECT_EQ(sh(kb + " --sweep " + (dir / "b.yaml").string() + " --out " + out + " --merge > " +
+               (dir / "merge.txt").string()),
+            3);
+  nlohmann::json j = without_commands(dir / "out" / "sweep.json");
+  EXPECT_EQ(j["failed"], 2);
+  for (const auto& r : j["runs"]) {
+    EXPECT_EQ(r["status"], "stale");
+    EXPECT_NE(r["reason"].get<std::string>().find("bytes=4096, not 8192"), std::string::npos);
+  }
+  EXPECT_NE(slurp(dir / "merge.txt").find("STALE"), std::string::npos);
+  // --resume reruns the stale points and keeps the good ones.
+  ASSERT_EQ(sh(kb + " --sweep " + (dir / "b.yaml").string() + " --out " + out + " --resume -q"), 0);
+  j = without_commands(dir / "out" / "sweep.json");
+  EXPECT_EQ(j["failed"], 0);
+  const auto before = fs::last_write_time(dir / "out" / "point_0000.json");
+  ASSERT_EQ(sh(kb + " --sweep " + (dir / "b.yaml").string() + " --out " + out + " --resume -q"), 0);
+  EXPECT_EQ(fs::last_write_time(dir / "out" / "point_0000.json"), before);  // not rerun
+  // Merging an empty directory is a usage error, not a sweep of failures.
+  EXPECT_EQ(sh(kb + " --sweep " + (dir / "b.yaml").string() + " --out " + (dir / "empty").string() +
+               " --merge 2> /dev/null"),
+            2);
 }
 
 }  // namespace
