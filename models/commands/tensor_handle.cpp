@@ -1,6 +1,9 @@
 #include "models/commands/tensor_handle.h"
 
+#include <stdexcept>
+
 #include "models/common/address_map.h"
+#include "models/common/checked_math.h"
 
 namespace kb {
 
@@ -30,16 +33,38 @@ const char* to_string(DType t) {
   return "?";
 }
 
+namespace {
+
+// The product of dims [0, end); hosts check shapes with checked_numel()
+// before they allocate, so an overflow here is a bug, not an input error.
+int64_t product(const std::vector<int64_t>& shape, size_t end) {
+  uint64_t n = 1;
+  for (size_t i = 0; i < end; ++i) {
+    const auto p = checked_product({static_cast<int64_t>(n), shape[i]});
+    if (!p) throw std::overflow_error("tensor shape overflows 64 bits");
+    n = *p;
+  }
+  return static_cast<int64_t>(n);
+}
+
+}  // namespace
+
+std::optional<uint64_t> checked_numel_bytes(const std::vector<int64_t>& shape, DType dtype) {
+  uint64_t n = 1;
+  for (int64_t d : shape) {
+    const auto p = checked_product({static_cast<int64_t>(n), d});
+    if (!p) return std::nullopt;
+    n = *p;
+  }
+  return checked_product({static_cast<int64_t>(n), static_cast<int64_t>(dtype_bytes(dtype))});
+}
+
 int64_t TensorHandle::numel() const {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return shape.empty() ? 0 : n;
+  return shape.empty() ? 0 : product(shape, shape.size());
 }
 
 int64_t TensorHandle::rows() const {
-  int64_t n = 1;
-  for (size_t i = 0; i + 1 < shape.size(); ++i) n *= shape[i];
-  return n;
+  return shape.empty() ? 1 : product(shape, shape.size() - 1);
 }
 
 int64_t TensorHandle::cols() const {

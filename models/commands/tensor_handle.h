@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,10 @@ namespace kb {
 
 enum class DType : uint8_t { kFp16, kBf16, kFp32, kInt32 };
 unsigned dtype_bytes(DType t);
+
+// The bytes of a dense tensor of `shape`, or nothing when a dimension is
+// negative or the size does not fit in 63 bits.
+std::optional<uint64_t> checked_numel_bytes(const std::vector<int64_t>& shape, DType dtype);
 const char* to_string(DType t);
 
 struct TensorHandle {

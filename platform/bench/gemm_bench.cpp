@@ -19,16 +19,6 @@ void check_variant(const std::string& v) {
   throw UsageError("--param variant=" + v + ": expected load_ref, ref_ref or load_load");
 }
 
-GemmShape parse_shape(const std::string& text) {
-  GemmShape s;
-  char x1 = 0, x2 = 0;
-  std::istringstream is(text);
-  if (!(is >> s.m >> x1 >> s.k >> x2 >> s.n) || x1 != 'x' || x2 != 'x' || s.m <= 0 || s.k <= 0 ||
-      s.n <= 0 || is.peek() != EOF)
-    throw UsageError("--param shapes: '" + text + "' is not MxKxN (e.g. 32x3072x32)");
-  return s;
-}
-
 }  // namespace
 
 SummaryTable gemm_table(const std::string& title) {
@@ -67,6 +57,7 @@ std::vector<ParamSpec> GemmBench::params() const {
 BenchResult GemmBench::run(BenchContext& ctx) {
   GemmShape s{ctx.params.integer("M"), ctx.params.integer("K"), ctx.params.integer("N")};
   if (s.m <= 0 || s.k <= 0 || s.n <= 0) throw UsageError("--param M, K, N must be > 0");
+  check_gemm_size(ctx.platform.config(), s);
   const std::string variant = ctx.params.str("variant");
   check_variant(variant);
   const std::string why = gemm_fit(ctx.platform.config(), s, variant);
@@ -95,7 +86,10 @@ BenchResult GemmSweepBench::run(BenchContext& ctx) {
   {
     std::stringstream ss(ctx.params.str("shapes"));
     std::string item;
-    while (std::getline(ss, item, ',')) shapes.push_back(parse_shape(item));
+    while (std::getline(ss, item, ',')) {
+      shapes.push_back(parse_gemm_shape(item));
+      check_gemm_size(ctx.platform.config(), shapes.back());
+    }
     std::stringstream vs(ctx.params.str("variants"));
     while (std::getline(vs, item, ',')) {
       check_variant(item);

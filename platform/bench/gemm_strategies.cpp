@@ -567,16 +567,6 @@ void check_in(const std::string& key, const std::string& v, const std::vector<st
   throw UsageError("--param " + key + ": '" + v + "' is not one of " + list);
 }
 
-GemmShape parse_shape(const std::string& text) {
-  GemmShape s;
-  char x1 = 0, x2 = 0;
-  std::istringstream is(text);
-  if (!(is >> s.m >> x1 >> s.k >> x2 >> s.n) || x1 != 'x' || x2 != 'x' || s.m <= 0 || s.k <= 0 ||
-      s.n <= 0 || is.peek() != EOF)
-    throw UsageError("--param shapes: '" + text + "' is not MxKxN (e.g. 32x3072x32)");
-  return s;
-}
-
 }  // namespace
 
 std::vector<ParamSpec> GemmStrategiesBench::params() const {
@@ -592,7 +582,10 @@ std::vector<ParamSpec> GemmStrategiesBench::params() const {
 
 BenchResult GemmStrategiesBench::run(BenchContext& ctx) {
   std::vector<GemmShape> shapes;
-  for (const std::string& t : ctx.params.list("shapes")) shapes.push_back(parse_shape(t));
+  for (const std::string& t : ctx.params.list("shapes")) {
+    shapes.push_back(parse_gemm_shape(t));
+    check_gemm_size(ctx.platform.config(), shapes.back());
+  }
   const std::vector<std::string> variants = ctx.params.list("variants");
   const std::vector<std::string> strategies = ctx.params.list("strategies");
   for (const auto& v : variants) check_in("variants", v, kVariants);

@@ -5,10 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <sstream>
+#include <tuple>
 #include <vector>
 
 #include "models/commands/commands.h"
+#include "models/common/checked_math.h"
 #include "models/common/dtype_convert.h"
+#include "models/common/errors.h"
 #include "models/hbm/pc_mapping.h"
 #include "models/trace/op_log.h"
 #include "platform/config/topology_config.h"
@@ -167,9 +171,40 @@ double union_ns(std::vector<Interval> v, double lo, double hi) {
 
 }  // namespace
 
+GemmShape parse_gemm_shape(const std::string& text) {
+  GemmShape s;
+  char x1 = 0, x2 = 0;
+  std::istringstream is(text);
+  if (!(is >> s.m >> x1 >> s.k >> x2 >> s.n) || x1 != 'x' || x2 != 'x' || s.m <= 0 || s.k <= 0 ||
+      s.n <= 0 || is.peek() != EOF)
+    throw UsageError("--param shapes: '" + text + "' is not MxKxN (e.g. 32x3072x32)");
+  return s;
+}
+
+void check_gemm_size(const TopologyConfig& cfg, const GemmShape& s) {
+  const std::string shape =
+      std::to_string(s.m) + "x" + std::to_string(s.k) + "x" + std::to_string(s.n);
+  uint64_t total = 0;
+  for (const auto& [name, rows, cols] : {std::tuple<const char*, int64_t, int64_t>{"A", s.m, s.k},
+                                         {"W", s.k, s.n},
+                                         {"C", s.m, s.n}}) {
+    const auto bytes = checked_product({rows, cols, static_cast<int64_t>(kElem)});
+    if (!bytes || *bytes > UINT64_MAX - total)
+      throw UsageError("gemm " + shape + ": operand " + name + " [" + std::to_string(rows) + ", " +
+                       std::to_string(cols) + "] is larger than 2^63 bytes");
+    total += *bytes;
+  }
+  const uint64_t cap = cfg.pe.hbm.size_bytes;
+  if (total > cap)
+    throw UsageError("gemm " + shape + ": A, W and C need " + std::to_string(total) +
+                     " bytes but the HBM of one PE (pe.hbm.size_bytes) holds " +
+                     std::to_string(cap));
+}
+
 std::string gemm_fit(const TopologyConfig& cfg, const GemmShape& s, const std::string& variant) {
   const uint64_t arena = tcm_arena_capacity(cfg);
   uint64_t need = 0;
+  check_gemm_size(cfg, s);  // so the products below fit
   if (!streams_a(variant)) need += static_cast<uint64_t>(s.m * s.k) * kElem + 64;
   if (!streams_b(variant)) need += static_cast<uint64_t>(s.k * s.n) * kElem + 64;
   if (need <= arena) return "";

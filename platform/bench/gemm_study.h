@@ -35,6 +35,14 @@ struct GemmAnalytic {
 GemmAnalytic gemm_analytic(const TopologyConfig& cfg, const GemmShape& s,
                            const std::string& variant);
 
+// "MxKxN" (e.g. 32x3072x32), each > 0; UsageError naming --param shapes.
+GemmShape parse_gemm_shape(const std::string& text);
+
+// UsageError unless A [M,K], W [K,N] and C [M,N] (fp16) have sizes that fit
+// in 64 bits and fit together in the HBM of one PE, where the study places
+// them: checked before anything is allocated or simulated.
+void check_gemm_size(const TopologyConfig& cfg, const GemmShape& s);
+
 // "" when the variant's pre-loaded operands fit the TCM arena, else why not.
 std::string gemm_fit(const TopologyConfig& cfg, const GemmShape& s, const std::string& variant);
 

@@ -12,12 +12,30 @@ namespace kb {
 HostRuntime::HostRuntime(Platform& platform) : platform_(platform) {}
 HostRuntime::~HostRuntime() = default;
 
+namespace {
+
+std::string pe_text(const PeId& pe) {
+  return std::to_string(pe.sip) + "." + std::to_string(pe.cube) + "." + std::to_string(pe.pe);
+}
+
+// Before anything is allocated: a shape whose size overflows 64 bits.
+void check_tensor_size(const TensorHandle& h, const char* memory, const PeId& pe) {
+  if (checked_numel_bytes(h.shape, h.dtype)) return;
+  std::string dims;
+  for (int64_t d : h.shape) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+  throw UsageError(std::string(memory) + " of PE " + pe_text(pe) + ": a " + to_string(h.dtype) +
+                   " tensor of shape [" + dims + "] is larger than 2^63 bytes");
+}
+
+}  // namespace
+
 fw::Tensor HostRuntime::alloc_hbm(const PeId& pe, std::vector<int64_t> shape, DType dtype,
                                   uint64_t align) {
   fw::Tensor t;
   t.h.id = ids_.next();
   t.h.shape = std::move(shape);
   t.h.dtype = dtype;
+  check_tensor_size(t.h, "HBM", pe);
   uint64_t& used = hbm_used_[{pe.sip, pe.cube, pe.pe}];
   const uint64_t start = (used + align - 1) / align * align;
   const uint64_t cap = platform_.config().pe.hbm.size_bytes - ipcq_hbm_reserved(platform_.config());
@@ -36,6 +54,7 @@ fw::Tensor HostRuntime::alloc_tcm(const PeId& pe, std::vector<int64_t> shape, DT
   t.h.id = ids_.next();
   t.h.shape = std::move(shape);
   t.h.dtype = dtype;
+  check_tensor_size(t.h, "TCM", pe);
   TcmArena& arena = platform_.pe(pe).tcm.arena();
   uint64_t offset = 0;
   try {
