@@ -20,10 +20,12 @@
 #include "models/rtl/pe_math_rtl.h"
 #endif
 #include "models/trace/op_log.h"
+#include "platform/fabric/elaboration_budget.h"
 #include "platform/fabric/pe.h"
 #include "platform/fabric/sip.h"
 #include "platform/fabric/system.h"
 #include "platform/runtime/sanitizer_support.h"
+#include "platform/runtime/stack_overflow_report.h"
 
 namespace kb {
 
@@ -39,8 +41,19 @@ TopologyShape shape_of(const TopologyConfig& cfg) {
   return s;
 }
 
+namespace {
+
+// The topology, once its elaboration is known to fit the process.
+const TopologyConfig& within_budget(const TopologyConfig& cfg) {
+  check_elaboration_budget(cfg);
+  install_stack_overflow_report(cfg.pe.cpu.stack_bytes);
+  return cfg;
+}
+
+}  // namespace
+
 Platform::Platform(const TopologyConfig& cfg)
-    : cfg_(cfg),
+    : cfg_(within_budget(cfg)),
       map_(shape_of(cfg)),
       op_log_(std::make_unique<OpLog>()),
       system_(std::make_unique<System>("system", cfg_, map_)) {

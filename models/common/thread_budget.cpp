@@ -9,19 +9,31 @@ namespace kb {
 
 namespace {
 
-long read_max_map_count() {
+long read_max_map_count_file() {
   std::ifstream in("/proc/sys/vm/max_map_count");
   long v = 0;
   if (!(in >> v) || v <= 0) return -1;  // not Linux, or not readable: no budget
   return v;
 }
 
-long count_maps() {
+long count_maps_file() {
   std::ifstream in("/proc/self/maps");
   long n = 0;
   for (std::string line; std::getline(in, line);) ++n;
   return n;
 }
+
+}  // namespace
+
+long vm_max_map_count() {
+  return read_max_map_count_file();
+}
+
+long process_map_count() {
+  return count_maps_file();
+}
+
+namespace {
 
 struct Budget {
   long limit = -1;  // vm.max_map_count, or -1 for none
@@ -36,8 +48,8 @@ void reserve_thread_stack(const std::string& who) {
   constexpr long kMargin = 4096;
   static Budget b = [] {
     Budget x;
-    x.limit = read_max_map_count();
-    if (x.limit > 0) x.left = (x.limit - count_maps() - kMargin) / 2;
+    x.limit = vm_max_map_count();
+    if (x.limit > 0) x.left = (x.limit - process_map_count() - kMargin) / 2;
     return x;
   }();
   if (b.limit < 0) return;

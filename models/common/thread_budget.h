@@ -19,4 +19,9 @@ namespace kb {
 // first call, when every elaborated thread has its stack).
 void reserve_thread_stack(const std::string& who);
 
+// vm.max_map_count, or -1 where it cannot be read (no limit is then assumed).
+long vm_max_map_count();
+// The memory maps this process has now (/proc/self/maps).
+long process_map_count();
+
 }  // namespace kb

@@ -68,6 +68,11 @@ class SchemaBuilder {
     k.max_note = max_note;
     knobs_.push_back(std::move(k));
   }
+  // A lower bound for the knob added last (uint or size), with its reason.
+  void at_least(uint64_t min, const std::string& note) {
+    knobs_.back().min = min;
+    knobs_.back().min_note = note;
+  }
 
   void add_enum(const std::string& path, std::vector<std::string> allowed,
                 const std::string& default_text, const std::string& description) {
@@ -180,7 +185,9 @@ std::vector<Knob> build_topology_knobs() {
   b.add("pe.cost_model.max_composite_logical_bytes", T::kSize, "1024", B::kAtLeastOne,
         "PE_CPU dispatch: largest composite accepted, logical bytes");
   b.add("pe.cpu.stack_bytes", T::kSize, "4MiB", B::kAtLeastOne,
-        "PE_CPU: stack of the firmware thread (kernels run on it; deep kernels need more)");
+        "PE_CPU: stack of the firmware thread (kernels run on it; deep kernels need more)",
+        256ull << 20, "each PE reserves it; larger stacks exhaust the address space");
+  b.at_least(256 << 10, "every bench's kernels run on 256 KiB; SystemC needs more than 2 pages");
   b.add("pe.gemm.peak_tflops", T::kDouble, "8", B::kPositive,
         "PE_GEMM: peak throughput, TFLOP/s (a native tile takes 2*m*k*n / peak)");
   b.add("pe.gemm.tile_m", T::kUint, "32", B::kAtLeastOne, "PE_GEMM: native tile rows (M)");
@@ -262,6 +269,12 @@ const char* lower_bound_text(Bound b) {
   }
 }
 
+std::string format_max(const Knob& knob) {
+  std::string s = knob.type == KnobType::kSize ? format_size(knob.max) : std::to_string(knob.max);
+  if (!knob.max_note.empty()) s += " (" + knob.max_note + ")";
+  return s;
+}
+
 bool parse_uint(const Knob& knob, const std::string& text, uint64_t* out, std::string* error) {
   if (text.size() > 1 && text[0] == '-' && all_digits(text.substr(1))) {
     *error = std::string("must be ") + lower_bound_text(knob.bound) + ", got " + text;
@@ -273,7 +286,9 @@ bool parse_uint(const Knob& knob, const std::string& text, uint64_t* out, std::s
     return false;
   }
   if (!to_u64(digits, out) || *out > kUnsignedMax) {
-    *error = "must be <= " + std::to_string(kUnsignedMax) + ", got " + text;
+    // The knob's own limit when it has one: that is the one that matters.
+    *error = "must be <= " + (knob.max != 0 ? format_max(knob) : std::to_string(kUnsignedMax)) +
+             ", got " + text;
     return false;
   }
   return true;
@@ -339,17 +354,17 @@ bool is_power_of_two(uint64_t v) {
   return v != 0 && (v & (v - 1)) == 0;
 }
 
-std::string format_max(const Knob& knob) {
-  std::string s = knob.type == KnobType::kSize ? format_size(knob.max) : std::to_string(knob.max);
-  if (!knob.max_note.empty()) s += " (" + knob.max_note + ")";
-  return s;
-}
-
 // The bound and maximum of a uint or size knob, for a parsed value `v`.
 bool check_integral_bound(const Knob& knob, uint64_t v, const std::string& text,
                           std::string* error) {
   if ((knob.bound == Bound::kPositive || knob.bound == Bound::kAtLeastOne) && v < 1) {
     *error = "must be >= 1, got " + text;
+    return false;
+  }
+  if (v < knob.min) {
+    *error = "must be >= " +
+             (knob.type == KnobType::kSize ? format_size(knob.min) : std::to_string(knob.min)) +
+             (knob.min_note.empty() ? "" : " (" + knob.min_note + ")") + ", got " + text;
     return false;
   }
   if (knob.bound == Bound::kPowerOfTwo && !is_power_of_two(v)) {
@@ -623,6 +638,11 @@ std::string TopologySchema::describe_constraint(const Knob& knob) {
     case Bound::kPowerOfTwo:
       s = "power of two";
       break;
+  }
+  if (integral && knob.min != 0) {
+    const std::string m =
+        ">= " + (knob.type == KnobType::kSize ? format_size(knob.min) : std::to_string(knob.min));
+    s = s == ">= 1" || s.empty() ? m : s + ", " + m;
   }
   if (integral && knob.max != 0) {
     const std::string m =

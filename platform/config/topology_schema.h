@@ -46,6 +46,8 @@ struct Knob {
   Bound bound = Bound::kNone;
   uint64_t max = 0;                  // inclusive upper bound for kUint/kSize; 0 = none
   std::string max_note;              // why the upper bound exists (for messages)
+  uint64_t min = 0;                  // inclusive lower bound for kUint/kSize beyond `bound`
+  std::string min_note;              // why the lower bound exists (for messages)
   std::vector<std::string> allowed;  // kEnum only
 
   std::string leaf() const;     // last path segment

@@ -38,5 +38,29 @@ TEST(FirmwareStack, ADeepKernelRunsOnTheConfiguredStack) {
   EXPECT_DOUBLE_EQ(after_ns, 10.0);  // 10 cycles at 1 GHz
 }
 
+// A kernel deeper than its stack hits the guard page: one line naming the
+// thread and the knob, exit code 3, instead of a bare SIGSEGV.
+TEST(FirmwareStackDeathTest, AnOverflowIsASimulationFaultNamingTheKnob) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reports stack overflows itself";
+#endif
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        Platform p(load_topology_file(KB_SOURCE_DIR "/topologies/tiny.yaml",
+                                      {"pe.cpu.stack_bytes=256KiB"}));
+        HostRuntime rt(p);
+        rt.launch([](fw::Tl&) {
+          volatile uint8_t sink = 0;
+          deep(2048, &sink);  // 2 MiB on 256 KiB
+        });
+        rt.run();
+        std::exit(0);
+      },
+      testing::ExitedWithCode(3),
+      "kernbench: simulation fault: kernel_0: stack overflow.*"
+      "pe\\.cpu\\.stack_bytes is 262144, raise it");
+}
+
 }  // namespace
 }  // namespace kb
