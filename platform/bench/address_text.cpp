@@ -5,6 +5,7 @@
 
 #include "models/common/address_map.h"
 #include "models/common/errors.h"
+#include "platform/util/size_text.h"
 
 namespace kb {
 
@@ -49,8 +50,13 @@ uint64_t parse_address_text(const std::string& text, const std::string& what) {
   const size_t plus = text.find('+');
   const std::string head = text.substr(0, plus);
   uint64_t offset = 0;
-  if (plus != std::string::npos && !parse_u64(text.substr(plus + 1), &offset))
-    throw UsageError(what + "=" + text + ": bad offset" + help);
+  if (plus != std::string::npos) {
+    const auto off = parse_size_text(text.substr(plus + 1));
+    if (!off)
+      throw UsageError(what + "=" + text + ": bad offset '" + text.substr(plus + 1) +
+                       "' (decimal, 0x hex, or a size such as 4KiB or 1MiB)" + help);
+    offset = *off;
+  }
   if (offset > addr_bits::kOffsetMask)
     throw UsageError(what + "=" + text + ": offset does not fit 40 bits");
   const size_t colon = head.find(':');

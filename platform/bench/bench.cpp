@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "models/common/errors.h"
+#include "platform/util/size_text.h"
 #include "platform/util/spelling.h"
 
 namespace kb {
@@ -47,21 +48,19 @@ const std::string& BenchParams::str(const std::string& key) const {
 
 namespace {
 
-// Decimal, or hex with 0x, as a whole; UsageError naming --param key otherwise.
+// Decimal, or hex with 0x, or a size with a binary unit (96KiB, 2MiB), as a
+// whole; negative decimals are allowed (a bench says whether it takes them).
+// UsageError naming --param key otherwise.
 long long parse_integer(const std::string& key, const std::string& v) {
-  size_t pos = 0;
-  long long x = 0;
-  // Decimal, or hex with 0x. Not base 0: a leading zero is not octal here
-  // (010 is ten, as anyone typing a size means).
-  const bool hex = v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
-  try {
-    x = std::stoll(v, &pos, hex ? 16 : 10);
-  } catch (const std::exception&) {
-    pos = 0;
-  }
-  if (pos != v.size() || v.empty())
-    throw UsageError("--param " + key + "=" + v + ": expected an integer");
-  return x;
+  const bool negative = !v.empty() && v[0] == '-';
+  const auto magnitude = parse_size_text(negative ? v.substr(1) : v);
+  const uint64_t limit = static_cast<uint64_t>(INT64_MAX) + (negative ? 1 : 0);
+  if (!magnitude || (negative && v.size() > 2 && v[1] == '0' && (v[2] == 'x' || v[2] == 'X')))
+    throw UsageError("--param " + key + "=" + v +
+                     ": expected an integer (decimal, 0x hex, or a size such as 96KiB or 2MiB)");
+  if (*magnitude > limit)
+    throw UsageError("--param " + key + "=" + v + ": out of range (at most 2^63 - 1)");
+  return negative ? static_cast<long long>(0 - *magnitude) : static_cast<long long>(*magnitude);
 }
 
 }  // namespace
@@ -78,10 +77,18 @@ std::vector<long long> BenchParams::integers(const std::string& key) const {
 
 std::vector<std::string> BenchParams::list(const std::string& key) const {
   std::vector<std::string> out;
-  std::stringstream ss(str(key));
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
+  const std::string& text = str(key);
+  if (text.empty()) return out;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma - start);
+    if (item.empty())
+      throw UsageError("--param " + key + "=" + text + ": an empty item in the list");
+    out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
   return out;
 }
 

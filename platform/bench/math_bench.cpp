@@ -1,5 +1,6 @@
 #include "platform/bench/math_bench.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -13,14 +14,32 @@
 #include "platform/fabric/pe.h"
 #include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
+#include "platform/util/spelling.h"
 
 namespace kb {
 
 namespace {
 
+// The op kinds this bench can drive: one or two operands, no extras.
+const std::vector<std::string> kUnary = {"relu",  "copy", "exp",  "neg",
+                                         "recip", "gelu", "silu", "cast"};
+const std::vector<std::string> kBinary = {"add", "sub",      "mul",     "div",
+                                          "max", "max_elem", "exp_diff"};
+
 bool unary(const std::string& op) {
-  return op == "relu" || op == "copy" || op == "exp" || op == "neg" || op == "recip" ||
-         op == "gelu" || op == "silu" || op == "cast";
+  return std::find(kUnary.begin(), kUnary.end(), op) != kUnary.end();
+}
+
+void check_op(const std::string& op) {
+  if (unary(op) || std::find(kBinary.begin(), kBinary.end(), op) != kBinary.end()) return;
+  std::vector<std::string> all = kBinary;
+  all.insert(all.end(), kUnary.begin(), kUnary.end());
+  std::string msg = "--param ops: '" + op + "' is not a MATH op this bench runs";
+  const std::string near = nearest_spelling(op, all);
+  if (!near.empty()) msg += "; did you mean '" + near + "'?";
+  std::string list;
+  for (const auto& a : all) list += (list.empty() ? "" : ", ") + a;
+  throw UsageError(msg + " (valid: " + list + ")");
 }
 
 }  // namespace
@@ -39,6 +58,7 @@ BenchResult MathBench::run(BenchContext& ctx) {
     throw UsageError("--param pe=" + ctx.params.str("pe") + ": no such PE in topology " + c.name);
   const long long n = ctx.params.integer("elements");
   if (n <= 0) throw UsageError("--param elements must be > 0");
+  for (const std::string& op : ctx.params.list("ops")) check_op(op);
   const std::vector<int64_t> shape =
       n % 64 == 0 ? std::vector<int64_t>{n / 64, 64} : std::vector<int64_t>{1, n};
   Pe& target = p.pe(pe);

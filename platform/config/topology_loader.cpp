@@ -19,6 +19,7 @@
 #include "models/common/address_map.h"
 #include "models/common/errors.h"
 #include "platform/config/topology_schema.h"
+#include "platform/util/input_file.h"
 
 namespace kb {
 
@@ -452,7 +453,13 @@ class Loader {
       }
       root = YAML::Load(text);  // the one document, now known to parse
     } catch (const YAML::Exception& e) {
-      throw ConfigError(at(e.mark) + "YAML syntax error: " + e.msg);
+      // yaml-cpp says only "bad file" when its recursion guard stops a
+      // document nested too deep.
+      throw ConfigError(at(e.mark) + "YAML syntax error: " +
+                        (e.msg == "bad file"
+                             ? std::string("the document nests deeper than the parser allows "
+                                           "(hundreds of levels) or is malformed")
+                             : e.msg));
     }
     if (root.IsNull()) return;  // an empty file: every knob at its default
     if (!root.IsMap()) {
@@ -715,20 +722,21 @@ TopologyConfig load_topology_text(const std::string& yaml_text, const std::strin
 
 TopologyConfig load_topology_file(const std::string& path,
                                   const std::vector<std::string>& overrides) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw ConfigError("cannot open topology file '" + path + "': Is a directory");
+  const std::string text = read_input_file(path, "topology file");
+  // A file that names nothing is a mistake (a truncated copy, the wrong
+  // path), not a request for every default: those are the embedded topology.
+  bool content = false;
+  std::istringstream lines(text);
+  for (std::string line; !content && std::getline(lines, line);) {
+    const size_t first = line.find_first_not_of(" \t\r");
+    content =
+        first != std::string::npos && line[first] != '#' && line.compare(first, 3, "---") != 0;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int err = errno;
-    throw ConfigError("cannot open topology file '" + path +
-                      "': " + (err != 0 ? std::strerror(err) : "cannot be read"));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ConfigError("cannot read topology file '" + path + "'");
-  return load_topology_text(text.str(), path, overrides);
+  if (!content)
+    throw ConfigError("topology file '" + path +
+                      "' is empty: it sets no knob (omit --topology for the embedded default, "
+                      "or start from topologies/tiny.yaml)");
+  return load_topology_text(text, path, overrides);
 }
 
 const std::string& embedded_default_topology_yaml() {

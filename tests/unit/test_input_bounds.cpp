@@ -25,9 +25,24 @@ TEST(InputBounds, IntegerParamsAreDecimalOrHexNeverOctal) {
 
 TEST(InputBounds, IntegerListParamsReadEachItemLikeOneInteger) {
   const std::vector<ParamSpec> specs = {{"n", "", ""}};
-  EXPECT_EQ(BenchParams("b", specs, {"n=010,0x10,,-7"}).integers("n"),
-            (std::vector<long long>{10, 16, -7}));
+  EXPECT_EQ(BenchParams("b", specs, {"n=010,0x10,-7,2KiB"}).integers("n"),
+            (std::vector<long long>{10, 16, -7, 2048}));
   EXPECT_TRUE(BenchParams("b", specs, {}).integers("n").empty());
+  // An empty item is a typo, not a value to skip.
+  try {
+    BenchParams("b", specs, {"n=4KiB,,8KiB"}).integers("n");
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("an empty item in the list"), std::string::npos)
+        << e.what();
+  }
+  // A size too large for 63 bits is out of range, not wrapped.
+  try {
+    BenchParams("b", specs, {"n=16777216TiB"}).integers("n");
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("n=16777216TiB"), std::string::npos) << e.what();
+  }
   try {
     BenchParams("b", specs, {"n=4,four"}).integers("n");
     FAIL();

@@ -1,0 +1,18 @@
+// Reading a configuration file a user named (a topology, a sweep spec) with
+// a size cap: only a regular file is read, and never more than `max_bytes`,
+// so `--topology /dev/zero` or a FIFO is an error, not an endless read.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace kb {
+
+constexpr uint64_t kMaxConfigFileBytes = 16ull << 20;  // 16 MiB
+
+// The whole file. Throws ConfigError "cannot open <what> '<path>': ..." when
+// it is missing, unreadable, not a regular file or larger than max_bytes.
+std::string read_input_file(const std::string& path, const std::string& what,
+                            uint64_t max_bytes = kMaxConfigFileBytes);
+
+}  // namespace kb
