@@ -57,9 +57,10 @@ long long parse_integer(const std::string& key, const std::string& v) {
   const uint64_t limit = static_cast<uint64_t>(INT64_MAX) + (negative ? 1 : 0);
   if (!magnitude || (negative && v.size() > 2 && v[1] == '0' && (v[2] == 'x' || v[2] == 'X')))
     throw UsageError("--param " + key + "=" + v +
-                     ": expected an integer (decimal, 0x hex, or a size such as 96KiB or 2MiB)");
+                     ": expected an integer up to 2^63 - 1 (decimal, 0x hex, or a size such as "
+                     "96KiB or 2MiB)");
   if (*magnitude > limit)
-    throw UsageError("--param " + key + "=" + v + ": out of range (at most 2^63 - 1)");
+    throw UsageError("--param " + key + "=" + v + ": out of range, expected up to 2^63 - 1");
   return negative ? static_cast<long long>(0 - *magnitude) : static_cast<long long>(*magnitude);
 }
 

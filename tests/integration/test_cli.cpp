@@ -23,6 +23,8 @@
 #include <utility>
 #include <vector>
 
+#include "tests/support/cli_run.h"
+
 namespace kb {
 namespace {
 
@@ -31,84 +33,17 @@ namespace fs = std::filesystem;
 const std::string kSource = KB_SOURCE_DIR;
 const std::string kTiny = kSource + "/topologies/tiny.yaml";
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test::contains;
+using test::describe;
+using test::expect_simulation_fault;
+using test::expect_usage_error;
+using test::read_text;
+using test::RunResult;
+using test::TempDir;
+using test::write_text;
 
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-// A fresh directory under /tmp, removed with everything in it at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/kb_cli_XXXXXX";
-    const char* d = mkdtemp(tmpl);
-    if (d == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = d;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-struct RunResult {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-// Runs kernbench with `args` (no shell), stdout and stderr captured to files in `tmp`.
 RunResult run(const std::vector<std::string>& args, const TempDir& tmp) {
-  static int serial = 0;
-  const std::string tag = std::to_string(serial++);
-  const std::string out_path = tmp / ("stdout." + tag), err_path = tmp / ("stderr." + tag);
-  std::vector<std::string> argv_s{KB_KERNBENCH_BIN};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  argv.reserve(argv_s.size() + 1);
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  RunResult r;
-  if (rc != 0) {
-    r.err = "posix_spawn failed: " + std::to_string(rc);
-    return r;
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = read_text(out_path);
-  r.err = read_text(err_path);
-  return r;
-}
-
-std::string describe(const RunResult& r) {
-  return "exit " + std::to_string(r.exit_code) + "\n--- stdout ---\n" + r.out.substr(0, 4000) +
-         "\n--- stderr ---\n" + r.err.substr(0, 4000);
+  return test::run_kernbench(args, tmp);
 }
 
 // tiny.yaml with `from` (which must occur) replaced once by `to`, written to tmp/name.
@@ -121,26 +56,6 @@ std::string tiny_with(const TempDir& tmp, const std::string& name, const std::st
   std::string path = tmp / name;
   write_text(path, text);
   return path;
-}
-
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
-
-// Exit 2 with exactly one line on stderr, which is returned.
-std::string expect_usage_error(const RunResult& r) {
-  EXPECT_EQ(r.exit_code, 2) << describe(r);
-  EXPECT_FALSE(r.err.empty()) << describe(r);
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << describe(r);
-  EXPECT_EQ(r.err.rfind("kernbench: ", 0), 0u) << describe(r);
-  return r.err;
-}
-
-// Exit 3 with exactly one line on stderr, reporting a simulation fault.
-void expect_simulation_fault(const RunResult& r) {
-  EXPECT_EQ(r.exit_code, 3) << describe(r);
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << describe(r);
-  EXPECT_EQ(r.err.rfind("kernbench: simulation fault: ", 0), 0u) << describe(r);
 }
 
 // True when `msg` holds `path:<digits>:<digits>:`.

@@ -40,6 +40,7 @@
 #include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
 #include "platform/runtime/npy.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/test_support.h"
 
 namespace kb {
@@ -51,37 +52,11 @@ const std::string kTiny = KB_SOURCE_DIR "/topologies/tiny.yaml";
 const PeId kPe0{0, 0, 0};
 constexpr double kU32 = 5.9604644775390625e-08;  // 2^-24: unit roundoff of fp32
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// A fresh directory under /tmp, removed with everything in it at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/kb_data_XXXXXX";
-    const char* d = mkdtemp(tmpl);
-    if (d == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = d;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using test::contains;
+using test::describe;
+using test::read_text;
+using test::RunResult;
+using test::TempDir;
 
 // Random values rounded to `dtype` (what storing them does), fixed seed.
 std::vector<float> random_values(size_t n, float lo, float hi, uint32_t seed, DType dtype) {
@@ -568,52 +543,8 @@ TEST(DataMode, TransWithoutAnOutputHasTheTransposedShape) {
 // ---------------------------------------------------------------------------
 // Timing and memory, through the real CLI binary.
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out, err;
-  long max_rss_kib = 0;  // the child's peak resident set (wait4)
-};
-
 RunResult run_cli(const std::vector<std::string>& args, const TempDir& tmp) {
-  static int serial = 0;
-  const std::string tag = std::to_string(serial++);
-  const std::string out_path = tmp / ("stdout." + tag), err_path = tmp / ("stderr." + tag);
-  std::vector<std::string> argv_s{KB_KERNBENCH_BIN};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  argv.reserve(argv_s.size() + 1);
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  RunResult r;
-  if (rc != 0) {
-    r.err = "posix_spawn failed: " + std::to_string(rc);
-    return r;
-  }
-  int status = 0;
-  struct rusage ru {};
-  while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {
-  }
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.max_rss_kib = ru.ru_maxrss;  // KiB on Linux
-  r.out = read_text(out_path);
-  r.err = read_text(err_path);
-  return r;
-}
-
-std::string describe(const RunResult& r) {
-  return "exit " + std::to_string(r.exit_code) + "\n--- stdout ---\n" + r.out.substr(0, 4000) +
-         "\n--- stderr ---\n" + r.err.substr(0, 4000);
+  return test::run_kernbench(args, tmp);
 }
 
 // Timing does not depend on data mode: the op log of the same run with and

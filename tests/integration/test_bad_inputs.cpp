@@ -1,0 +1,300 @@
+// Bad inputs, one row per class: each runs the real kernbench in a scratch
+// directory and checks the exit code, that stderr is one line holding a
+// fragment of the expected message, and that nothing is left behind (no
+// temporary, no partial VCD, no output of a run that failed). The rows are the
+// classes of a tour of hostile but realistic inputs (scripts/bad_input_tour.sh
+// runs the long version); the special-file, signal and lost-result cases that
+// need more than a command line have tests of their own below.
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/support/cli_run.h"
+
+namespace kb {
+namespace {
+
+namespace fs = std::filesystem;
+using test::contains;
+using test::describe;
+using test::read_text;
+using test::RunResult;
+using test::TempDir;
+using test::write_text;
+
+const std::string kTiny = KB_SOURCE_DIR "/topologies/tiny.yaml";
+
+struct BadInput {
+  const char* name;
+  std::vector<std::string> args;  // "@" in an argument becomes the scratch directory
+  int exit_code;
+  const char* fragment;  // of the one stderr line
+};
+
+std::ostream& operator<<(std::ostream& os, const BadInput& b) {
+  return os << b.name;
+}
+
+const std::vector<BadInput>& bad_inputs() {
+  static const std::vector<BadInput> rows = {
+      // Outputs, checked before the run.
+      {"json_to_directory", {"-t", kTiny, "-b", "dma", "--json", "@"}, 2, "is a directory"},
+      {"oplog_dot_loses_no_json",
+       {"-t", kTiny, "-b", "dma", "--oplog", ".", "--json", "@/ok.json"},
+       2,
+       "names a directory"},
+      {"vcd_in_proc", {"-t", kTiny, "-b", "dma", "--vcd", "/proc/x"}, 2, "cannot create files"},
+      {"vcd_dot", {"-t", kTiny, "-b", "dma", "--vcd", "@/."}, 2, "names a directory"},
+      {"missing_directory",
+       {"-t", kTiny, "-b", "dma", "--trace", "@/no/such/t.json"},
+       2,
+       "does not exist"},
+      {"name_over_255",
+       {"-t", kTiny, "-b", "dma", "--json", "@/" + std::string(300, 'a')},
+       2,
+       "longer than the 255"},
+      {"two_outputs_one_path",
+       {"-t", kTiny, "-b", "dma", "--json", "@/x", "--oplog", "@/x"},
+       2,
+       "name the same file"},
+      {"vcd_to_char_device",
+       {"-t", kTiny, "-b", "dma", "--vcd", "/dev/null"},
+       2,
+       "needs a regular file"},
+      {"emit_slurm_dot",
+       {"--sweep", "@/spec.yaml", "--out", "@/out", "--emit-slurm", "@/."},
+       2,
+       "names a directory"},
+      // Sizes, checked in 64 bits before anything is allocated.
+      {"gemm_2_to_the_32",
+       {"-t", kTiny, "-b", "gemm", "-p", "M=4294967296", "-p", "K=4294967296", "-p", "N=4294967296",
+        "-p", "variant=ref_ref"},
+       2,
+       "larger than 2^63 bytes"},
+      {"gemm_sweep_2_to_the_32",
+       {"-t", kTiny, "-b", "gemm-sweep", "-p", "shapes=4294967296x4294967296x4294967296"},
+       2,
+       "larger than 2^63 bytes"},
+      {"gemm_beyond_hbm",
+       {"-t", kTiny, "-b", "gemm", "-p", "M=65536", "-p", "K=65536", "-p", "N=65536"},
+       2,
+       "pe.hbm.size_bytes"},
+      {"param_beyond_64_bits",
+       {"-t", kTiny, "-b", "dma", "-p", "bytes=16777216TiB"},
+       2,
+       "up to 2^63"},
+      {"param_beyond_63_bits",
+       {"-t", kTiny, "-b", "dma", "-p", "bytes=9223372036854775808"},
+       2,
+       "up to 2^63"},
+      // Knob minimums and OS limits.
+      {"stack_12KiB",
+       {"-t", kTiny, "--set", "pe.cpu.stack_bytes=12KiB", "-b", "gqa-decode"},
+       2,
+       "must be >= 256KiB"},
+      {"stack_16_bytes",
+       {"-t", kTiny, "--set", "pe.cpu.stack_bytes=16", "-b", "gqa-decode"},
+       2,
+       "must be >= 256KiB"},
+      {"stack_1TiB",
+       {"-t", kTiny, "--set", "pe.cpu.stack_bytes=1TiB", "--check-topology"},
+       2,
+       "must be <= 256MiB"},
+      {"pes_beyond_the_address_map",
+       {"--set", "cube.pes=4294967297", "--check-topology"},
+       2,
+       "must be <= 64"},
+      {"elaboration_past_max_map_count",
+       {"--set", "system.n_sips=8", "--set", "sip.cubes_x=16", "--set", "sip.cubes_y=16", "--set",
+        "cube.pes=64", "--check-topology"},
+       2,
+       "vm.max_map_count"},
+      // Topology input.
+      {"topology_dev_zero", {"-t", "/dev/zero", "--check-topology"}, 2, "not a regular file"},
+      {"topology_directory", {"-t", "@", "--check-topology"}, 2, "Is a directory"},
+      {"topology_empty", {"-t", "@/empty.yaml", "--check-topology"}, 2, "is empty"},
+      {"topology_too_large", {"-t", "@/big.yaml", "--check-topology"}, 2, "16 MiB"},
+      {"topology_deep_nesting", {"-t", "@/deep.yaml", "--check-topology"}, 2, "nests deeper"},
+      // Command line.
+      {"stray_positional",
+       {"-t", kTiny, "-b", "dma", "--param", "bytes=4096", "rows=2"},
+       2,
+       "unexpected argument 'rows=2'"},
+      {"jobs_negative", {"-j", "-1", "--list-benches"}, 2, "from 1 to 256"},
+      {"jobs_zero", {"-j", "0", "--list-benches"}, 2, "from 1 to 256"},
+      {"jobs_word", {"-j", "two", "--list-benches"}, 2, "from 1 to 256"},
+      {"empty_list_item",
+       {"-t", kTiny, "-b", "allreduce", "-p", "bytes_per_pe=4KiB,,8KiB"},
+       2,
+       "an empty item"},
+      {"math_unknown_op", {"-t", kTiny, "-b", "math", "-p", "ops=foo"}, 2, "not a MATH op"},
+      // Sweeps.
+      {"sweep_merge_nothing",
+       {"--sweep", "@/spec.yaml", "--out", "@/nothing", "--merge"},
+       2,
+       "no point results"},
+      {"sweep_param_typo", {"--sweep", "@/typo.yaml", "--out", "@/out"}, 2, "did you mean 'bytes'"},
+      {"sweep_unknown_column",
+       {"--sweep", "@/columns.yaml", "--out", "@/out", "-q"},
+       2,
+       "did you mean 'latency_ns'"},
+      // Simulation faults.
+      {"dma_write_to_unmapped_address",
+       {"-t", kTiny, "-b", "dma", "-p", "dst=0x5000000000000000"},
+       3,
+       "simulation fault"},
+  };
+  return rows;
+}
+
+// The scratch directory's fixtures that rows name.
+void write_fixtures(const TempDir& tmp) {
+  write_text(tmp / "empty.yaml", "# nothing\n");
+  write_text(tmp / "big.yaml", std::string((16u << 20) + 1, '#'));
+  write_text(tmp / "deep.yaml", "a: " + std::string(3000, '['));
+  const std::string spec = "bench: dma\ntopology: " + kTiny + "\ngrid:\n  param: {bytes: [4096]}\n";
+  write_text(tmp / "spec.yaml", spec);
+  write_text(tmp / "typo.yaml",
+             "bench: dma\ntopology: " + kTiny + "\ngrid:\n  param: {byts: [4096]}\n");
+  write_text(tmp / "columns.yaml", spec + "columns: [latncy_ns]\n");
+}
+
+std::string expand(const std::string& arg, const TempDir& tmp) {
+  std::string s = arg;
+  for (size_t at = s.find('@'); at != std::string::npos; at = s.find('@', at + tmp.path().size()))
+    s.replace(at, 1, tmp.path());
+  return s;
+}
+
+// Every file under the scratch directory that is not a fixture, a captured
+// stream, or a sweep's own output under out/ (its points and sweep.json).
+std::vector<std::string> leftovers(const TempDir& tmp) {
+  const std::vector<std::string> fixtures = {"empty.yaml", "big.yaml",     "deep.yaml",
+                                             "spec.yaml",  "columns.yaml", "typo.yaml"};
+  std::vector<std::string> left;
+  for (const auto& e : fs::recursive_directory_iterator(tmp.path())) {
+    const std::string name = e.path().filename().string();
+    if (e.is_directory() || e.path().parent_path() == fs::path(tmp / "out") ||
+        name.rfind("stdout.", 0) == 0 || name.rfind("stderr.", 0) == 0 ||
+        std::find(fixtures.begin(), fixtures.end(), name) != fixtures.end())
+      continue;
+    left.push_back(e.path().string());
+  }
+  return left;
+}
+
+class BadInputs : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(BadInputs, OneClearLineTheRightExitCodeAndNothingLeftBehind) {
+  const BadInput& b = GetParam();
+  TempDir tmp;
+  write_fixtures(tmp);
+  std::vector<std::string> args;
+  for (const auto& a : b.args) args.push_back(expand(a, tmp));
+  const RunResult r = test::run_kernbench(args, tmp, tmp.path());
+  EXPECT_EQ(r.exit_code, b.exit_code) << describe(r);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << describe(r);
+  EXPECT_EQ(r.err.rfind("kernbench: ", 0), 0u) << describe(r);
+  EXPECT_TRUE(contains(r.err, b.fragment)) << "want '" << b.fragment << "'\n" << describe(r);
+  EXPECT_FALSE(contains(r.err, "Sanitizer")) << describe(r);
+  EXPECT_EQ(leftovers(tmp), std::vector<std::string>{}) << describe(r);
+}
+
+INSTANTIATE_TEST_SUITE_P(Classes, BadInputs, ::testing::ValuesIn(bad_inputs()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// --- special files -------------------------------------------------------
+
+TEST(BadOutputs, ACharacterDeviceIsWrittenIntoAndStaysADevice) {
+  if (geteuid() != 0) GTEST_SKIP() << "mknod needs root";
+  TempDir tmp;
+  const std::string node = tmp / "null_node";
+  ASSERT_EQ(mknod(node.c_str(), S_IFCHR | 0666, makedev(1, 3)), 0);  // /dev/null's numbers
+  const RunResult r = test::run_kernbench({"-t", kTiny, "-b", "dma", "--json", node}, tmp);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  struct stat st {};
+  ASSERT_EQ(stat(node.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode)) << "the device node was replaced";
+  EXPECT_EQ(leftovers(tmp), std::vector<std::string>{node});
+}
+
+TEST(BadOutputs, AFullDeviceIsAnErrorAndStaysADevice) {
+  struct stat st {};
+  if (stat("/dev/full", &st) != 0) GTEST_SKIP() << "no /dev/full";
+  TempDir tmp;
+  const RunResult r = test::run_kernbench({"-t", kTiny, "-b", "dma", "--json", "/dev/full"}, tmp);
+  EXPECT_EQ(test::expect_usage_error(r).find("No space left on device") != std::string::npos, true)
+      << describe(r);
+  ASSERT_EQ(stat("/dev/full", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+}
+
+TEST(BadOutputs, AFifoIsRefusedWithoutBlocking) {
+  TempDir tmp;
+  const std::string fifo = tmp / "fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  for (const char* flag : {"--json", "--oplog", "--vcd"}) {
+    const RunResult r = test::run_kernbench({"-t", kTiny, "-b", "dma", flag, fifo}, tmp);
+    EXPECT_TRUE(contains(test::expect_usage_error(r), "is a FIFO")) << describe(r);
+  }
+  const RunResult t = test::run_kernbench({"-t", fifo, "--check-topology"}, tmp);
+  EXPECT_TRUE(contains(test::expect_usage_error(t), "not a regular file")) << describe(t);
+}
+
+// A failed run leaves an earlier result where it was, byte for byte.
+TEST(BadOutputs, AFailingRunKeepsTheEarlierResult) {
+  TempDir tmp;
+  const std::string json = tmp / "r.json";
+  ASSERT_EQ(test::run_kernbench({"-t", kTiny, "-b", "dma", "--json", json}, tmp).exit_code, 0);
+  const std::string before = read_text(json);
+  const RunResult r = test::run_kernbench(
+      {"-t", kTiny, "-b", "dma", "-p", "dst=0x5000000000000000", "--json", json}, tmp);
+  EXPECT_EQ(r.exit_code, 3) << describe(r);
+  EXPECT_EQ(read_text(json), before);
+  EXPECT_EQ(leftovers(tmp), std::vector<std::string>{json});
+}
+
+// --- signals ----------------------------------------------------------------
+
+TEST(BadOutputs, SignalsLeaveNoPartialFiles) {
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    TempDir tmp;
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      // A run long enough to be stopped in the middle, VCD open.
+      const std::string vcd = tmp / "run.vcd", json = tmp / "run.json";
+      execl(KB_KERNBENCH_BIN, KB_KERNBENCH_BIN, "-q", "-b", "gqa-sweep", "--vcd", vcd.c_str(),
+            "--vcd-scope", "system.*", "--json", json.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    // Wait until the run has opened its VCD temporary, then stop it.
+    bool open = false;
+    for (int i = 0; i < 500 && !open; ++i) {
+      for (const auto& e : fs::directory_iterator(tmp.path()))
+        open |= e.path().filename().string().rfind(".kb-", 0) == 0;
+      if (!open) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_TRUE(open) << "the run never opened its VCD";
+    kill(pid, sig);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "signal " << sig;
+    EXPECT_EQ(leftovers(tmp), std::vector<std::string>{}) << "signal " << sig;
+  }
+}
+
+}  // namespace
+}  // namespace kb
