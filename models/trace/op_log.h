@@ -5,9 +5,17 @@
 // whatever order the SystemC kernel happened to run their processes, which
 // depends on the kernel's event-queue internals (and its version); the output
 // order does not, so a model change that keeps every time keeps the file.
+//
+// Memory: a long run's log need not be held whole. After spill_to(PATH) the
+// log keeps at most `chunk` records in memory: each full chunk is sorted
+// canonically and appended to PATH as a sorted run, and the output merges the
+// runs with what is left in memory. The output is byte-identical to the
+// in-memory log's. records() is only available while nothing was spilled (the
+// benches that read records back keep their log in memory).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,21 +36,42 @@ struct OpRecord {
 
 class OpLog {
  public:
-  void add(OpRecord r) { records_.push_back(std::move(r)); }
-  // In the order they were added (stage end, then kernel order).
-  const std::vector<OpRecord>& records() const { return records_; }
-  void clear() { records_.clear(); }
+  void add(OpRecord r);
+  // The records held in memory, in the order they were added (stage end, then
+  // kernel order). Throws std::logic_error once records were spilled.
+  const std::vector<OpRecord>& records() const;
+  size_t size() const { return spilled_records_ + records_.size(); }
+  void clear();
 
-  // The records in canonical order (see above).
+  // Spill sorted runs of `chunk` records to `path` (created or truncated
+  // now; the caller owns and removes the file). Throws std::runtime_error
+  // when it cannot be written.
+  void spill_to(const std::string& path, size_t chunk = size_t{1} << 18);
+  bool spilled() const { return spilled_records_ != 0; }
+
+  // Every record in canonical order (see above), merged from the spilled
+  // runs and memory.
+  void for_each_ordered(const std::function<void(const OpRecord&)>& f) const;
+  // The records in canonical order, in memory only (tests, small logs).
   std::vector<const OpRecord*> ordered() const;
 
+  // The JSON-lines text, one line per call (with its newline), and the
+  // Chrome trace in pieces: concatenated, they are to_jsonl() and
+  // to_chrome_trace().
+  void for_each_jsonl_line(const std::function<void(const std::string&)>& f) const;
+  void for_each_trace_piece(const std::function<void(const std::string&)>& f) const;
   std::string to_jsonl() const;
   std::string to_chrome_trace() const;
   // FNV-1a 64 of to_jsonl(): a compact fingerprint for golden tests.
   uint64_t hash() const;
 
  private:
+  void spill_chunk();
   std::vector<OpRecord> records_;
+  std::string spill_path_;
+  size_t chunk_ = 0;
+  size_t spilled_records_ = 0;
+  std::vector<std::pair<uint64_t, size_t>> runs_;  // (byte offset, records) in the spill file
 };
 
 }  // namespace kb

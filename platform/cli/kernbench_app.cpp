@@ -224,12 +224,18 @@ void write_outputs(const Options& o, Platform& platform, VcdTracer* vcd,
     write_json_atomically(json_path, j);
     wrote(json_path);
   }
+  // The op log and the trace are streamed record by record (the log may be
+  // spilled to disk: see OpLog::spill_to).
   if (!o.oplog.empty()) {
-    write_file_atomically(o.oplog, platform.op_log().to_jsonl());
+    AtomicFile f(o.oplog);
+    platform.op_log().for_each_jsonl_line([&](const std::string& line) { f.write(line); });
+    f.commit();
     wrote(o.oplog);
   }
   if (!o.trace.empty()) {
-    write_file_atomically(o.trace, platform.op_log().to_chrome_trace());
+    AtomicFile f(o.trace);
+    platform.op_log().for_each_trace_piece([&](const std::string& piece) { f.write(piece); });
+    f.commit();
     wrote(o.trace);
   }
   if (vcd) {
@@ -314,6 +320,18 @@ int run(int argc, char* argv[]) {
   }
   if (!bench->uses_op_log() && o.oplog.empty() && o.trace.empty())
     platform.set_op_log_enabled(false);
+  // A bench that does not read its op log back keeps little of it in memory:
+  // sorted runs go to a temporary beside the output, removed at the end.
+  std::unique_ptr<AtomicFile> spill;
+  if (!bench->uses_op_log() && (!o.oplog.empty() || !o.trace.empty())) {
+    spill = std::make_unique<AtomicFile>(o.oplog.empty() ? o.trace : o.oplog, ".oplog-runs");
+    if (spill->direct()) {  // a character device: spill to the temporary directory
+      spill = std::make_unique<AtomicFile>(
+          (std::filesystem::temp_directory_path() / "kernbench.oplog").string(), ".oplog-runs");
+    }
+    spill->release_descriptor();
+    platform.op_log().spill_to(spill->temp_path());
+  }
   std::unique_ptr<VcdTracer> vcd;
   if (!o.vcd.empty())
     vcd = std::make_unique<VcdTracer>(o.vcd,
@@ -336,8 +354,7 @@ int run(int argc, char* argv[]) {
   j["points"] = result.points;
   j["stats"] = platform.stats();
   if (platform.op_log_enabled())
-    j["op_log"] = {{"records", platform.op_log().records().size()},
-                   {"fnv1a64", platform.op_log().hash()}};
+    j["op_log"] = {{"records", platform.op_log().size()}, {"fnv1a64", platform.op_log().hash()}};
   else
     j["op_log"] = {{"enabled", false}};
 
