@@ -42,7 +42,7 @@ fi
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_topology_yaml fuzz_set_override fuzz_bench_params fuzz_npy fuzz_sweep_spec)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_topology_yaml fuzz_set_override fuzz_bench_params fuzz_npy fuzz_sweep_spec fuzz_simulate)
 
 build=build-fuzz
 # The fuzz targets never reach PE_MATH on RTL: leave the verilated model out

@@ -2,6 +2,7 @@
 
 #include <fnmatch.h>
 
+#include <sysc/tracing/sc_tracing_ids.h>
 #include <functional>
 #include <systemc>
 
@@ -104,6 +105,10 @@ void VcdTracer::finish() {
 
 void VcdTracer::abandon() {
   if (!tf_) return;
+  // A run that failed before simulating (a bad --param) has traced nothing:
+  // SystemC's warning that the file is empty would be a second stderr line.
+  sc_core::sc_report_handler::set_actions(sc_core::SC_ID_TRACING_CLOSE_EMPTY_FILE_,
+                                          sc_core::SC_DO_NOTHING);
   sc_core::sc_close_vcd_trace_file(tf_);
   tf_ = nullptr;
   file_.reset();  // removes the temporary

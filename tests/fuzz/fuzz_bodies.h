@@ -41,6 +41,14 @@ void npy(const uint8_t* data, size_t size);
 // line naming the bench and its JSON file.
 void sweep_spec(const uint8_t* data, size_t size);
 
+// The input chooses a small topology (knobs of tiny.yaml, bad values among
+// them), --set lines, a bench with parameter values, data mode and outputs;
+// the real kernbench binary runs it in a child process under a time and a
+// memory limit. Anything but a clean outcome (exit 0, or 2/3 with one
+// "kernbench: " line, no sanitizer text, no temporary left) aborts.
+// KB_FUZZ_KERNBENCH overrides the binary (default: this build's).
+void simulate(const uint8_t* data, size_t size);
+
 // Splits on '\n' into at most `max_lines` lines (the rest is ignored).
 std::vector<std::string> split_lines(const uint8_t* data, size_t size, size_t max_lines);
 

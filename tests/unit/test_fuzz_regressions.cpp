@@ -39,6 +39,7 @@ const Target kTargets[] = {
     {"fuzz_bench_params", fuzz::bench_params, {}},
     {"fuzz_npy", fuzz::npy, {}},
     {"fuzz_sweep_spec", fuzz::sweep_spec, {}},
+    {"fuzz_simulate", fuzz::simulate, {}},
 };
 
 std::string read_bytes(const fs::path& p) {
