@@ -12,6 +12,7 @@ PACKAGES=(
   libgtest-dev              # GoogleTest
   python3-matplotlib        # scripts/plot_*.py
   parallel                  # GNU parallel: runs the job files kernbench --sweep emits (tested)
+  clang                     # libFuzzer (with its compiler-rt) for scripts/fuzz.sh, which CI runs
   verilator                 # RTL co-simulation (models/rtl): optional; without it the build
                             # leaves the RTL path out and the co-simulation tests skip
 )

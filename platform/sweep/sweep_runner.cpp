@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -144,8 +145,10 @@ nlohmann::json run_sweep(const SweepSpec& spec, const SweepOptions& opts, std::o
   ensure_out_dir(opts);
   const std::vector<SweepPoint> points = spec.expand();
   const auto t0 = std::chrono::steady_clock::now();
-  std::map<pid_t, unsigned> running;
+  std::map<pid_t, std::pair<unsigned, std::chrono::steady_clock::time_point>> running;
   size_t next = 0, done = 0, failed = 0;
+  // What each point cost the machine (not deterministic, so not in sweep.json).
+  nlohmann::json resources = nlohmann::json::object();
   auto report = [&] {
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -177,20 +180,30 @@ nlohmann::json run_sweep(const SweepSpec& spec, const SweepOptions& opts, std::o
         ++failed;
         continue;
       }
-      running[pid] = p.index;
+      running[pid] = {p.index, std::chrono::steady_clock::now()};
     }
     report();
     if (running.empty()) continue;
     int status = 0;
-    const pid_t pid = waitpid(-1, &status, 0);
+    struct rusage ru {};
+    const pid_t pid = wait4(-1, &status, 0, &ru);
     if (pid < 0) break;
-    if (!running.count(pid)) continue;
-    running.erase(pid);
+    const auto it = running.find(pid);
+    if (it == running.end()) continue;
+    resources[std::to_string(it->second.first)] = {
+        {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                 it->second.second)
+                       .count()},
+        {"max_rss_kib", ru.ru_maxrss},
+        {"exit", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)}};
+    running.erase(it);
     ++done;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
   }
   report();
   progress << "\n";
+  write_file_atomically((std::filesystem::path(opts.out_dir) / "resources.json").string(),
+                        resources.dump(2) + "\n");
   return merge_sweep(spec, opts);
 }
 

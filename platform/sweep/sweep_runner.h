@@ -3,7 +3,8 @@
 // merges the per-point JSON results into one table whichever ran them.
 //
 // Every point writes OUT/point_NNNN.json (its kernbench result) and
-// OUT/point_NNNN.log (its stdout and stderr). A failed point is reported with
+// OUT/point_NNNN.log (its stdout and stderr); a local run also writes
+// OUT/resources.json, each point's wall time, peak RSS (KiB) and exit code. A failed point is reported with
 // its command and the tail of its log and does not stop the others.
 #pragma once
 
