@@ -135,6 +135,7 @@ void PeDma::channel_thread(ChannelState* ch) {
       retire_in_order(*ch);
       continue;
     }
+    check_rows_stay_in_region(*p);
     const bool runs_together = t.coalescible();
     const uint32_t rows = runs_together ? 1 : t.rows;
     const uint64_t row_bytes = runs_together ? t.total_bytes() : t.row_bytes;
@@ -219,6 +220,35 @@ void PeDma::retire_in_order(ChannelState& ch) {
       ch.stats.busy_time += sc_core::sc_time_stamp() - ch.busy_since;
     }
     if (done->on_done) done->on_done(done->transfer, done->result);
+  }
+}
+
+// A descriptor addresses one memory region per side: a stride that carries
+// the last row out of the first row's region (its offset overflowing into
+// the PE, cube or SIP field: dst_stride=1TiB) would silently write another
+// PE's memory. Such a transfer is a fault, before any burst.
+void PeDma::check_rows_stay_in_region(const Pending& p) {
+  const DmaTransfer& t = p.transfer;
+  for (const bool src : {true, false}) {
+    const uint64_t first = src ? t.src : t.dst;
+    const uint64_t stride =
+        (src ? t.src_stride : t.dst_stride) ? (src ? t.src_stride : t.dst_stride) : t.row_bytes;
+    uint64_t span = 0, last = 0;
+    const bool wraps = __builtin_mul_overflow(stride, uint64_t{t.rows - 1}, &span) ||
+                       __builtin_add_overflow(span, t.row_bytes - 1, &span) ||
+                       __builtin_add_overflow(first, span, &last);
+    const auto a = decode_address(first), b = wraps ? std::nullopt : decode_address(last);
+    if (a && b && a->space == b->space && a->sip == b->sip && a->cube == b->cube && a->pe == b->pe)
+      continue;
+    if (!a) continue;  // the first burst's own fault names the bad address
+    std::ostringstream msg;
+    msg << name() << ": DMA command #" << t.cmd_id << " (" << format_address(t.src) << " -> "
+        << format_address(t.dst) << ", " << t.rows << " rows of " << t.row_bytes << " bytes): the "
+        << (src ? "source" : "destination") << " stride " << stride << " carries row " << t.rows - 1
+        << " out of the first row's memory region"
+        << (wraps ? " (the address overflows 64 bits)" : " to " + format_address(last));
+    SC_REPORT_ERROR(kMsgType, msg.str().c_str());
+    throw SimulationError(msg.str());  // not reached: the report policy throws
   }
 }
 

@@ -117,6 +117,7 @@ class PeDma : public PeEngine {
   void run_burst(ChannelState& ch, const Burst& b, tlm::tlm_generic_payload& trans,
                  std::vector<unsigned char>& buffer);
   static void retire_in_order(ChannelState& ch);
+  void check_rows_stay_in_region(const Pending& p);
   [[noreturn]] void fault(const Pending& p, uint64_t addr, uint64_t len, const char* what);
 
   DmaConfig cfg_;

@@ -96,6 +96,8 @@ BenchResult GemmSweepBench::run(BenchContext& ctx) {
       variants.push_back(item);
     }
   }
+  if (shapes.empty() || variants.empty())
+    throw UsageError("--param shapes and variants need at least one value each");
   HostRuntime rt(ctx.platform);
   BenchResult res;
   SummaryTable t = gemm_table("gemm-sweep on sip0.cube0.pe0 (stage busy in ns inside the window)");

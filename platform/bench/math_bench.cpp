@@ -59,6 +59,7 @@ BenchResult MathBench::run(BenchContext& ctx) {
   const long long n = ctx.params.integer("elements");
   if (n <= 0) throw UsageError("--param elements must be > 0");
   for (const std::string& op : ctx.params.list("ops")) check_op(op);
+  if (ctx.params.list("ops").empty()) throw UsageError("--param ops: name at least one MATH op");
   const std::vector<int64_t> shape =
       n % 64 == 0 ? std::vector<int64_t>{n / 64, 64} : std::vector<int64_t>{1, n};
   Pe& target = p.pe(pe);

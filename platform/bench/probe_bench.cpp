@@ -258,7 +258,10 @@ BenchResult ProbeBench::run(BenchContext& ctx) {
   res.metrics["local_hbm_32KiB_latency_ns"] =
       lat["local_hbm"].count(32768) ? lat["local_hbm"][32768] : 0.0;
 
-  if (ctx.params.integer("contention") != 0) add_contention_points(p, cmd, res);
+  const long long contention = ctx.params.integer("contention");
+  if (contention != 0 && contention != 1)
+    throw UsageError("--param contention=" + ctx.params.str("contention") + ": expected 0 or 1");
+  if (contention != 0) add_contention_points(p, cmd, res);
   return res;
 }
 

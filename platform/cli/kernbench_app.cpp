@@ -23,6 +23,7 @@
 #include "platform/runtime/output_paths.h"
 #include "platform/runtime/report_policy.h"
 #include "platform/runtime/result_writer.h"
+#include "platform/runtime/stop_signals.h"
 #include "platform/runtime/vcd_tracer.h"
 #include "platform/sweep/sweep_runner.h"
 
@@ -125,6 +126,28 @@ std::string self_exe(const char* argv0) {
   return ec ? std::string(argv0) : p.string();
 }
 
+// Options that mean nothing together are errors, not silently ignored: an
+// empty file name, a sweep option without --sweep, two sweep modes at once.
+void check_option_combinations(const Options& o, const po::variables_map& vm) {
+  for (const char* name :
+       {"topology", "json", "out", "oplog", "trace", "vcd", "sweep", "emit-jobs", "emit-slurm"})
+    if (vm.count(name) && vm[name].as<std::string>().empty())
+      throw UsageError(std::string("--") + name + ": the file name is empty");
+  const bool sweep = !o.sweep.empty();
+  for (const auto& [given, name] : {std::pair<bool, const char*>{o.merge, "--merge"},
+                                    {o.resume, "--resume"},
+                                    {!o.emit_jobs.empty(), "--emit-jobs"},
+                                    {!o.emit_slurm.empty(), "--emit-slurm"},
+                                    {vm.count("jobs") && !vm["jobs"].defaulted(), "-j"}})
+    if (given && !sweep) throw UsageError(std::string(name) + " needs --sweep SPEC");
+  const int modes =
+      int(o.merge) + int(o.resume) + int(!o.emit_jobs.empty()) + int(!o.emit_slurm.empty());
+  if (modes > 1)
+    throw UsageError("--merge, --resume, --emit-jobs and --emit-slurm exclude each other");
+  if (sweep && (!o.params.empty() || !o.sets.empty() || vm.count("bench") || vm.count("topology")))
+    throw UsageError("--sweep takes its bench, topology, --set and --param from the spec");
+}
+
 unsigned parse_jobs(const std::string& text) {
   constexpr unsigned long kMaxJobs = 256;
   size_t pos = 0;
@@ -200,7 +223,12 @@ int run_sweep_command(const Options& o, const BenchRegistry& registry, const cha
       o.merge ? merge_sweep(spec, so) : run_sweep(spec, so, o.quiet ? null_stream() : std::cerr);
   check_sweep_columns(spec, merged);
   if (!o.quiet) std::cout << sweep_table(spec, merged);
-  return merged["failed"].get<unsigned>() == 0 ? kExitOk : kExitSimulation;
+  const auto failed = merged["failed"].get<unsigned>();
+  if (failed == 0) return kExitOk;
+  std::cerr << "kernbench: sweep " << o.sweep << ": " << failed << " of "
+            << merged["total"].get<size_t>() << " points failed or are stale (see " << o.out
+            << "/sweep.json)\n";
+  return kExitSimulation;
 }
 
 // Every output path, checked before anything runs (platform/runtime/output_paths.h).
@@ -274,11 +302,12 @@ int run(int argc, char* argv[]) {
               << "usage: kernbench [--topology FILE] [--set KEY=VALUE]... [--bench NAME]"
                  " [--param KEY=VALUE]... [--json FILE]\n\n"
               << desc
-              << "\nexit codes: 0 success, 2 usage or configuration error, 3 simulation fault,"
-                 " 1 internal error\n";
+              << "\nexit codes: 0 success, 2 usage, configuration or output error, 3 simulation"
+                 " fault, 1 internal error, 128+N stopped by signal N\n";
     return kExitOk;
   }
   parse_jobs(o.jobs);  // a bad -j is an error even where no sweep uses it
+  check_option_combinations(o, vm);
   const BenchRegistry registry = BenchRegistry::with_builtin_benches();
   if (o.list_benches) {
     std::cout << list_benches(registry);
@@ -369,28 +398,52 @@ int run(int argc, char* argv[]) {
 
 }  // namespace
 
+namespace {
+
+// Errors are one line: a control character a user typed into a value (a
+// newline in --set) is shown escaped, not printed.
+std::string one_line(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c == '\t')
+      out += "\\t";
+    else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      out += "?";
+    else
+      out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
 int kernbench_main(int argc, char* argv[]) {
-  install_output_cleanup_on_signals();
+  install_stop_signal_cleanup();
   set_time_resolution();
   try {
     return run(argc, argv);
   } catch (const UsageError& e) {
-    std::cerr << "kernbench: error: " << e.what() << "\n";
+    std::cerr << "kernbench: error: " << one_line(e.what()) << "\n";
     return kExitUsage;
   } catch (const ConfigError& e) {
-    std::cerr << "kernbench: configuration error: " << e.what() << "\n";
+    std::cerr << "kernbench: configuration error: " << one_line(e.what()) << "\n";
     return kExitUsage;
   } catch (const OutputError& e) {
-    std::cerr << "kernbench: output error: " << e.what() << "\n";
+    std::cerr << "kernbench: output error: " << one_line(e.what()) << "\n";
     return kExitUsage;
   } catch (const SimulationError& e) {
-    std::cerr << "kernbench: simulation fault: " << e.what() << "\n";
+    std::cerr << "kernbench: simulation fault: " << one_line(e.what()) << "\n";
     return kExitSimulation;
   } catch (const sc_core::sc_report& e) {
-    std::cerr << "kernbench: simulation fault: " << e.get_msg_type() << ": " << e.get_msg() << "\n";
+    std::cerr << "kernbench: simulation fault: " << e.get_msg_type() << ": "
+              << one_line(e.get_msg()) << "\n";
     return kExitSimulation;
   } catch (const std::exception& e) {
-    std::cerr << "kernbench: internal error: " << e.what() << "\n";
+    std::cerr << "kernbench: internal error: " << one_line(e.what()) << "\n";
     return kExitInternal;
   }
 }

@@ -7,7 +7,7 @@
 // over the target by commit(). Every write, the fsync and the rename are
 // checked; a full disk is an OutputError. A temporary that is not committed
 // is removed by the destructor, and also when the process is stopped by
-// SIGINT, SIGTERM or SIGHUP (see install_output_cleanup_on_signals()).
+// SIGINT, SIGTERM or SIGHUP (see stop_signals.h).
 //
 // A character device the user named (/dev/stdout, /dev/null, a terminal) is
 // written straight into: there is nothing to replace and nothing to rename.
@@ -47,10 +47,5 @@ class AtomicFile {
   int slot_ = -1;  // in the signal-cleanup registry
   bool direct_ = false, committed_ = false;
 };
-
-// SIGINT, SIGTERM and SIGHUP remove every uncommitted temporary, print one
-// line naming the signal and end the process by that signal (exit status
-// 128 + N in a shell). Called once by kernbench before anything is written.
-void install_output_cleanup_on_signals();
 
 }  // namespace kb

@@ -43,6 +43,9 @@ VcdTracer::VcdTracer(const std::string& path, const std::vector<std::string>& sc
   file_->release_descriptor();
   const std::string& temp = file_->temp_path();
   tf_ = sc_core::sc_create_vcd_trace_file(temp.substr(0, temp.size() - 4).c_str());
+  // SystemC announces the unit on stderr: noise beside a result or an error.
+  sc_core::sc_report_handler::set_actions(sc_core::SC_ID_TRACING_TIMESCALE_UNIT_,
+                                          sc_core::SC_DO_NOTHING);
   tf_->set_time_unit(1, sc_core::SC_PS);
   std::function<void(sc_core::sc_object*)> walk = [&](sc_core::sc_object* o) {
     const std::string n = o->name();

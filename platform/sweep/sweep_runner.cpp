@@ -19,6 +19,7 @@
 #include "models/common/errors.h"
 #include "platform/bench/bench.h"
 #include "platform/runtime/result_writer.h"
+#include "platform/runtime/stop_signals.h"
 #include "platform/util/spelling.h"
 
 namespace kb {
@@ -180,6 +181,7 @@ nlohmann::json run_sweep(const SweepSpec& spec, const SweepOptions& opts, std::o
         ++failed;
         continue;
       }
+      register_child(pid);
       running[pid] = {p.index, std::chrono::steady_clock::now()};
     }
     report();
@@ -190,10 +192,11 @@ nlohmann::json run_sweep(const SweepSpec& spec, const SweepOptions& opts, std::o
     if (pid < 0) break;
     const auto it = running.find(pid);
     if (it == running.end()) continue;
+    release_child(pid);
     resources[std::to_string(it->second.first)] = {
-        {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                 it->second.second)
-                       .count()},
+        {"wall_s",
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - it->second.second)
+             .count()},
         {"max_rss_kib", ru.ru_maxrss},
         {"exit", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)}};
     running.erase(it);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "models/common/errors.h"
@@ -36,10 +37,23 @@ std::vector<std::string> scalars(const std::string& file, const YAML::Node& n,
   return out;
 }
 
+// A key given twice in one mapping: yaml-cpp keeps both and reads the first,
+// so the second would be ignored without a word.
+void refuse_duplicate_keys(const std::string& file, const YAML::Node& map,
+                           const std::string& where) {
+  std::set<std::string> seen;
+  for (const auto& kv : map) {
+    const std::string key = scalar(file, kv.first, where.empty() ? "(key)" : where);
+    if (!seen.insert(key).second)
+      fail(file, kv.first, where.empty() ? key : where + "." + key, "given twice");
+  }
+}
+
 void read_axes(const std::string& file, const YAML::Node& block, bool is_set,
                std::vector<SweepAxis>& axes) {
   const std::string kind = is_set ? "grid.set" : "grid.param";
   if (!block.IsMap()) fail(file, block, kind, "expected a mapping of KEY: [values]");
+  refuse_duplicate_keys(file, block, kind);
   for (const auto& kv : block) {
     SweepAxis a;
     a.is_set = is_set;
@@ -90,6 +104,7 @@ SweepSpec parse_spec(const YAML::Node& root, const std::string& path) {
            "unknown key" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
     }
   }
+  refuse_duplicate_keys(path, root, "");
   if (!root["bench"]) throw ConfigError(path + ": missing key 'bench'");
   s.bench = scalar(path, root["bench"], "bench");
   if (root["topology"]) s.topology = scalar(path, root["topology"], "topology");
@@ -104,6 +119,7 @@ SweepSpec parse_spec(const YAML::Node& root, const std::string& path) {
   if (root["grid"]) {
     const YAML::Node g = root["grid"];
     if (!g.IsMap()) fail(path, g, "grid", "expected a mapping with set: and/or param:");
+    refuse_duplicate_keys(path, g, "grid");
     for (const auto& kv : g) {
       const std::string k = scalar(path, kv.first, "grid");
       if (k != "set" && k != "param") {

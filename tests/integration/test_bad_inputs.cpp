@@ -77,6 +77,12 @@ const std::vector<BadInput>& bad_inputs() {
        {"--sweep", "@/spec.yaml", "--out", "@/out", "--emit-slurm", "@/."},
        2,
        "names a directory"},
+      {"vcd_of_a_run_that_faults",
+       {"-t", kTiny, "-b", "dma", "-p", "dst=0x5000000000000000", "--vcd", "@/w.vcd"},
+       3,
+       "simulation fault"},
+      {"empty_json_name", {"-t", kTiny, "-b", "dma", "--json", ""}, 2, "the file name is empty"},
+      {"empty_topology_name", {"-t", "", "--check-topology"}, 2, "the file name is empty"},
       // Sizes, checked in 64 bits before anything is allocated.
       {"gemm_2_to_the_32",
        {"-t", kTiny, "-b", "gemm", "-p", "M=4294967296", "-p", "K=4294967296", "-p", "N=4294967296",
@@ -140,6 +146,28 @@ const std::vector<BadInput>& bad_inputs() {
        2,
        "an empty item"},
       {"math_unknown_op", {"-t", kTiny, "-b", "math", "-p", "ops=foo"}, 2, "not a MATH op"},
+      {"math_no_op", {"-t", kTiny, "-b", "math", "-p", "ops="}, 2, "at least one MATH op"},
+      {"gemm_sweep_no_shape",
+       {"-t", kTiny, "-b", "gemm-sweep", "-p", "shapes="},
+       2,
+       "at least one"},
+      {"probe_contention_2", {"-t", kTiny, "-b", "probe", "-p", "contention=2"}, 2, "0 or 1"},
+      {"set_value_with_a_newline",
+       {"-t", kTiny, "--set", "cube.pes=2\nsecond line", "--check-topology"},
+       2,
+       "\\n"},
+      {"merge_without_sweep", {"--merge"}, 2, "needs --sweep"},
+      {"jobs_without_sweep", {"-j", "4", "--check-topology"}, 2, "needs --sweep"},
+      {"two_sweep_modes",
+       {"--sweep", "@/spec.yaml", "--out", "@/out", "--emit-jobs", "@/j", "--merge"},
+       2,
+       "exclude each other"},
+      {"sweep_with_a_bench", {"--sweep", "@/spec.yaml", "--out", "@/out", "-b", "gemm"}, 2, "spec"},
+      {"sweep_duplicate_key", {"--sweep", "@/twice.yaml", "--out", "@/out"}, 2, "given twice"},
+      {"sweep_failing_point_quiet",
+       {"--sweep", "@/fail.yaml", "--out", "@/out", "-q"},
+       3,
+       "1 of 2 points failed"},
       // Sweeps.
       {"sweep_merge_nothing",
        {"--sweep", "@/spec.yaml", "--out", "@/nothing", "--merge"},
@@ -151,6 +179,10 @@ const std::vector<BadInput>& bad_inputs() {
        2,
        "did you mean 'latency_ns'"},
       // Simulation faults.
+      {"dma_stride_out_of_the_region",
+       {"-t", kTiny, "-b", "dma", "-p", "rows=2", "-p", "bytes=128", "-p", "dst_stride=1TiB"},
+       3,
+       "out of the first row's memory region"},
       {"dma_write_to_unmapped_address",
        {"-t", kTiny, "-b", "dma", "-p", "dst=0x5000000000000000"},
        3,
@@ -169,6 +201,9 @@ void write_fixtures(const TempDir& tmp) {
   write_text(tmp / "typo.yaml",
              "bench: dma\ntopology: " + kTiny + "\ngrid:\n  param: {byts: [4096]}\n");
   write_text(tmp / "columns.yaml", spec + "columns: [latncy_ns]\n");
+  write_text(tmp / "twice.yaml", spec + "bench: gemm\n");
+  write_text(tmp / "fail.yaml",
+             "bench: dma\ntopology: " + kTiny + "\ngrid:\n  param: {bytes: [4096, 0]}\n");
 }
 
 std::string expand(const std::string& arg, const TempDir& tmp) {
@@ -181,8 +216,9 @@ std::string expand(const std::string& arg, const TempDir& tmp) {
 // Every file under the scratch directory that is not a fixture, a captured
 // stream, or a sweep's own output under out/ (its points and sweep.json).
 std::vector<std::string> leftovers(const TempDir& tmp) {
-  const std::vector<std::string> fixtures = {"empty.yaml", "big.yaml",     "deep.yaml",
-                                             "spec.yaml",  "columns.yaml", "typo.yaml"};
+  const std::vector<std::string> fixtures = {"empty.yaml", "big.yaml",  "deep.yaml",
+                                             "spec.yaml",  "typo.yaml", "columns.yaml",
+                                             "twice.yaml", "fail.yaml"};
   std::vector<std::string> left;
   for (const auto& e : fs::recursive_directory_iterator(tmp.path())) {
     const std::string name = e.path().filename().string();
@@ -271,13 +307,14 @@ TEST(BadOutputs, AFailingRunKeepsTheEarlierResult) {
 TEST(BadOutputs, SignalsLeaveNoPartialFiles) {
   for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
     TempDir tmp;
+    // A run long enough to be stopped in the middle, VCD open.
+    const std::string vcd = tmp / "run.vcd", json = tmp / "run.json";
+    const std::string bin = test::kernbench_binary();
     const pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
-      // A run long enough to be stopped in the middle, VCD open.
-      const std::string vcd = tmp / "run.vcd", json = tmp / "run.json";
-      execl(KB_KERNBENCH_BIN, KB_KERNBENCH_BIN, "-q", "-b", "gqa-sweep", "--vcd", vcd.c_str(),
-            "--vcd-scope", "system.*", "--json", json.c_str(), static_cast<char*>(nullptr));
+      execl(bin.c_str(), bin.c_str(), "-q", "-b", "gqa-sweep", "--vcd", vcd.c_str(), "--vcd-scope",
+            "system.*", "--json", json.c_str(), static_cast<char*>(nullptr));
       _exit(127);
     }
     // Wait until the run has opened its VCD temporary, then stop it.
@@ -293,6 +330,33 @@ TEST(BadOutputs, SignalsLeaveNoPartialFiles) {
     waitpid(pid, &status, 0);
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "signal " << sig;
     EXPECT_EQ(leftovers(tmp), std::vector<std::string>{}) << "signal " << sig;
+  }
+}
+
+// A stop signal sent to a sweep's driver alone (kill, a batch system) stops
+// its points too: none of them finishes afterwards.
+TEST(BadOutputs, AStoppedSweepStopsItsPoints) {
+  TempDir tmp;
+  write_text(tmp / "slow.yaml", "bench: gqa-sweep\ngrid:\n  param: {case: [1, 2, 3, 4]}\n");
+  const std::string bin = test::kernbench_binary(), spec = tmp / "slow.yaml", out = tmp / "out";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    execl(bin.c_str(), bin.c_str(), "-q", "--sweep", spec.c_str(), "--out", out.c_str(), "-j", "2",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  for (int i = 0; i < 500 && !fs::exists(out + "/point_0001.log"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the points are running
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // longer than a point takes
+  for (const auto& e : fs::directory_iterator(out)) {
+    const std::string name = e.path().filename().string();
+    EXPECT_TRUE(name.size() > 4 && name.substr(name.size() - 4) == ".log") << name;
   }
 }
 

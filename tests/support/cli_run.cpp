@@ -46,12 +46,19 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
+std::string kernbench_binary() {
+  // KB_TEST_KERNBENCH runs the CLI tests against another build (to show that
+  // a regression test fails on the build before its fix).
+  const char* other = std::getenv("KB_TEST_KERNBENCH");
+  return other && *other ? other : KB_KERNBENCH_BIN;
+}
+
 RunResult run_kernbench(const std::vector<std::string>& args, const TempDir& tmp,
                         const std::string& cwd) {
   static int serial = 0;
   const std::string tag = std::to_string(serial++);
   const std::string out_path = tmp / ("stdout." + tag), err_path = tmp / ("stderr." + tag);
-  std::vector<std::string> argv_s{KB_KERNBENCH_BIN};
+  std::vector<std::string> argv_s{kernbench_binary()};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
   argv.reserve(argv_s.size() + 1);

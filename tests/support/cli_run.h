@@ -33,6 +33,9 @@ struct RunResult {
   long max_rss_kib = 0;  // the child's peak resident set
 };
 
+// This build's kernbench, or $KB_TEST_KERNBENCH when set.
+std::string kernbench_binary();
+
 // Runs kernbench with `args` (no shell, stdin from /dev/null), stdout and
 // stderr captured to files in `tmp`; `cwd` (when not empty) is its directory.
 RunResult run_kernbench(const std::vector<std::string>& args, const TempDir& tmp,

@@ -1,0 +1,94 @@
+#include "platform/runtime/stop_signals.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <climits>
+#include <cstring>
+
+namespace kb {
+
+namespace {
+
+constexpr int kTempSlots = 64;
+struct TempSlot {
+  std::atomic<int> used{0};  // 0 free, 2 being written, 1 live
+  char path[PATH_MAX];
+};
+TempSlot g_temps[kTempSlots];
+
+constexpr int kChildSlots = 1024;  // more than the largest -j
+std::atomic<pid_t> g_children[kChildSlots];
+
+void write_all_stderr(const char* s) {
+  size_t n = std::strlen(s);
+  while (n > 0) {
+    const ssize_t w = ::write(2, s, n);
+    if (w <= 0) return;
+    s += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+extern "C" void on_stop_signal(int sig) {
+  for (std::atomic<pid_t>& c : g_children) {
+    const pid_t pid = c.load();
+    if (pid > 0) ::kill(pid, sig);
+  }
+  for (TempSlot& s : g_temps)
+    if (s.used.load() == 1) ::unlink(s.path);
+  const char* name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
+  write_all_stderr("kernbench: stopped by ");
+  write_all_stderr(name);
+  write_all_stderr("; unfinished output files removed\n");
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+}  // namespace
+
+void install_stop_signal_cleanup() {
+  static const bool installed = [] {
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&sa.sa_mask, sig);  // one at a time
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+    return true;
+  }();
+  (void)installed;
+}
+
+int register_temp_file(const std::string& path) {
+  if (path.size() >= PATH_MAX) return -1;
+  for (int i = 0; i < kTempSlots; ++i) {
+    int expected = 0;
+    if (g_temps[i].used.compare_exchange_strong(expected, 2)) {
+      std::memcpy(g_temps[i].path, path.c_str(), path.size() + 1);
+      g_temps[i].used.store(1);
+      return i;
+    }
+  }
+  return -1;
+}
+
+void release_temp_file(int slot) {
+  if (slot >= 0 && slot < kTempSlots) g_temps[slot].used.store(0);
+}
+
+void register_child(pid_t pid) {
+  for (std::atomic<pid_t>& c : g_children) {
+    pid_t expected = 0;
+    if (c.compare_exchange_strong(expected, pid)) return;
+  }
+}
+
+void release_child(pid_t pid) {
+  for (std::atomic<pid_t>& c : g_children) {
+    pid_t expected = pid;
+    if (c.compare_exchange_strong(expected, 0)) return;
+  }
+}
+
+}  // namespace kb

@@ -1,0 +1,27 @@
+// What happens when kernbench is stopped by SIGINT, SIGTERM or SIGHUP (Ctrl-C,
+// kill, a batch system): every registered temporary file is removed, every
+// registered child process (a sweep's points) gets the same signal, one line
+// names the signal on stderr, and the process ends by that signal (exit status
+// 128 + N in a shell). The registries are fixed arrays a signal handler can
+// read; they hold what is in flight at once, not everything ever made.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+namespace kb {
+
+// Installs the handlers (once; later calls do nothing).
+void install_stop_signal_cleanup();
+
+// A temporary file to remove on a stop signal; -1 when the registry is full
+// (the file is still removed by its owner on every normal path).
+int register_temp_file(const std::string& path);
+void release_temp_file(int slot);
+
+// A child process to pass a stop signal on to.
+void register_child(pid_t pid);
+void release_child(pid_t pid);
+
+}  // namespace kb
