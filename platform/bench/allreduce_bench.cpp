@@ -1,9 +1,5 @@
 #include "platform/bench/allreduce_bench.h"
 
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -18,6 +14,7 @@
 #include "platform/fabric/pe.h"
 #include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
+#include "platform/util/subprocess.h"
 
 namespace kb {
 
@@ -444,39 +441,19 @@ namespace {
 
 std::string self_exe(const BenchContext& ctx) {
   if (!ctx.kernbench_exe.empty()) return ctx.kernbench_exe;
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) throw SimulationError("ccl-sweep: cannot find its own executable: " + ec.message());
-  return p.string();
+  const std::string exe = self_executable();
+  if (exe.empty()) throw SimulationError("ccl-sweep: cannot find its own executable");
+  return exe;
 }
 
 // Runs every command line, up to `jobs` at a time; returns their exit
-// statuses (-1: could not start or did not exit).
-std::vector<int> run_children(const std::vector<std::vector<std::string>>& commands,
+// statuses (-1: could not start).
+std::vector<int> run_commands(const std::vector<std::vector<std::string>>& commands,
                               unsigned jobs) {
   std::vector<int> status(commands.size(), -1);
-  std::map<pid_t, size_t> running;
-  size_t next = 0;
-  while (next < commands.size() || !running.empty()) {
-    while (next < commands.size() && running.size() < std::max(1u, jobs)) {
-      std::vector<char*> args;
-      args.reserve(commands[next].size() + 1);
-      for (const auto& a : commands[next]) args.push_back(const_cast<char*>(a.c_str()));
-      args.push_back(nullptr);
-      pid_t pid = 0;
-      if (posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), environ) == 0)
-        running[pid] = next;
-      ++next;
-    }
-    if (running.empty()) continue;
-    int st = 0;
-    const pid_t pid = waitpid(-1, &st, 0);
-    if (pid < 0) break;
-    auto it = running.find(pid);
-    if (it == running.end()) continue;
-    status[it->second] = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    running.erase(it);
-  }
+  run_children(
+      commands.size(), jobs, [&](size_t i) { return commands[i]; }, nullptr, false,
+      [&](size_t i, const ChildExit& e) { status[i] = e.code; });
   return status;
 }
 
@@ -514,7 +491,7 @@ BenchResult CclSweepBench::run(BenchContext& ctx) {
   }
   const long long jobs = prm.integer("jobs");
   if (jobs < 1) throw UsageError("--param jobs must be >= 1");
-  const std::vector<int> status = run_children(commands, static_cast<unsigned>(jobs));
+  const std::vector<int> status = run_commands(commands, static_cast<unsigned>(jobs));
   for (size_t t = 0; t < topologies.size(); ++t) {
     const std::string& topo = topologies[t];
     if (status[t] != 0) {

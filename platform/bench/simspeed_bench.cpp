@@ -1,8 +1,5 @@
 #include "platform/bench/simspeed_bench.h"
 
-#include <spawn.h>
-#include <sys/wait.h>
-
 #include <fcntl.h>
 
 #include <unistd.h>
@@ -24,6 +21,7 @@
 #include "platform/bench/gqa_decode_bench.h"
 #include "platform/fabric/pe.h"
 #include "platform/platform.h"
+#include "platform/util/subprocess.h"
 
 namespace kb {
 
@@ -140,27 +138,15 @@ struct ChildCost {
 // RSS it reports itself (a spawned child's rusage would count the parent's
 // pages it started from).
 ChildCost child_cost(const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  args.reserve(argv.size() + 1);
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
   char out[] = "/tmp/kb_simspeed_XXXXXX";
   const int fd = mkstemp(out);
   ChildCost c;
   if (fd < 0) return c;
   close(fd);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_TRUNC, 0);
-  const auto t0 = Clock::now();
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc == 0) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    c.wall_s = seconds_since(t0);
-    c.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const ChildExit e = run_child(argv, out);
+  if (e.code >= 0) {
+    c.wall_s = e.wall_s;
+    c.status = e.code < 128 ? e.code : -1;
     std::ifstream in(out);
     std::string line;
     while (std::getline(in, line)) {
@@ -174,9 +160,7 @@ ChildCost child_cost(const std::vector<std::string>& argv) {
 
 // This kernbench binary (for child processes).
 std::string own_exe(const BenchContext& ctx) {
-  if (!ctx.kernbench_exe.empty()) return ctx.kernbench_exe;
-  std::error_code ec;
-  return std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  return ctx.kernbench_exe.empty() ? self_executable() : ctx.kernbench_exe;
 }
 
 // A fresh name under the temporary directory (nothing is created).
@@ -342,10 +326,7 @@ BenchResult SimSpeedBench::run(BenchContext& ctx) {
   res.tables.push_back(lin);
 
   if (ctx.params.integer("elaborate") != 0) {
-    std::error_code ec;
-    const std::string exe = ctx.kernbench_exe.empty()
-                                ? std::filesystem::read_symlink("/proc/self/exe", ec).string()
-                                : ctx.kernbench_exe;
+    const std::string exe = own_exe(ctx);
     SummaryTable el{"elaboration (child process: --check-topology)",
                     {"topology", "mode", "wall_s", "peak_rss_MB"},
                     {}};

@@ -26,6 +26,7 @@
 #include "platform/runtime/stop_signals.h"
 #include "platform/runtime/vcd_tracer.h"
 #include "platform/sweep/sweep_runner.h"
+#include "platform/util/subprocess.h"
 
 namespace po = boost::program_options;
 
@@ -120,12 +121,6 @@ bool ensure_dir(const std::string& dir) {
   return mkdir(dir.c_str(), 0755) == 0;
 }
 
-std::string self_exe(const char* argv0) {
-  std::error_code ec;
-  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string(argv0) : p.string();
-}
-
 // Options that mean nothing together are errors, not silently ignored: an
 // empty file name, a sweep option without --sweep, two sweep modes at once.
 void check_option_combinations(const Options& o, const po::variables_map& vm) {
@@ -197,7 +192,7 @@ int run_sweep_command(const Options& o, const BenchRegistry& registry, const cha
   const SweepSpec spec = load_sweep_spec(o.sweep);
   SweepOptions so;
   so.out_dir = o.out;
-  so.exe = self_exe(argv0);
+  so.exe = self_executable(argv0);
   so.jobs = parse_jobs(o.jobs);
   if (!o.emit_jobs.empty()) {
     check_output_paths({{"--emit-jobs", o.emit_jobs, false}});

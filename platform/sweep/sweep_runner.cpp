@@ -1,17 +1,10 @@
 #include "platform/sweep/sweep_runner.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <deque>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <ostream>
 #include <set>
 #include <sstream>
@@ -19,8 +12,8 @@
 #include "models/common/errors.h"
 #include "platform/bench/bench.h"
 #include "platform/runtime/result_writer.h"
-#include "platform/runtime/stop_signals.h"
 #include "platform/util/spelling.h"
+#include "platform/util/subprocess.h"
 
 namespace kb {
 
@@ -64,21 +57,6 @@ void ensure_out_dir(const SweepOptions& o) {
   std::error_code ec;
   std::filesystem::create_directories(o.out_dir, ec);
   if (ec) throw UsageError("--out " + o.out_dir + ": cannot create directory: " + ec.message());
-}
-
-pid_t spawn_point(const std::vector<std::string>& argv, const std::string& log) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  std::vector<char*> args;
-  args.reserve(argv.size() + 1);
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = -1;
-  if (posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ) != 0) pid = -1;
-  posix_spawn_file_actions_destroy(&fa);
-  return pid;
 }
 
 // A run's result points; a bench that reports only metrics counts as one.
@@ -146,8 +124,15 @@ nlohmann::json run_sweep(const SweepSpec& spec, const SweepOptions& opts, std::o
   ensure_out_dir(opts);
   const std::vector<SweepPoint> points = spec.expand();
   const auto t0 = std::chrono::steady_clock::now();
-  std::map<pid_t, std::pair<unsigned, std::chrono::steady_clock::time_point>> running;
-  size_t next = 0, done = 0, failed = 0;
+  // --resume keeps the points whose result is already theirs.
+  std::vector<const SweepPoint*> todo;
+  for (const SweepPoint& p : points) {
+    nlohmann::json have;
+    std::string why;
+    if (opts.resume && read_point(spec, opts, p, have, why) == PointState::kOk) continue;
+    todo.push_back(&p);
+  }
+  size_t done = points.size() - todo.size(), failed = 0, started = 0;
   // What each point cost the machine (not deterministic, so not in sweep.json).
   nlohmann::json resources = nlohmann::json::object();
   auto report = [&] {
@@ -155,54 +140,30 @@ nlohmann::json run_sweep(const SweepSpec& spec, const SweepOptions& opts, std::o
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double eta =
         done ? elapsed / static_cast<double>(done) * static_cast<double>(points.size() - done) : 0;
+    const size_t running = started - (done - (points.size() - todo.size()));
     progress << "\rsweep: " << done << "/" << points.size() << " done";
     if (failed) progress << " (" << failed << " failed)";
-    progress << ", " << running.size() << " running, " << fmt(elapsed, 0) << " s";
+    progress << ", " << running << " running, " << fmt(elapsed, 0) << " s";
     if (done) progress << ", ETA " << fmt(eta, 0) << " s";
     progress << "   " << std::flush;
   };
-  while (done < points.size()) {
-    while (next < points.size() && running.size() < std::max(1u, opts.jobs)) {
-      const SweepPoint& p = points[next++];
-      const std::string json = point_file(opts, p.index, "json");
-      if (opts.resume) {
-        nlohmann::json have;
-        std::string why;
-        if (read_point(spec, opts, p, have, why) == PointState::kOk) {
-          ++done;
-          continue;
-        }
-      }
-      std::filesystem::remove(json);
-      const pid_t pid =
-          spawn_point(spec.command(opts.exe, p, json), point_file(opts, p.index, "log"));
-      if (pid < 0) {
+  run_children(
+      todo.size(), opts.jobs,
+      [&](size_t i) {
+        const std::string json = point_file(opts, todo[i]->index, "json");
+        std::filesystem::remove(json);
+        ++started;
+        report();
+        return spec.command(opts.exe, *todo[i], json);
+      },
+      [&](size_t i) { return point_file(opts, todo[i]->index, "log"); }, true,
+      [&](size_t i, const ChildExit& e) {
+        resources[std::to_string(todo[i]->index)] = {
+            {"wall_s", e.wall_s}, {"max_rss_kib", e.max_rss_kib}, {"exit", e.code}};
         ++done;
-        ++failed;
-        continue;
-      }
-      register_child(pid);
-      running[pid] = {p.index, std::chrono::steady_clock::now()};
-    }
-    report();
-    if (running.empty()) continue;
-    int status = 0;
-    struct rusage ru {};
-    const pid_t pid = wait4(-1, &status, 0, &ru);
-    if (pid < 0) break;
-    const auto it = running.find(pid);
-    if (it == running.end()) continue;
-    release_child(pid);
-    resources[std::to_string(it->second.first)] = {
-        {"wall_s",
-         std::chrono::duration<double>(std::chrono::steady_clock::now() - it->second.second)
-             .count()},
-        {"max_rss_kib", ru.ru_maxrss},
-        {"exit", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)}};
-    running.erase(it);
-    ++done;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
-  }
+        if (e.code != 0) ++failed;
+        report();
+      });
   report();
   progress << "\n";
   write_file_atomically((std::filesystem::path(opts.out_dir) / "resources.json").string(),
