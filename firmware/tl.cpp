@@ -10,9 +10,9 @@
 namespace kb {
 namespace fw {
 
-Tl::Tl(PeCpu& cpu, TcmArena& arena, const AddressMap& map, const Location& pe, IdSource& ids,
-       LaunchPosition pos)
-    : cpu_(cpu), arena_(arena), map_(map), pe_(pe), ids_(ids), pos_(pos) {}
+Tl::Tl(PeCpu& cpu, const IpcqConfig& ipcq, TcmArena& arena, const AddressMap& map,
+       const Location& pe, IdSource& ids, LaunchPosition pos)
+    : cpu_(cpu), ipcq_(ipcq), arena_(arena), map_(map), pe_(pe), ids_(ids), pos_(pos) {}
 
 double Tl::now_ns() const {
   return to_ns(sc_core::sc_time_stamp());
@@ -132,7 +132,7 @@ Tensor Tl::issue_recv(const PeAddr& peer, const Tensor& dst, bool reduce, const 
     // Staging is indexed by ring slot, so each peer's ring needs its own.
     auto it = ipcq_scratch_.find(peer);
     if (it == ipcq_scratch_.end()) {
-      const IpcqConfig& q = cpu_.config().ipcq;
+      const IpcqConfig& q = ipcq_;
       it = ipcq_scratch_
                .emplace(peer, empty({static_cast<int64_t>(q.slots * q.slot_bytes)}, DType::kFp16))
                .first;

@@ -18,6 +18,7 @@
 #include "models/commands/commands.h"
 #include "models/common/address_map.h"
 #include "models/cpu/pe_cpu.h"
+#include "models/ipcq/ipcq_config.h"
 
 namespace kb {
 class TcmArena;
@@ -82,8 +83,9 @@ struct LaunchPosition {
 
 class Tl {
  public:
-  Tl(PeCpu& cpu, TcmArena& arena, const AddressMap& map, const Location& pe, IdSource& ids,
-     LaunchPosition pos);
+  // `ipcq`: the PE's PE_IPCQ parameters (the ring slots a reduce stages through).
+  Tl(PeCpu& cpu, const IpcqConfig& ipcq, TcmArena& arena, const AddressMap& map, const Location& pe,
+     IdSource& ids, LaunchPosition pos);
 
   // Data already in memory (no movement).
   Tensor ref(uint64_t addr, std::vector<int64_t> shape, DType dtype = DType::kFp16);
@@ -175,6 +177,7 @@ class Tl {
   Tensor issue_recv(const PeAddr& peer, const Tensor& dst, bool reduce, const PeAddr* to);
 
   PeCpu& cpu_;
+  IpcqConfig ipcq_;
   TcmArena& arena_;
   const AddressMap& map_;
   Location pe_;

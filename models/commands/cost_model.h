@@ -10,7 +10,7 @@
 #include <string>
 
 #include "models/commands/commands.h"
-#include "platform/config/topology_config.h"
+#include "models/commands/cost_model_config.h"
 
 namespace kb {
 

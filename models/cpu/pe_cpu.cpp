@@ -15,12 +15,15 @@ uint64_t ceil_div(int64_t a, unsigned b) {
 }
 }  // namespace
 
-PeCpu::PeCpu(const sc_core::sc_module_name& name, const PeConfig& cfg, const Location& self)
+PeCpu::PeCpu(const sc_core::sc_module_name& name, const CpuConfig& cfg,
+             const CostModelConfig& cost_model, const GemmConfig& gemm, double clock_ghz,
+             const Location& self)
     : sc_core::sc_module(name),
       cmd_out("cmd_out"),
       stage_out("stage_out"),
-      cost_(cfg.cost_model, cfg.clock_ghz),
+      cost_(cost_model, clock_ghz),
       cfg_(cfg),
+      gemm_(gemm),
       self_(self) {
   const std::string full = this->name();
   pe_path_ = full.substr(0, full.rfind('.'));
@@ -28,7 +31,7 @@ PeCpu::PeCpu(const sc_core::sc_module_name& name, const PeConfig& cfg, const Loc
 
 void PeCpu::launch(std::function<void()> kernel, const std::string& label) {
   sc_core::sc_spawn_options opts;
-  opts.set_stack_size(static_cast<int>(cfg_.cpu.stack_bytes));
+  opts.set_stack_size(static_cast<int>(cfg_.stack_bytes));
   ++running_;
   sc_core::sc_spawn(
       [this, k = std::move(kernel)] {
@@ -87,9 +90,8 @@ void PeCpu::build_token(InFlight& f) {
     Stage gemm;
     gemm.kind = StageKind::kGemm;
     gemm.op_kind = "gemm";
-    gemm.native_tiles =
-        static_cast<unsigned>(ceil_div(g->m, cfg_.gemm.tile_m) * ceil_div(g->k, cfg_.gemm.tile_k) *
-                              ceil_div(g->n, cfg_.gemm.tile_n));
+    gemm.native_tiles = static_cast<unsigned>(
+        ceil_div(g->m, gemm_.tile_m) * ceil_div(g->k, gemm_.tile_k) * ceil_div(g->n, gemm_.tile_n));
     gemm.flops = static_cast<uint64_t>(2 * g->m * g->k * g->n);
     gemm.addr = g->out.addr;
     gemm.single_op = true;

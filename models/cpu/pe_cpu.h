@@ -21,8 +21,9 @@
 #include "models/commands/commands.h"
 #include "models/commands/cost_model.h"
 #include "models/common/address_map.h"
+#include "models/cpu/cpu_config.h"
+#include "models/gemm/gemm_config.h"
 #include "models/pe/stage.h"
-#include "platform/config/topology_config.h"
 
 namespace kb {
 
@@ -42,7 +43,10 @@ class PeCpu : public sc_core::sc_module {
   tlm_utils::simple_initiator_socket<PeCpu> cmd_out;               // to PE_SCHEDULER
   tlm_utils::multi_passthrough_initiator_socket<PeCpu> stage_out;  // engines, EngineKind order
 
-  PeCpu(const sc_core::sc_module_name& name, const PeConfig& cfg, const Location& self = {});
+  // `gemm`: the native tile a single-op GEMM is charged in (PE_GEMM's).
+  PeCpu(const sc_core::sc_module_name& name, const CpuConfig& cfg,
+        const CostModelConfig& cost_model, const GemmConfig& gemm, double clock_ghz,
+        const Location& self = {});
 
   // Runs `kernel` on a new firmware thread of this PE (from now on).
   void launch(std::function<void()> kernel, const std::string& label = "kernel");
@@ -53,7 +57,7 @@ class PeCpu : public sc_core::sc_module {
   void wait(const CommandHandle& h);
   void wait_all();
   const CostModel& cost_model() const { return cost_; }
-  const PeConfig& config() const { return cfg_; }
+  const CpuConfig& config() const { return cfg_; }
   const std::string& pe_path() const { return pe_path_; }
 
   struct Stats {
@@ -78,7 +82,8 @@ class PeCpu : public sc_core::sc_module {
   void build_ipcq_stage(InFlight& f);
 
   CostModel cost_;
-  PeConfig cfg_;
+  CpuConfig cfg_;
+  GemmConfig gemm_;
   Location self_;
   std::string pe_path_;
   uint64_t next_id_ = 1;

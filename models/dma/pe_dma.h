@@ -32,9 +32,9 @@
 #include "models/common/address_map.h"
 #include "models/common/idle_workers.h"
 #include "models/common/settled_peak.h"
+#include "models/dma/dma_config.h"
 #include "models/dma/dma_transfer.h"
 #include "models/pe/pe_engine.h"
-#include "platform/config/topology_config.h"
 
 namespace kb {
 

@@ -3,9 +3,9 @@
 // an edge tile costs a full tile. 32x64x32 at 8 TFLOP/s = 16.384 ns.
 #pragma once
 
+#include "models/gemm/gemm_config.h"
 #include "models/math/math_eval.h"
 #include "models/pe/pe_engine.h"
-#include "platform/config/topology_config.h"
 
 namespace kb {
 

@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "models/common/service_queue.h"
+#include "models/hbm/hbm_config.h"
 #include "models/memory/backing_store.h"
-#include "platform/config/topology_config.h"
 
 namespace kb {
 

@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "platform/config/topology_config.h"
+#include "models/hbm/hbm_config.h"
 
 namespace kb {
 

@@ -44,8 +44,8 @@
 
 #include "models/common/address_map.h"
 #include "models/common/idle_workers.h"
+#include "models/ipcq/ipcq_config.h"
 #include "models/pe/pe_engine.h"
-#include "platform/config/topology_config.h"
 
 namespace kb {
 

@@ -21,7 +21,7 @@
 #include <tlm>
 
 #include "models/common/service_queue.h"
-#include "platform/config/topology_config.h"
+#include "models/link/link_config.h"
 
 namespace kb {
 

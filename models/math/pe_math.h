@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "models/math/math_config.h"
 #include "models/math/math_eval.h"
 #include "models/pe/pe_engine.h"
-#include "platform/config/topology_config.h"
 
 namespace kb {
 

@@ -10,7 +10,7 @@
 #include "models/memory/memory_target.h"
 #include "models/pe/pe_engine.h"
 #include "models/tcm/tcm_arena.h"
-#include "platform/config/topology_config.h"
+#include "models/tcm/tcm_config.h"
 
 namespace kb {
 

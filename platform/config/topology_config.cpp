@@ -27,28 +27,6 @@ const char* to_string(SipTopology t) {
   return "?";
 }
 
-const char* to_string(PcMapping m) {
-  switch (m) {
-    case PcMapping::kInterleave:
-      return "interleave";
-    case PcMapping::kXor:
-      return "xor";
-  }
-  return "?";
-}
-
-const char* to_string(MathImpl m) {
-  switch (m) {
-    case MathImpl::kTlm:
-      return "tlm";
-    case MathImpl::kRtl:
-      return "rtl";
-    case MathImpl::kScoreboard:
-      return "scoreboard";
-  }
-  return "?";
-}
-
 #ifndef KB_HAVE_RTL
 #define KB_HAVE_RTL 0
 #endif

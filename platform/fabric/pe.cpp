@@ -86,7 +86,7 @@ Pe::Pe(const sc_core::sc_module_name& name, const TopologyConfig& cfg, const Add
       ipcq("ipcq", cfg.pe.ipcq, map, self, ipcq_regions(cfg, map, self, tcm.ipcq_offset())),
       scheduler("scheduler", tiling_of(cfg), cfg.pe.scheduler.staging_buffers,
                 map.tcm(self.sip, self.cube, self.pe, tcm.staging_offset())),
-      cpu("cpu", cfg.pe, self),
+      cpu("cpu", cfg.pe.cpu, cfg.pe.cost_model, cfg.pe.gemm, cfg.pe.clock_ghz, self),
       self_(self) {
   xbar.add_port({nullptr, hbm.name(), nullptr});
   xbar.out.bind(hbm.in);

@@ -194,8 +194,9 @@ void HostRuntime::start(const Kernel& kernel, const LaunchGrid& grid,
     pos.program[0] = p % grid.x;
     pos.program[1] = (p / grid.x) % grid.y;
     pos.program[2] = p / (grid.x * grid.y);
-    contexts_.push_back(std::make_unique<fw::Tl>(pe.cpu, pe.tcm.arena(), platform_.address_map(),
-                                                 pe.location(), ids_, pos));
+    contexts_.push_back(std::make_unique<fw::Tl>(pe.cpu, pe.ipcq.config(), pe.tcm.arena(),
+                                                 platform_.address_map(), pe.location(), ids_,
+                                                 pos));
     fw::Tl* tl = contexts_.back().get();
     TcmArena* arena = &pe.tcm.arena();
     pe.cpu.launch([kernel, tl, arena] {
