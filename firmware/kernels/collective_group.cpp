@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "platform/fabric/cube_grid.h"
+#include "models/topology/cube_grid.h"
 
 namespace kb {
 namespace fw {
@@ -35,14 +35,10 @@ std::vector<unsigned> grid_cycle(unsigned cx, unsigned cy) {
 
 }  // namespace
 
-CollectiveGroup::CollectiveGroup(const TopologyConfig& cfg, unsigned sip, unsigned pes_per_cube)
-    : sip_(sip),
-      cx_(cfg.sip.cubes_x),
-      cy_(cfg.sip.cubes_y),
-      p_(pes_per_cube),
-      topo_(cfg.sip.topology) {
-  if (p_ == 0 || p_ > cfg.cube.pes)
-    throw std::invalid_argument("pes_per_cube must be 1.." + std::to_string(cfg.cube.pes) +
+CollectiveGroup::CollectiveGroup(const SipShape& shape, unsigned sip, unsigned pes_per_cube)
+    : sip_(sip), cx_(shape.cubes_x), cy_(shape.cubes_y), p_(pes_per_cube), topo_(shape.topology) {
+  if (p_ == 0 || p_ > shape.cube_pes)
+    throw std::invalid_argument("pes_per_cube must be 1.." + std::to_string(shape.cube_pes) +
                                 ", got " + std::to_string(p_));
   if (topo_ == CubeTopology::kRing) {
     cycle_ = CubeGrid(cx_, cy_, topo_).ring_order();

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "models/commands/commands.h"
-#include "platform/config/topology_config.h"
+#include "models/topology/topology_kind.h"
 
 namespace kb {
 namespace fw {
@@ -26,7 +26,9 @@ struct RingView {
 
 class CollectiveGroup {
  public:
-  CollectiveGroup(const TopologyConfig& cfg, unsigned sip, unsigned pes_per_cube);
+  // PE 0..pes_per_cube-1 of every cube of SIP `sip`, whose shape is `shape`
+  // (TopologyConfig::sip_shape()).
+  CollectiveGroup(const SipShape& shape, unsigned sip, unsigned pes_per_cube);
 
   unsigned size() const { return static_cast<unsigned>(order_.size()); }
   unsigned pes_per_cube() const { return p_; }

@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "models/common/errors.h"
+#include "models/topology/cube_grid.h"
 #include "platform/config/topology_schema.h"
-#include "platform/fabric/cube_grid.h"
 #include "platform/fabric/pe.h"
 #include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
@@ -240,7 +240,7 @@ nlohmann::json run_point(BenchContext& ctx, HostRuntime& rt, const PointSpec& ps
   const TopologyConfig& cfg = platform.config();
   const unsigned P =
       pes_param ? pes_param : (ps.algo == fw::AllReduceAlgo::kHierarchical ? cfg.cube.pes : 1);
-  fw::CollectiveGroup group(cfg, sip, P);
+  fw::CollectiveGroup group(cfg.sip_shape(), sip, P);
   const unsigned p = group.size();
   const auto n = static_cast<int64_t>(ps.bytes / 4);
   nlohmann::json pt = {{"algo", fw::to_string(ps.algo)},

@@ -11,6 +11,7 @@
 
 #include "firmware/kernels/allreduce.h"
 #include "platform/bench/bench.h"
+#include "platform/config/topology_config.h"
 
 namespace kb {
 

@@ -7,7 +7,7 @@
 #include "models/dma/pe_dma.h"
 #include "models/hbm/pc_mapping.h"
 #include "models/link/link.h"
-#include "platform/fabric/cube_grid.h"
+#include "models/topology/cube_grid.h"
 #include "platform/fabric/pe.h"
 #include "platform/fabric/sip.h"
 #include "platform/fabric/system.h"

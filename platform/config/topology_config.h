@@ -25,14 +25,9 @@
 #include "models/math/math_config.h"
 #include "models/scheduler/scheduler_config.h"
 #include "models/tcm/tcm_config.h"
+#include "models/topology/topology_kind.h"
 
 namespace kb {
-
-enum class CubeTopology { kMesh, kRing, kTorus2d };
-enum class SipTopology { kRing, kFull };
-
-const char* to_string(CubeTopology t);
-const char* to_string(SipTopology t);
 
 // True when `spec` (MathConfig::rtl_pes) selects PE (sip, cube, pe).
 bool rtl_pes_selects(const std::string& spec, unsigned sip, unsigned cube, unsigned pe);
@@ -109,6 +104,8 @@ struct TopologyConfig {
   unsigned pes_per_sip() const { return cubes_per_sip() * cube.pes; }
   unsigned total_pes() const { return system.n_sips * pes_per_sip(); }
   double pe_hbm_bandwidth_gbps() const { return pe.hbm.num_pcs * pe.hbm.pc_bandwidth_gbps; }
+  // The facts of a SIP that code below platform/ needs (e.g. fw::CollectiveGroup).
+  SipShape sip_shape() const { return {sip.cubes_x, sip.cubes_y, sip.topology, cube.pes}; }
 };
 
 }  // namespace kb

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "platform/fabric/cube_grid.h"
+#include "models/topology/cube_grid.h"
 
 namespace kb {
 

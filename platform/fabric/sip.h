@@ -11,8 +11,8 @@
 
 #include "models/link/link.h"
 #include "models/router/router.h"
+#include "models/topology/cube_grid.h"
 #include "platform/fabric/cube.h"
-#include "platform/fabric/cube_grid.h"
 
 namespace kb {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "models/link/link.h"
-#include "platform/fabric/cube_grid.h"
+#include "models/topology/cube_grid.h"
 #include "platform/fabric/host.h"
 #include "platform/fabric/sip.h"
 

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "firmware/kernels/collective_group.h"
+#include "models/topology/cube_grid.h"
 #include "platform/bench/allreduce_bench.h"
 #include "platform/config/topology_loader.h"
-#include "platform/fabric/cube_grid.h"
 
 namespace kb {
 namespace {
@@ -36,7 +36,7 @@ TEST(CollectiveGroup, RingOrderStepsOverOneCubeLinkOnEveryTopology) {
     for (auto [cx, cy] : {std::pair{4u, 4u}, {2u, 2u}, {4u, 3u}, {3u, 4u}, {2u, 6u}}) {
       SCOPED_TRACE(std::string(t) + " " + std::to_string(cx) + "x" + std::to_string(cy));
       const TopologyConfig c = with(t, cx, cy);
-      const CollectiveGroup g(c, 0, 1);
+      const CollectiveGroup g(c.sip_shape(), 0, 1);
       ASSERT_EQ(g.size(), cx * cy);
       std::set<unsigned> cubes;
       for (const PeAddr& m : g.members()) cubes.insert(m.cube);
@@ -48,7 +48,7 @@ TEST(CollectiveGroup, RingOrderStepsOverOneCubeLinkOnEveryTopology) {
 
 TEST(CollectiveGroup, PesOfACubeAreConsecutiveInRingOrder) {
   const TopologyConfig c = with("torus2d");
-  const CollectiveGroup g(c, 0, 8);
+  const CollectiveGroup g(c.sip_shape(), 0, 8);
   ASSERT_EQ(g.size(), 128u);
   const auto hops = neighbour_hops(c, g);
   unsigned intra = 0, inter = 0;
@@ -57,12 +57,12 @@ TEST(CollectiveGroup, PesOfACubeAreConsecutiveInRingOrder) {
   EXPECT_EQ(inter, 16u);
   EXPECT_EQ(g.rank_of(g.member(77)), 77u);
   EXPECT_THROW(g.rank_of({0, 0, 7 + 1}), std::invalid_argument);
-  EXPECT_THROW(CollectiveGroup(c, 0, 9), std::invalid_argument);
+  EXPECT_THROW(CollectiveGroup(c.sip_shape(), 0, 9), std::invalid_argument);
 }
 
 TEST(CollectiveGroup, RowsColumnsAndCubeRingsHaveTheRightNeighbours) {
   const TopologyConfig c = with("torus2d");
-  const CollectiveGroup g(c, 0, 2);
+  const CollectiveGroup g(c.sip_shape(), 0, 2);
   const PeAddr me{0, 5, 1};  // cube (1,1), PE 1
   const fw::RingView row = g.row_ring(me);
   EXPECT_EQ(row.size, 8u);  // 4 cubes x 2 PEs
@@ -83,7 +83,7 @@ TEST(CollectiveGroup, RowsColumnsAndCubeRingsHaveTheRightNeighbours) {
 
 TEST(AlphaBeta, RingAndTorusFollowTheirClosedForms) {
   const TopologyConfig c = with("torus2d");
-  const CollectiveGroup g(c, 0, 1);
+  const CollectiveGroup g(c.sip_shape(), 0, 1);
   const uint64_t n = uint64_t{96} * 1024;
   const AlphaBeta ring = allreduce_alpha_beta(c, fw::AllReduceAlgo::kRing, g, RingSpace::kTcm, n);
   const double p = 16, a = ring.alpha_ns, b = ring.beta_ns_per_byte;
@@ -97,8 +97,8 @@ TEST(AlphaBeta, RingAndTorusFollowTheirClosedForms) {
   EXPECT_DOUBLE_EQ(a, 2 + 14 + 4 + 1 + 14);
   // On a mesh the wrap of each row and column crosses three cube links.
   const TopologyConfig m = with("mesh");
-  const AlphaBeta t2m = allreduce_alpha_beta(m, fw::AllReduceAlgo::kTwoD, CollectiveGroup(m, 0, 1),
-                                             RingSpace::kTcm, n);
+  const AlphaBeta t2m = allreduce_alpha_beta(
+      m, fw::AllReduceAlgo::kTwoD, CollectiveGroup(m.sip_shape(), 0, 1), RingSpace::kTcm, n);
   EXPECT_GT(t2m.total_ns, t2.total_ns);
 }
 

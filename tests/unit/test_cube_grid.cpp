@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "platform/fabric/cube_grid.h"
+#include "models/topology/cube_grid.h"
 
 namespace kb {
 namespace {

@@ -14,7 +14,7 @@
 
 #include <vector>
 
-#include "platform/config/topology_config.h"
+#include "models/topology/topology_kind.h"
 
 namespace kb {
 

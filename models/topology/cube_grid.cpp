@@ -1,4 +1,4 @@
-#include "platform/fabric/cube_grid.h"
+#include "models/topology/cube_grid.h"
 
 #include <algorithm>
 #include <stdexcept>
