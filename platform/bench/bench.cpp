@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 #include <sstream>
 
 #include "models/common/errors.h"
@@ -26,11 +27,15 @@ BenchParams::BenchParams(const std::string& bench, const std::vector<ParamSpec>&
     values_[s.name] = s.default_value;
     names.push_back(s.name);
   }
+  std::set<std::string> given;
   for (const auto& o : overrides) {
     const auto eq = o.find('=');
     if (eq == std::string::npos || eq == 0)
       throw UsageError("--param '" + o + "': expected KEY=VALUE");
     const std::string key = o.substr(0, eq);
+    // Given twice is ambiguous (which one did the user mean?), not "last wins".
+    if (!given.insert(key).second)
+      throw UsageError("--param " + key + " is given twice ('" + o + "'); give it once");
     if (!values_.count(key)) {
       std::string msg = "--param '" + o + "': bench '" + bench + "' has no parameter '" + key + "'";
       const std::string near = nearest_spelling(key, names);

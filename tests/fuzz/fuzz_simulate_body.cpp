@@ -25,6 +25,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -237,7 +238,9 @@ std::vector<std::string> decode_command(Choices& c, const std::string& scratch) 
   if (c.flag(16)) argv.insert(argv.end(), {"--set", c.text(48)});
   const BenchChoice& b = bench_choices()[c.pick(bench_choices().size())];
   argv.insert(argv.end(), {"--bench", b.name});
-  for (const char* p : b.small) argv.insert(argv.end(), {"--param", p});
+  std::map<std::string, std::string> params;  // each key once: a repeated --param is an error
+  for (const std::string kv : b.small)
+    params[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
   for (const Choice& p : b.params) {
     if (!c.flag(3)) continue;
     std::string v;
@@ -247,8 +250,9 @@ std::vector<std::string> decode_command(Choices& c, const std::string& scratch) 
       v = value_choices()[c.pick(value_choices().size())];
     else
       v = choose(c, p);
-    argv.insert(argv.end(), {"--param", std::string(p.key) + "=" + v});
+    params[p.key] = v;
   }
+  for (const auto& [k, v] : params) argv.insert(argv.end(), {"--param", k + "=" + v});
   if (c.flag(4)) argv.emplace_back("--data");
   if (c.flag(3)) argv.insert(argv.end(), {"--json", scratch + "/r.json"});
   if (c.flag(6)) argv.insert(argv.end(), {"--oplog", scratch + "/o.jsonl"});

@@ -138,6 +138,10 @@ const std::vector<BadInput>& bad_inputs() {
        {"-t", kTiny, "-b", "dma", "--param", "bytes=4096", "rows=2"},
        2,
        "unexpected argument 'rows=2'"},
+      {"param_given_twice",
+       {"-t", kTiny, "-b", "dma", "-p", "bytes=4096", "-p", "bytes=8192"},
+       2,
+       "given twice"},
       {"jobs_negative", {"-j", "-1", "--list-benches"}, 2, "from 1 to 256"},
       {"jobs_zero", {"-j", "0", "--list-benches"}, 2, "from 1 to 256"},
       {"jobs_word", {"-j", "two", "--list-benches"}, 2, "from 1 to 256"},
@@ -337,7 +341,10 @@ TEST(BadOutputs, SignalsLeaveNoPartialFiles) {
 // its points too: none of them finishes afterwards.
 TEST(BadOutputs, AStoppedSweepStopsItsPoints) {
   TempDir tmp;
-  write_text(tmp / "slow.yaml", "bench: gqa-sweep\ngrid:\n  param: {case: [1, 2, 3, 4]}\n");
+  // Points of about a second each: without the stop reaching them, the first
+  // two would write their results well within the three seconds waited below.
+  write_text(tmp / "slow.yaml",
+             "bench: gqa-sweep\nparam: [S_kv=8192]\ngrid:\n  param: {case: [1, 3, 4, 2]}\n");
   const std::string bin = test::kernbench_binary(), spec = tmp / "slow.yaml", out = tmp / "out";
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
