@@ -1,8 +1,9 @@
 // Error kinds that map to kernbench exit codes (see platform/cli).
 //   ConfigError     -> 2  bad topology YAML, bad --set value
 //   UsageError      -> 2  bad command line, unknown bench or --param
-//   OutputError     -> 2  an output file cannot be written (checked before the
-//                         run; a full disk or a failed rename after it)
+//   OutputError     -> 2  an output file cannot be written after the run (a
+//                         full disk, a failed rename); the paths themselves are
+//                         checked before it, as UsageErrors
 //   SimulationError -> 3  a fault while simulating (names the module path)
 // Any other exception is an internal error (exit 1).
 #pragma once

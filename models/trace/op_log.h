@@ -25,7 +25,8 @@ struct OpRecord {
   double t_start_ns = 0;
   double t_end_ns = 0;
   std::string pe;      // hierarchical name of the PE, e.g. system.sip0.cube0.pe0
-  std::string engine;  // dma.read, dma.write, tcm, gemm, math
+  std::string engine;  // the lane: dma.read, dma.write, tcm.fetch, tcm.store, gemm, math,
+                       // ipcq.send, ipcq.recv, ipcq.msg
   std::string stage;   // DMA_READ, FETCH, GEMM, ...
   std::string op_kind;
   uint64_t cmd_id = 0;
