@@ -11,17 +11,12 @@
 #include <vector>
 
 #include "models/common/errors.h"
+#include "platform/runtime/output_paths.h"
 #include "platform/runtime/stop_signals.h"
 
 namespace kb {
 
 namespace {
-
-std::string directory_of(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
 
 mode_t file_mode() {
   const mode_t mask = ::umask(0);

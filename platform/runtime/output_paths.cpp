@@ -14,13 +14,13 @@
 
 namespace kb {
 
-namespace {
-
 std::string directory_of(const std::string& path) {
   const size_t slash = path.rfind('/');
   if (slash == std::string::npos) return ".";
   return slash == 0 ? "/" : path.substr(0, slash);
 }
+
+namespace {
 
 std::string base_name(const std::string& path) {
   const size_t slash = path.rfind('/');

@@ -7,6 +7,9 @@
 
 namespace kb {
 
+// The directory a path's file lives in: "." for a bare name, "/" for "/x".
+std::string directory_of(const std::string& path);
+
 struct OutputRequest {
   std::string flag;  // the option that named it, for messages: "--json"
   std::string path;

@@ -31,6 +31,7 @@
 #include "platform/fabric/pe.h"
 #include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
+#include "tests/support/cli_run.h"
 
 namespace kb {
 namespace {
@@ -608,70 +609,12 @@ TEST(PePipeline, LocalDmaTimeDoesNotDependOnAnotherPesActivity) {
 
 // ---- op log determinism through the CLI -----------------------------------------------
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/kb_pipeline_XXXXXX";
-    const char* d = mkdtemp(tmpl);
-    if (d == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = d;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using test::read_text;
+using test::RunResult;
+using test::TempDir;
 
 RunResult run_cli(const std::vector<std::string>& args, const TempDir& tmp) {
-  static int serial = 0;
-  const std::string tag = std::to_string(serial++);
-  const std::string out_path = tmp / ("stdout." + tag), err_path = tmp / ("stderr." + tag);
-  std::vector<std::string> argv_s{KB_KERNBENCH_BIN};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  argv.reserve(argv_s.size() + 1);
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  RunResult r;
-  if (rc != 0) {
-    r.err = "posix_spawn failed: " + std::to_string(rc);
-    return r;
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = read_text(out_path);
-  r.err = read_text(err_path);
-  return r;
+  return test::run_kernbench(args, tmp);
 }
 
 TEST(PePipeline, GemmBenchOpLogIsByteIdenticalAcrossRuns) {
