@@ -1,5 +1,5 @@
 // Recipes: firmware-level macros that a composite's prologue expands into
-// KERNEL-scope MATH OpSpecs (SPEC §3). PE_SCHEDULER and the engines never
+// KERNEL-scope MATH OpSpecs (firmware/tl.h). PE_SCHEDULER and the engines never
 // see a recipe, only the OpSpecs it lowers to.
 //
 // A recipe names its operands (read, or read-and-written), the scratch

@@ -1,4 +1,4 @@
-// The `tl` kernel API (SPEC §3): what a firmware kernel, running on a PE's
+// The `tl` kernel API (firmware/tl.h): what a firmware kernel, running on a PE's
 // PE_CPU thread, writes against. It builds command descriptors
 // (models/commands) and issues them through PE_CPU, which charges their
 // dispatch cost. Every call that consumes a tensor first waits for the

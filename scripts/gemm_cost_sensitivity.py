@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Cost-model sensitivity of the GEMM issue strategies (issue 11).
+"""Cost-model sensitivity of the GEMM issue strategies.
 
 usage: scripts/gemm_cost_sensitivity.py [--kernbench PATH] [--out DIR] [--jobs N]
            [--topology FILE] [--shapes S] [--variants V] [--sync wait,nowait] [--no-reference]
@@ -13,7 +13,7 @@ at every PE_CPU cost configuration
 plus, unless --no-reference, a reference with free dispatch (every FIXED and R at 0),
 which separates what the single-op kernels lose to dispatch from what they lose to
 the engines. A topology knob needs its own elaboration, so each configuration (and
-each --sync mode) is one kernbench process (SPEC 7.1); --jobs of them run at a time.
+each --sync mode) is one kernbench process (SystemC elaborates once per process); --jobs of them run at a time.
 
 Writes into OUT (default ./gemm_cost_sensitivity):
   gemm_cost_sensitivity.json   every point of every run, tagged with its configuration

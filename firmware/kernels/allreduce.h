@@ -1,4 +1,4 @@
-// All-reduce kernels (SPEC §5) over a CollectiveGroup, on PE_IPCQ.
+// All-reduce kernels over a CollectiveGroup, on PE_IPCQ.
 //
 // Every member runs the same kernel on its own vector `data` (fp32 or any
 // dtype PE_MATH adds, contiguous, in its TCM, HBM or cube SRAM); afterwards

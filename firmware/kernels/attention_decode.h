@@ -1,8 +1,7 @@
-// Grouped-query attention decode for one KV-head group on one PE (SPEC §5
-// gqa): G query heads folded into the GEMM M dimension, d_head columns, a KV
-// cache of S_kv positions in HBM walked in tiles of T positions with the
-// online softmax. K is kept transposed in HBM (KT [d, S_kv]) so the score
-// GEMM Q·Kᵀ reads a [d, T] tile directly; V is [S_kv, d].
+// Grouped-query attention decode for one KV-head group on one PE (gqa): G query heads folded into
+// the GEMM M dimension, d_head columns, a KV cache of S_kv positions in HBM walked in tiles of T
+// positions with the online softmax. K is kept transposed in HBM (KT [d, S_kv]) so the score GEMM
+// Q·Kᵀ reads a [d, T] tile directly; V is [S_kv, d].
 //
 // Variants (per KV tile j):
 //   opt1  composite #1 S = (Q·K_jᵀ)·scale; the online softmax merge with

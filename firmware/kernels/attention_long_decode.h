@@ -1,5 +1,5 @@
 // Sequence- and tensor-parallel GQA decode of one KV head over a group of
-// C cubes x P PEs (SPEC §5 gqa, long context), with a two-level
+// C cubes x P PEs (long context), with a two-level
 // reduce-to-root of the partial online-softmax state (m, l, O).
 //
 // The KV cache of the head lies in contiguous C x P blocks: the cube level
@@ -39,7 +39,7 @@ enum class CubeSplit { kSp, kRepl };
 enum class PeSplit { kTp, kSp };
 enum class ReduceShape { kTree, kChain };
 
-// The four parallelism cases of the long-context study (issue numbering):
+// The four parallelism cases of the long-context study:
 //   1 Cube-SP x PE-TP, 2 Cube-Repl x PE-TP, 3 Cube-Repl x PE-SP, 4 Cube-SP x PE-SP.
 struct DecodeCase {
   CubeSplit cube = CubeSplit::kSp;

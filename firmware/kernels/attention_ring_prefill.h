@@ -1,4 +1,4 @@
-// Ring-KV attention prefill (SPEC §5 gqa, long context): one query head per
+// Ring-KV attention prefill (long context): one query head per
 // cube, C cubes, the KV of the head's S positions sharded in contiguous
 // blocks of S/C (block c in cube c's rank), rotated around the cubes over
 // PE_IPCQ.

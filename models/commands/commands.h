@@ -1,4 +1,4 @@
-// The PE's instruction set (SPEC §2): the command descriptors PE_CPU issues
+// The PE's instruction set (docs/ARCHITECTURE.md §2): the command descriptors PE_CPU issues
 // to the engines. This header is the one interface between firmware/ and
 // models/.
 //
@@ -20,7 +20,7 @@
 
 namespace kb {
 
-// ---- OpSpec and CompositeCmd (SPEC §2, §2.1) ---------------------------------
+// ---- OpSpec and CompositeCmd (docs/ARCHITECTURE.md §2.1, §2.2) ---------------------------------
 
 enum class Scope : uint8_t { kKernel, kKTile, kOutputTile };
 const char* to_string(Scope s);

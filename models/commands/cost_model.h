@@ -1,4 +1,4 @@
-// PE_CPU dispatch cost (SPEC §2.2), charged on the PE_CPU thread in SystemC time:
+// PE_CPU dispatch cost (docs/ARCHITECTURE.md §2.3), charged on the PE_CPU thread in SystemC time:
 //   dispatch_cycles = FIXED(cmd) + logical_bytes(cmd) * per_byte_cycles
 //   FIXED = fixed_per_composite_cycles for a CompositeCmd,
 //           fixed_per_single_op_cmd_cycles for every single-op command

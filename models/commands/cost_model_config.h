@@ -1,4 +1,4 @@
-// PE_CPU dispatch cost (SPEC §2, models/commands/cost_model.h): what the
+// PE_CPU dispatch cost (docs/ARCHITECTURE.md §2.3, models/commands/cost_model.h): what the
 // firmware pays to issue a command, in PE clock cycles, as a function of the
 // command's logical_bytes.
 //

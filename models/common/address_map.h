@@ -1,4 +1,4 @@
-// The physical address map (SPEC §1): one 64-bit address decodes to
+// The physical address map (docs/ARCHITECTURE.md §1.5): one 64-bit address decodes to
 // (space, sip, cube, pe, offset).
 //
 //   bits 63..60  space   1 = HBM, 2 = TCM, 3 = SRAM, 4 = HOST, 5 = IPCQ

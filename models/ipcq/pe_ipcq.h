@@ -1,4 +1,4 @@
-// PE_IPCQ: the PE's inter-PE queues, the substrate of collectives (SPEC §1, §3).
+// PE_IPCQ: the PE's inter-PE queues, the substrate of collectives (docs/ARCHITECTURE.md §1.2).
 //
 // Receive side. For every peer it receives from, the PE opens a receive ring
 // of `slots` slots of `slot_bytes` in one of its memories (TCM, HBM or its

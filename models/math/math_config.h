@@ -8,7 +8,7 @@
 
 namespace kb {
 
-// Which implementation serves a PE's PE_MATH stages (issue 8): the TLM model,
+// Which implementation serves a PE's PE_MATH stages: the TLM model,
 // the verilated RTL vector unit behind a bridge, or the RTL with the TLM
 // numerics checked beside it on every stage (scoreboard).
 enum class MathImpl { kTlm, kRtl, kScoreboard };

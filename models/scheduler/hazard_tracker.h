@@ -1,4 +1,4 @@
-// Strict-FIFO read-write hazard tracking between composites (SPEC §2.3): a
+// Strict-FIFO read-write hazard tracking between composites (docs/ARCHITECTURE.md §3): a
 // composite whose rw_handles intersect (by handle id) those of an earlier,
 // unfinished composite waits until every such earlier composite has
 // completed. Composites that share nothing proceed. Pure bookkeeping.

@@ -1,4 +1,4 @@
-// CompositeCmd -> tile plan (SPEC §2.3), a pure function.
+// CompositeCmd -> tile plan (docs/ARCHITECTURE.md §3), a pure function.
 //
 // At most one GEMM per composite. Position decides the phase, scope the
 // repetition:

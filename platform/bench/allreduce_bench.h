@@ -1,4 +1,4 @@
-// The `allreduce` bench (SPEC §5): all-reduce over the PEs of a SIP with the
+// The `allreduce` bench: all-reduce over the PEs of a SIP with the
 // firmware/kernels/allreduce algorithms, each point printed beside its α-β
 // analytic value; with --data every PE's result is checked to be the exact
 // sum. And `ccl-sweep`: every algorithm x the three cube-link topologies x

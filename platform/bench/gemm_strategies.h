@@ -1,4 +1,4 @@
-// GEMM issue strategies (issue 11): the GEMM of the gemm study
+// GEMM issue strategies: the GEMM of the gemm study
 // (gemm_study.h: C = A·W, A [M,K], W [K,N], C [M,N] fp16 in the HBM of PE
 // sip0.cube0.pe0) issued three ways, to show what the composite command buys
 // the PE_CPU:
@@ -56,7 +56,7 @@ struct IssueRecord {
 };
 
 // How a kernel orders a command after an earlier one it depends on.
-//   kWait      the tl contract (SPEC §3): a consumer waits for the command
+//   kWait      the tl contract (firmware/tl.h): a consumer waits for the command
 //              that produces its input; a DMA into a reused TCM buffer waits
 //              for the command that last read it. Hazard-free by construction.
 //   kNoWait    the accumulator chain (dot after dot on one output tile) and

@@ -1,4 +1,4 @@
-// The GEMM study on one PE (SPEC §5 gemm): a composite GEMM C = A·W with
+// The GEMM study on one PE: a composite GEMM C = A·W with
 // A [M,K], W [K,N], C [M,N] fp16 in the PE's HBM, in three operand-staging
 // variants:
 //   load_ref   A pre-loaded to TCM, W streamed from HBM

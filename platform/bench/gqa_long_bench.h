@@ -1,4 +1,4 @@
-// Benches `gqa-long` and `gqa-sweep` (SPEC §5 gqa, long context): the decode
+// Benches `gqa-long` and `gqa-sweep` (long context): the decode
 // step of Llama-70B attention with every KV head on its own group of C cubes
 // x P PEs (firmware/kernels/attention_long_decode.h), in the four
 // parallelism cases {Cube-SP, Cube-Repl} x {PE-TP, PE-SP}. KV head h runs on

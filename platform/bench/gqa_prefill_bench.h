@@ -1,4 +1,4 @@
-// Bench `gqa-prefill` (SPEC §5 gqa, long context): ring-KV prefill of one KV
+// Bench `gqa-prefill` (long context): ring-KV prefill of one KV
 // head's G query heads, one query head per cube on C cubes
 // (firmware/kernels/attention_ring_prefill.h), for a chunk of T_q query
 // tokens at the end of S positions with the causal mask. Reports latency,

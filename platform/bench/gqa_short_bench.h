@@ -1,4 +1,4 @@
-// Bench `gqa-short` (SPEC §5 gqa, short context): decode with every cube
+// Bench `gqa-short` (short context): decode with every cube
 // owning whole KV heads (kv_per_cube of them), no cube-level sequence
 // parallelism. The PEs of a cube are split evenly over its KV heads; each
 // head's PEs split its sequence (PE-SP) and chain-reduce (m, l, O) to the

@@ -4,8 +4,8 @@
 //
 // Every point writes OUT/point_NNNN.json (its kernbench result) and
 // OUT/point_NNNN.log (its stdout and stderr); a local run also writes
-// OUT/resources.json, each point's wall time, peak RSS (KiB) and exit code. A failed point is reported with
-// its command and the tail of its log and does not stop the others.
+// OUT/resources.json, each point's wall time, peak RSS (KiB) and exit code. A failed point is
+// reported with its command and the tail of its log and does not stop the others.
 #pragma once
 
 #include <iosfwd>

@@ -1,5 +1,5 @@
 // A configuration sweep: one bench over the grid of --set / --param values a
-// YAML spec names, one kernbench process per point (SPEC §7.1: SystemC
+// YAML spec names, one kernbench process per point (SystemC
 // elaborates once per process).
 //
 //   bench: gemm                        # the bench every point runs

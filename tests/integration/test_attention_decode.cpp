@@ -1,4 +1,4 @@
-// Recipes and the GQA decode variants (issue: attention decode).
+// Recipes and the GQA decode variants.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// Attention across cubes and SIPs (issue: long-context decode in four
+// Attention across cubes and SIPs (long-context decode in four
 // parallelism cases, ring-KV prefill, short context, 4-SIP Llama-70B).
 #include <gtest/gtest.h>
 

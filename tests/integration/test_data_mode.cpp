@@ -1,4 +1,4 @@
-// Data mode end to end (SPEC §4, issue 4): real bytes in every memory and
+// Data mode end to end: real bytes in every memory and
 // through the fabric, engines that compute, checked against double-precision
 // references; timing identical with and without --data; memory cost; clear
 // errors for bad input. Each test elaborates its own Platform (one per
@@ -385,7 +385,7 @@ TEST(DataMode, AccumulatingIntoAnHbmOutputIsAClearError) {
   (void)want;
 }
 
-// The recipe-style composite of SPEC §3: a KERNEL-scope prologue
+// The recipe-style composite (firmware/recipes.h): a KERNEL-scope prologue
 // O = mul_bcast(O, corr), the head GEMM P·V (P in TCM, V streamed from HBM)
 // into O, and an OUTPUT_TILE `add other=O` epilogue: O_new = O_old·corr + P·V.
 TEST(DataMode, RecipeCompositeComputesOCorrPlusPV) {
@@ -535,7 +535,7 @@ TEST(DataMode, TransWithoutAnOutputHasTheTransposedShape) {
   // like the first input (tl.h), so `trans` returns a handle labelled [N,K]
   // holding the [K,N] transposed bytes, and PE_MATH accepts it because it
   // compares element counts only (pe_math.cpp: r.numel() != output.numel()).
-  // A consumer then sees a reshape, which SPEC §4 says this product must not
+  // A consumer then sees a reshape, which data mode must not
   // do; a dot(A, Wt) with A [M,K] faults with "mismatched shapes".
   EXPECT_EQ(shape, (std::vector<int64_t>{K, N}));
 }

@@ -1,8 +1,8 @@
-// GEMM issue strategies (issue 11): the composite against the primitive
+// GEMM issue strategies: the composite against the primitive
 // single-op kernels async-full and async-tiled on the default topology.
 // Timing only (data mode is another issue). Each test elaborates one Platform
 // (or none: the cost-model test spawns kernbench, one process per
-// configuration, as SPEC §7.1 asks of a sweep over hardware knobs).
+// configuration, as a sweep over hardware knobs must: SystemC elaborates once per process).
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-// The GEMM study (SPEC §5 gemm) on the default topology: the gemm-sweep
+// The GEMM study on the default topology: the gemm-sweep
 // shapes through run_gemm_point, measured against the analytic model and
 // against the acceptance invariants of the three operand-staging variants.
 #include <gtest/gtest.h>

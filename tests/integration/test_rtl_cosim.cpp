@@ -1,4 +1,4 @@
-// RTL co-simulation (issue 8): the verilated vector unit
+// RTL co-simulation: the verilated vector unit
 // (models/rtl/vector_unit.sv) behind the PE_MATH bridge
 // (models/rtl/pe_math_rtl.h).
 //

@@ -1,5 +1,5 @@
-// Command descriptors (SPEC §2.1): logical_bytes of every command kind, and
-// the PE_CPU dispatch cost model (SPEC §2.2) built on it.
+// Command descriptors (docs/ARCHITECTURE.md §2.2): logical_bytes of every command kind, and
+// the PE_CPU dispatch cost model (docs/ARCHITECTURE.md §2.3) built on it.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -23,7 +23,7 @@ TensorHandle handle(uint64_t id, std::vector<int64_t> shape = {32, 32}) {
   return h;
 }
 
-// The one-op GEMM composite of SPEC §2.1's worked example: operands a, b; out;
+// The one-op GEMM composite of the worked example of docs/ARCHITECTURE.md §2.2: operands a, b; out;
 // extra m, k, n.
 CompositeCmd one_op_gemm_composite() {
   OpSpec g;
@@ -174,7 +174,7 @@ TEST(PeCommands, OneOpGemmCompositeCosts42_875NsAtDefaults) {
   EXPECT_EQ(cost.check(c), "");
 }
 
-// SPEC §2.1: "No deduplication: a handle named in three OpSpecs and in
+// docs/ARCHITECTURE.md §2.2: "No deduplication: a handle named in three OpSpecs and in
 // rw_handles is counted four times (a descriptor slot each)".
 TEST(PeCommands, HandleIsCountedOncePerMentionWithoutDeduplication) {
   const TensorHandle h = handle(42), g = handle(43);

@@ -1,4 +1,4 @@
-// DPPolicy: launch-grid programs -> physical PEs (SPEC §3).
+// DPPolicy: launch-grid programs -> physical PEs (firmware/tl.h).
 #include <gtest/gtest.h>
 
 #include <stdexcept>

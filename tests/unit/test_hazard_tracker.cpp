@@ -1,4 +1,4 @@
-// Strict-FIFO read-write hazard tracking between composites (SPEC §2.3).
+// Strict-FIFO read-write hazard tracking between composites (docs/ARCHITECTURE.md §3).
 #include <gtest/gtest.h>
 
 #include <cstdint>

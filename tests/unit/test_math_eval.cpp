@@ -380,7 +380,7 @@ TEST(MathEval, MinusInfinityCasesOfTheMaxAndExpPaths) {
   EXPECT_EQ(p.data, (std::vector<float>{0.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f}));
 }
 
-// softmax_merge (SPEC §3) over two KV tiles with math_eval, where row 0 is
+// softmax_merge (firmware/tl.h) over two KV tiles with math_eval, where row 0 is
 // fully masked in the first tile and row 2 in both: no NaN leaks into a row
 // that has any unmasked score, and the merged result equals softmax(S)·V.
 TEST(MathEval, OnlineSoftmaxSurvivesAFullyMaskedTile) {

@@ -1,4 +1,4 @@
-// PE_SCHEDULER tile plans (SPEC §2.3): make_tile_plan is a pure function of
+// PE_SCHEDULER tile plans (docs/ARCHITECTURE.md §3): make_tile_plan is a pure function of
 // the composite and the tiling.
 #include <gtest/gtest.h>
 
