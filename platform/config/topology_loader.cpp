@@ -20,6 +20,7 @@
 #include "models/common/errors.h"
 #include "platform/config/topology_schema.h"
 #include "platform/util/input_file.h"
+#include "platform/util/spelling.h"
 
 namespace kb {
 
@@ -264,13 +265,6 @@ const BindingTable& topology_bindings() {
 
 // ---------------------------------------------------------------------------
 // Helpers.
-
-std::string trim(const std::string& s) {
-  const char* ws = " \t\r\n";
-  const size_t b = s.find_first_not_of(ws);
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(ws) - b + 1);
-}
 
 std::string join(const std::vector<std::string>& items, const char* sep) {
   std::string out;

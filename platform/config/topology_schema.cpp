@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "platform/util/spelling.h"
+
 namespace kb {
 
 namespace {
@@ -223,13 +225,6 @@ std::vector<Knob> build_topology_knobs() {
 // ---------------------------------------------------------------------------
 // Value parsing helpers.
 
-std::string trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
-
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -439,20 +434,6 @@ std::string Knob::section() const {
   return dot == std::string::npos ? std::string() : path.substr(0, dot);
 }
 
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t subst = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
 std::string format_size(uint64_t bytes) {
   static const char* kUnits[] = {"TiB", "GiB", "MiB", "KiB"};
   static const int kShifts[] = {40, 30, 20, 10};
@@ -514,7 +495,7 @@ std::string TopologySchema::suggest_child(const std::string& section,
   std::string best;
   size_t best_d = std::numeric_limits<size_t>::max();
   for (const std::string& c : children(section)) {
-    const size_t d = edit_distance(lower(key), lower(c));
+    const size_t d = spelling_distance(lower(key), lower(c));
     const size_t limit = std::max<size_t>(1, std::max(key.size(), c.size()) / 3);
     if (d <= limit && d < best_d) {
       best = c;
@@ -540,7 +521,7 @@ std::vector<std::string> TopologySchema::suggest_knob_paths(const std::string& p
   // 2. A full path within a few edits.
   size_t best_d = std::numeric_limits<size_t>::max();
   for (const Knob& k : knobs_) {
-    const size_t d = edit_distance(lower(path), lower(k.path));
+    const size_t d = spelling_distance(lower(path), lower(k.path));
     const size_t limit = std::max<size_t>(2, std::max(path.size(), k.path.size()) / 5);
     if (d > limit || d > best_d) continue;
     if (d < best_d) best.clear();
@@ -553,7 +534,7 @@ std::vector<std::string> TopologySchema::suggest_knob_paths(const std::string& p
   const std::string leaf = lower(dot == std::string::npos ? path : path.substr(dot + 1));
   for (const Knob& k : knobs_) {
     const std::string kl = lower(k.leaf());
-    const size_t d = edit_distance(leaf, kl);
+    const size_t d = spelling_distance(leaf, kl);
     const size_t limit = std::max<size_t>(1, std::max(leaf.size(), kl.size()) / 3);
     if (d > limit || d > best_d) continue;
     if (d < best_d) best.clear();
@@ -583,7 +564,7 @@ bool TopologySchema::parse_value(const Knob& knob, const std::string& raw, KnobV
         std::string best;
         size_t best_d = text.size() / 2 + 2;
         for (const std::string& a : knob.allowed) {
-          const size_t d = edit_distance(lower(text), a);
+          const size_t d = spelling_distance(lower(text), a);
           if (d < best_d) best_d = d, best = a;
         }
         if (!best.empty()) *error += " (did you mean '" + best + "'?)";

@@ -99,9 +99,6 @@ class TopologySchema {
 // The schema of topology YAML files (built once, immutable).
 const TopologySchema& topology_schema();
 
-// Levenshtein distance (insert, delete, substitute; each costs 1).
-size_t edit_distance(const std::string& a, const std::string& b);
-
 // "1TiB", "32KiB", "1000B": the largest binary unit that divides `bytes`.
 std::string format_size(uint64_t bytes);
 

@@ -1,6 +1,7 @@
 #include "platform/util/spelling.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace kb {
 
@@ -25,6 +26,13 @@ std::string nearest_spelling(const std::string& word, const std::vector<std::str
   }
   const unsigned limit = std::max<unsigned>(2, static_cast<unsigned>(word.size()) / 2);
   return best_d <= limit ? best : "";
+}
+
+std::string trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
 }
 
 }  // namespace kb

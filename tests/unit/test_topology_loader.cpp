@@ -12,6 +12,7 @@
 #include "models/common/errors.h"
 #include "platform/config/topology_loader.h"
 #include "platform/config/topology_schema.h"
+#include "platform/util/spelling.h"
 #include "tests/support/test_support.h"
 
 namespace kb {
@@ -249,9 +250,9 @@ TEST(TopologySchema, EveryKnobHasTypeDefaultAndDescription) {
 }
 
 TEST(TopologySchema, EditDistanceAndSuggestions) {
-  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
-  EXPECT_EQ(edit_distance("", "abc"), 3u);
-  EXPECT_EQ(edit_distance("bandwith_gbps", "bandwidth_gbps"), 1u);
+  EXPECT_EQ(spelling_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(spelling_distance("", "abc"), 3u);
+  EXPECT_EQ(spelling_distance("bandwith_gbps", "bandwidth_gbps"), 1u);
   const TopologySchema& s = topology_schema();
   EXPECT_EQ(s.suggest_child("sip.cube_link", "bandwith_gbps"), "bandwidth_gbps");
   EXPECT_EQ(s.suggest_child("", "xyzzy"), "");
