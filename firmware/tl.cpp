@@ -4,6 +4,7 @@
 
 #include "firmware/recipes.h"
 #include "models/common/errors.h"
+#include "models/common/fault.h"
 #include "models/common/sim_time.h"
 #include "models/tcm/tcm_arena.h"
 
@@ -37,8 +38,7 @@ TensorHandle Tl::tcm_handle(std::vector<int64_t> shape, DType dtype) {
     offset = arena_.allocate(h.bytes());
   } catch (const TcmOverflow& e) {
     const std::string msg = cpu_.pe_path() + ": " + e.what() + " (tensor " + h.describe() + ")";
-    SC_REPORT_ERROR("/kernbench/tl", msg.c_str());
-    throw SimulationError(msg);
+    raise_fault("/kernbench/tl", msg);
   }
   h.addr = map_.tcm(pe_.sip, pe_.cube, pe_.pe, offset);
   return h;
@@ -210,8 +210,7 @@ Tensor Tl::math(const std::string& kind, std::vector<Tensor> inputs,
 
 void Tl::fail(const std::string& why) {
   const std::string msg = cpu_.pe_path() + ": " + why;
-  SC_REPORT_ERROR("/kernbench/tl", msg.c_str());
-  throw SimulationError(msg);  // not reached: the report policy throws
+  raise_fault("/kernbench/tl", msg);
 }
 
 const TensorHandle& Tl::recipe_slot(const Recipe& r, const RecipeSlots& slots,

@@ -1,4 +1,5 @@
 #include "models/common/tlm_checker.h"
+#include "models/common/fault.h"
 
 #if KB_TLM_CHECKS
 
@@ -71,10 +72,9 @@ bool valid_command(tlm::tlm_command c) {
       << interface << " (IEEE 1666-2011 " << section << "): " << rule << "; payload "
       << command_name(trans.get_command()) << " " << format_address(trans.get_address()) << ", "
       << trans.get_data_length() << " bytes";
-  SC_REPORT_ERROR(kTlmProtocolMsgType, msg.str().c_str());
-  // The report handler throws on SC_ERROR (ours and SystemC's default); make
-  // sure a custom handler that returns cannot let the transaction go on.
-  throw SimulationError(msg.str());
+  // raise_fault throws even under a report handler that returns, so the
+  // transaction cannot go on.
+  raise_fault(kTlmProtocolMsgType, msg.str());
 }
 
 }  // namespace

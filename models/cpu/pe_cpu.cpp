@@ -1,4 +1,5 @@
 #include "models/cpu/pe_cpu.h"
+#include "models/common/fault.h"
 
 #include "models/commands/op_kinds.h"
 #include "models/common/errors.h"
@@ -44,8 +45,7 @@ void PeCpu::launch(std::function<void()> kernel, const std::string& label) {
 void PeCpu::fault(uint64_t id, const char* kind, const std::string& why) {
   const std::string msg =
       std::string(name()) + ": command #" + std::to_string(id) + " (" + kind + "): " + why;
-  SC_REPORT_ERROR("/kernbench/pe_cpu", msg.c_str());
-  throw SimulationError(msg);  // not reached: the report policy throws
+  raise_fault("/kernbench/pe_cpu", msg);
 }
 
 void PeCpu::build_token(InFlight& f) {

@@ -1,4 +1,5 @@
 #include "models/dma/pe_dma.h"
+#include "models/common/fault.h"
 
 #include <algorithm>
 #include <sstream>
@@ -247,8 +248,7 @@ void PeDma::check_rows_stay_in_region(const Pending& p) {
         << (src ? "source" : "destination") << " stride " << stride << " carries row " << t.rows - 1
         << " out of the first row's memory region"
         << (wraps ? " (the address overflows 64 bits)" : " to " + format_address(last));
-    SC_REPORT_ERROR(kMsgType, msg.str().c_str());
-    throw SimulationError(msg.str());  // not reached: the report policy throws
+    raise_fault(kMsgType, msg.str());
   }
 }
 
@@ -260,8 +260,7 @@ void PeDma::fault(const Pending& p, uint64_t addr, uint64_t len, const char* wha
   msg << name() << ": DMA command #" << p.transfer.cmd_id << " (" << format_address(p.transfer.src)
       << " -> " << format_address(p.transfer.dst) << ", " << p.transfer.total_bytes()
       << " bytes): burst " << what << " failed: " << why;
-  SC_REPORT_ERROR(kMsgType, msg.str().c_str());
-  throw SimulationError(msg.str());  // not reached: the report policy throws
+  raise_fault(kMsgType, msg.str());
 }
 
 }  // namespace kb

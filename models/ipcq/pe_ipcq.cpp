@@ -1,4 +1,5 @@
 #include "models/ipcq/pe_ipcq.h"
+#include "models/common/fault.h"
 
 #include <algorithm>
 #include <sstream>
@@ -96,8 +97,7 @@ void PeIpcq::fault(uint64_t cmd_id, const std::string& why) const {
   msg << name() << ": ";
   if (cmd_id) msg << "command #" << cmd_id << ": ";
   msg << why;
-  SC_REPORT_ERROR(kMsgType, msg.str().c_str());
-  throw SimulationError(msg.str());  // not reached: the report policy throws
+  raise_fault(kMsgType, msg.str());
 }
 
 uint64_t PeIpcq::ring_capacity(RingSpace s) const {

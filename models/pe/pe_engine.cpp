@@ -1,4 +1,5 @@
 #include "models/pe/pe_engine.h"
+#include "models/common/fault.h"
 
 #include "models/common/sim_time.h"
 #include "models/pe/borrowed_extension.h"
@@ -52,10 +53,8 @@ void PeEngine::b_transport(int, tlm::tlm_generic_payload& trans, sc_core::sc_tim
   trans.get_extension(ext);
   if (!ext || !ext->token) {
     trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
-    SC_REPORT_ERROR(
-        "/kernbench/pe_engine",
-        (std::string(name()) + ": stage socket received a payload without a token").c_str());
-    return;
+    raise_fault("/kernbench/pe_engine",
+                std::string(name()) + ": stage socket received a payload without a token");
   }
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
   accept(ext->token);
@@ -141,8 +140,7 @@ void PeEngine::compute_fault(const TileToken& token, const Stage& stage,
   const std::string msg = std::string(name()) + ": command #" + std::to_string(token.cmd_id) +
                           " tile " + token.tile + " " + to_string(stage.kind) + " '" +
                           stage.op_kind + "': " + why;
-  SC_REPORT_ERROR("/kernbench/data", msg.c_str());
-  throw std::runtime_error(msg);  // not reached: the report policy throws
+  raise_fault("/kernbench/data", msg);
 }
 
 void PeEngine::lane_enter(unsigned lane) {

@@ -1,4 +1,5 @@
 #include "models/scheduler/pe_scheduler.h"
+#include "models/common/fault.h"
 
 #include <string>
 
@@ -34,11 +35,9 @@ void PeScheduler::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&
   } catch (const PlanError& err) {
     trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
     const std::string pe = std::string(name()).substr(0, std::string(name()).rfind('.'));
-    SC_REPORT_ERROR("/kernbench/pe_scheduler",
-                    (std::string(name()) + ": composite command #" + std::to_string(req->cmd_id) +
-                     " on " + pe + " rejected: " + err.what())
-                        .c_str());
-    return;
+    raise_fault("/kernbench/pe_scheduler", std::string(name()) + ": composite command #" +
+                                               std::to_string(req->cmd_id) + " on " + pe +
+                                               " rejected: " + err.what());
   }
   std::vector<uint64_t> ids;
   for (const auto& h : req->cmd->rw_handles) ids.push_back(h.id);
