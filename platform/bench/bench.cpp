@@ -75,6 +75,14 @@ long long BenchParams::integer(const std::string& key) const {
   return parse_integer(key, str(key));
 }
 
+long long BenchParams::integer_within(const std::string& key, long long max) const {
+  const long long v = integer(key);
+  if (v > max || v < -max)
+    throw UsageError("--param " + key + "=" + str(key) + ": out of range, at most " +
+                     std::to_string(max));
+  return v;
+}
+
 std::vector<long long> BenchParams::integers(const std::string& key) const {
   std::vector<long long> out;
   for (const std::string& item : list(key)) out.push_back(parse_integer(key, item));

@@ -29,7 +29,10 @@ class BenchParams {
               const std::vector<std::string>& overrides);
   const std::string& str(const std::string& key) const;
   long long integer(const std::string& key) const;  // UsageError when not an integer
-  double number(const std::string& key) const;      // UsageError when not a number
+  // An integer whose magnitude is at most `max` (UsageError naming the bound):
+  // shape parameters are bounded so every product of them fits in 64 bits.
+  long long integer_within(const std::string& key, long long max) const;
+  double number(const std::string& key) const;  // UsageError when not a number
   // A comma-separated value as its items (empty items dropped).
   std::vector<std::string> list(const std::string& key) const;
   // A comma-separated list of integers (each as integer() reads it).

@@ -13,6 +13,10 @@
 
 namespace kb {
 
+// Attention shapes are bounded so that every product of them fits in 64 bits
+// (16 Mi positions, 64 Ki-position tiles, 4096 heads or head dimensions).
+constexpr long long kMaxPositions = 1 << 24, kMaxTile = 1 << 16, kMaxHeads = 4096;
+
 std::vector<ParamSpec> GqaDecodeBench::params() const {
   return {{"variant", "opt2", "opt1 | opt2 | opt3 (comma-separated to compare several)"},
           {"S_kv", "1024", "KV positions (a multiple of tile)"},
@@ -75,8 +79,10 @@ bool k_before_v_holds(const std::vector<OpRecord>& recs, const fw::DecodeTrace& 
 
 BenchResult GqaDecodeBench::run(BenchContext& ctx) {
   const BenchParams& p = ctx.params;
-  const int64_t S = p.integer("S_kv"), T = p.integer("tile"), heads = p.integer("heads");
-  const int64_t kv = p.integer("kv_heads"), d = p.integer("d_head");
+  const int64_t S = p.integer_within("S_kv", kMaxPositions), T = p.integer_within("tile", kMaxTile);
+  const int64_t heads = p.integer_within("heads", kMaxHeads);
+  const int64_t kv = p.integer_within("kv_heads", kMaxHeads),
+                d = p.integer_within("d_head", kMaxHeads);
   const double score_std = p.number("score_std");
   if (score_std <= 0) throw UsageError("--param score_std must be > 0");
   if (S <= 0 || T <= 0 || heads <= 0 || kv <= 0 || d <= 0)

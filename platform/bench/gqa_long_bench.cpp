@@ -15,6 +15,10 @@
 
 namespace kb {
 
+// Attention shapes are bounded so that every product of them fits in 64 bits
+// (16 Mi positions, 64 Ki-position tiles, 4096 heads or head dimensions).
+constexpr long long kMaxPositions = 1 << 24, kMaxTile = 1 << 16, kMaxHeads = 4096;
+
 namespace {
 
 std::string str(int64_t v) {
@@ -336,10 +340,10 @@ LongDecodeSpec spec_from(const BenchParams& p) {
   };
   s.cubes = nonneg("C");
   s.pes = nonneg("P");
-  s.kv_heads = p.integer("kv_heads");
-  s.heads = p.integer("heads");
-  s.d_head = p.integer("d_head");
-  s.tile = p.integer("tile");
+  s.kv_heads = p.integer_within("kv_heads", kMaxHeads);
+  s.heads = p.integer_within("heads", kMaxHeads);
+  s.d_head = p.integer_within("d_head", kMaxHeads);
+  s.tile = p.integer_within("tile", kMaxTile);
   s.score_std = p.number("score_std");
   if (!(s.score_std > 0 && s.score_std <= 1000))
     throw UsageError("--param score_std must be in (0, 1000]");
@@ -359,6 +363,10 @@ LongDecodeSpec spec_from(const BenchParams& p) {
 std::vector<long long> int_list(const BenchParams& p, const std::string& key) {
   std::vector<long long> out = p.integers(key);
   if (out.empty()) throw UsageError("--param " + key + " is empty");
+  for (const long long v : out)
+    if (v > kMaxPositions || v < -kMaxPositions)
+      throw UsageError("--param " + key + "=" + std::to_string(v) + ": out of range, at most " +
+                       std::to_string(kMaxPositions));
   return out;
 }
 

@@ -15,6 +15,10 @@
 
 namespace kb {
 
+// Attention shapes are bounded so that every product of them fits in 64 bits
+// (16 Mi positions, 64 Ki-position tiles, 4096 heads or head dimensions).
+constexpr long long kMaxPositions = 1 << 24, kMaxTile = 1 << 16, kMaxHeads = 4096;
+
 std::vector<ParamSpec> GqaPrefillBench::params() const {
   return {{"S", "8192", "KV positions, the query chunk included (comma-separated for several)"},
           {"T_q", "128", "query tokens of the chunk (positions S-T_q .. S-1), at most S/C"},
@@ -50,8 +54,10 @@ BenchResult GqaPrefillBench::run(BenchContext& ctx) {
   const BenchParams& p = ctx.params;
   Platform& platform = ctx.platform;
   const TopologyConfig& cfg = platform.config();
-  const long long Tq = p.integer("T_q"), C = p.integer("C"), T = p.integer("tile");
-  const long long d = p.integer("d_head"), start = p.integer("cube_start");
+  const long long Tq = p.integer_within("T_q", kMaxPositions), C = p.integer_within("C", kMaxHeads);
+  const long long T = p.integer_within("tile", kMaxTile);
+  const long long d = p.integer_within("d_head", kMaxHeads);
+  const long long start = p.integer_within("cube_start", kMaxHeads);
   const double score_std = p.number("score_std");
   if (Tq <= 0 || C <= 0 || T <= 0 || d <= 0 || start < 0)
     throw UsageError("gqa-prefill: T_q, C, tile and d_head must be > 0, cube_start >= 0");
@@ -62,6 +68,9 @@ BenchResult GqaPrefillBench::run(BenchContext& ctx) {
                      " are more than the " + str(cfg.cubes_per_sip()) + " cubes of a SIP");
   std::vector<long long> sizes;
   for (const long long S : p.integers("S")) {
+    if (S > kMaxPositions || S < -kMaxPositions)
+      throw UsageError("--param S=" + std::to_string(S) + ": out of range, at most " +
+                       std::to_string(kMaxPositions));
     if (S <= 0) throw UsageError("--param S=" + str(S) + ": expected a positive size");
     if (S % (C * T) != 0)
       throw UsageError("gqa-prefill: S=" + str(S) + " is not a multiple of C x tile = " +

@@ -9,6 +9,10 @@
 
 namespace kb {
 
+// Attention shapes are bounded so that every product of them fits in 64 bits
+// (16 Mi positions, 64 Ki-position tiles, 4096 heads or head dimensions).
+constexpr long long kMaxPositions = 1 << 24, kMaxTile = 1 << 16, kMaxHeads = 4096;
+
 std::vector<ParamSpec> GqaShortBench::params() const {
   return {{"kv_per_cube", "1,2,4,8", "KV heads each cube owns (comma-separated for several)"},
           {"S_kv", "4096", "KV positions; a multiple of (PEs per head) x tile"},
@@ -33,10 +37,11 @@ BenchResult GqaShortBench::run(BenchContext& ctx) {
   const BenchParams& p = ctx.params;
   const TopologyConfig& cfg = ctx.platform.config();
   DecodeShape shape;
-  const long long kv_heads = p.integer("kv_heads"), heads = p.integer("heads");
-  shape.d_head = p.integer("d_head");
-  shape.s_kv = p.integer("S_kv");
-  shape.tile = p.integer("tile");
+  const long long kv_heads = p.integer_within("kv_heads", kMaxHeads);
+  const long long heads = p.integer_within("heads", kMaxHeads);
+  shape.d_head = p.integer_within("d_head", kMaxHeads);
+  shape.s_kv = p.integer_within("S_kv", kMaxPositions);
+  shape.tile = p.integer_within("tile", kMaxTile);
   shape.score_std = p.number("score_std");
   shape.variant = p.str("variant");
   shape.tiled_kv = parse_kv_layout(p);

@@ -105,6 +105,11 @@ const std::vector<BadInput>& bad_inputs() {
        {"-t", kTiny, "-b", "dma", "-p", "bytes=9223372036854775808"},
        2,
        "up to 2^63"},
+      {"attention_tile_past_its_bound",
+       {"-t", kTiny, "-b", "gqa-short", "-p", "S_kv=4294967296", "-p", "heads=16", "-p",
+        "kv_heads=2", "-p", "kv_per_cube=1", "-p", "tile=0x5000000000000000"},
+       2,
+       "out of range"},
       // Knob minimums and OS limits.
       {"stack_12KiB",
        {"-t", kTiny, "--set", "pe.cpu.stack_bytes=12KiB", "-b", "gqa-decode"},
