@@ -72,7 +72,11 @@ for t in "${targets[@]}"; do
   log="$build/$t.log"
   echo "== $t: ${seconds}s"
   rc=0
-  "./$build/tests/fuzz/$t" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 \
+  # fuzz_simulate waits for a whole simulation per input and enforces its own
+  # 60 s limit on it; libFuzzer's per-input timeout must be longer.
+  timeout=10
+  [ "$t" = fuzz_simulate ] && timeout=120
+  "./$build/tests/fuzz/$t" -max_total_time="$seconds" -print_final_stats=1 -timeout="$timeout" \
     -rss_limit_mb=2048 -artifact_prefix="$build/artifacts/$t-" "$work" "${seeds[@]}" \
     > "$log" 2>&1 || rc=$?
   # (A fuzzer that dies early prints no stats: none of these may fail the script.)
