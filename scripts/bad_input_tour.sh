@@ -436,7 +436,7 @@ sed 's/$/\r/' "$T" >"$FIX/crlf.yaml"
   done
 } >"$FIX/laughs.yaml"
 
-DMA=(--topology "$T" --bench dma --param bytes=4096)
+DMA=(--topology "$T" --bench dma)  # no --param here: a case adds its own, and a repeat is an error
 OUTB=(--topology "$T" --bench gemm --param K=256)
 UNMAPPED=0x5000000000000000
 
@@ -1225,7 +1225,7 @@ t sim-dma-src-unmapped-data 3 "${DMA[@]}" --param src=$UNMAPPED --data
 t sim-dma-dst-unmapped-vcd 3 "${DMA[@]}" --param dst=$UNMAPPED --vcd v.vcd
 # a byte-misaligned transfer: either supported (0) or a clean fault (3)
 t sim-dma-misaligned "0|3" --topology "$T" --bench dma --param src=hbm:0.0.0+1 --param dst=tcm:0.0.0+3 --param bytes=4093
-t sim-dma-straddles-hbm-end "2|3" "${DMA[@]}" --param src=hbm:0.0.0+67104768 --param bytes=8192
+t sim-dma-straddles-hbm-end "2|3" --topology "$T" --bench dma --param src=hbm:0.0.0+67104768 --param bytes=8192
 t sim-vcd-proc 2 "${DMA[@]}" --vcd /proc/x
 
 # ===========================================================================

@@ -307,7 +307,7 @@ void gemm_async_tiled_kernel(fw::Tl& tl, const GemmOperands& ops, DepSync sync, 
         if (more && sync == DepSync::kWait) stream.prefetch(s + 1);
       }
       // Step 5: the output tile is complete: cast it to fp16 and store it
-      // to C (issued, not waited for).
+      // to C, issued and not waited for.
       const auto t = static_cast<size_t>(mi * nn + ni);
       cast_and_store(tl, ops, acc, c16[t % 2], store_of[t % 2], mi * tm, ni * tn, sync, rec);
     }
@@ -452,7 +452,7 @@ void window_metrics(nlohmann::json& j, Platform& p, const GemmShape& s, double t
 
 nlohmann::json run_gemm_strategy_point(HostRuntime& rt, const GemmShape& s,
                                        const std::string& strategy, const std::string& variant,
-                                       DepSync sync, IssueRecord* issued) {
+                                       DepSync sync, IssueRecord* record_out) {
   Platform& p = rt.platform();
   const TopologyConfig& c = p.config();
   const PeId pe{0, 0, 0};
@@ -534,7 +534,7 @@ nlohmann::json run_gemm_strategy_point(HostRuntime& rt, const GemmShape& s,
     j["n_tiles"] = dots;
     j["cmd_id_first"] = *ids.begin();  // the point's commands are consecutive on the PE
     j["cmd_id_last"] = *ids.rbegin();
-    if (issued) *issued = rec;
+    if (record_out != nullptr) *record_out = rec;
   }
 
   // PE_CPU's own account of the point (pre-loads included): the dispatch

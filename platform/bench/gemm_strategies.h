@@ -87,12 +87,12 @@ std::string gemm_strategy_fit(const TopologyConfig& cfg, const GemmShape& s,
 // variant, strategy, window_ns, tflops_per_pe, mac_util, commands,
 // commands_by_kind, dispatch_ns, dispatch_ns_formula, cost_per_command_ns,
 // cpu_bound_ns, cpu_bound_share, gemm_busy_ns, gemm_idle_other_ns,
-// stage_busy_ns, preload_commands, cmd_id_first/last ... `issued`, when
+// stage_busy_ns, preload_commands, cmd_id_first/last ... `record_out`, when
 // given, receives the handles of the async kernels' commands.
 nlohmann::json run_gemm_strategy_point(HostRuntime& rt, const GemmShape& s,
                                        const std::string& strategy, const std::string& variant,
                                        DepSync sync = DepSync::kWait,
-                                       IssueRecord* issued = nullptr);
+                                       IssueRecord* record_out = nullptr);
 
 class GemmStrategiesBench : public Bench {
  public:
