@@ -216,7 +216,7 @@ void OpLog::for_each_trace_piece(const std::function<void(const std::string&)>& 
     f((first ? "" : ",") + e.dump());
     first = false;
   };
-  f("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+  f(R"({"displayTimeUnit":"ns","traceEvents":[)");
   for_each_ordered([&](const OpRecord& r) {
     auto [pit, pnew] = pids.emplace(r.pe, static_cast<int>(pids.size()) + 1);
     if (pnew)

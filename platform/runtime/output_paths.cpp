@@ -58,49 +58,56 @@ std::string identity(const std::string& path, const struct stat* st) {
   return ec ? path : p.string();
 }
 
+// One output on its own: its name, what exists there, its directory. Returns
+// false for a character device (written straight into; not compared for
+// identity), true otherwise with `exists` and `st` describing the target.
+bool check_one(const OutputRequest& o, bool& exists, struct stat& st) {
+  if (o.path.empty()) throw UsageError(o.flag + ": the file name is empty");
+  if (o.path.size() >= PATH_MAX)
+    refuse(o, "the path is " + std::to_string(o.path.size()) + " characters, over the " +
+                  std::to_string(PATH_MAX - 1) + " Linux allows");
+  const std::string dir = directory_of(o.path), name = base_name(o.path);
+  if (name.empty() || name == "." || name == "..") refuse(o, "names a directory; give a file name");
+  const long name_max = ::pathconf(dir.c_str(), _PC_NAME_MAX);
+  const size_t limit = name_max > 0 ? static_cast<size_t>(name_max) : NAME_MAX;
+  if (name.size() > limit)
+    refuse(o, "the file name is " + std::to_string(name.size()) + " characters, longer than the " +
+                  std::to_string(limit) + " the file system allows");
+  exists = ::stat(o.path.c_str(), &st) == 0;
+  const int err = errno;
+  if (exists) {
+    if (S_ISCHR(st.st_mode)) {
+      if (!o.allow_char_device)
+        refuse(o, "is a character device; this output needs a regular file");
+      const int fd = ::open(o.path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+      if (fd < 0) refuse(o, std::string("cannot open for writing: ") + std::strerror(errno));
+      ::close(fd);
+      return false;  // the same device may take several outputs, one after another
+    }
+    if (!S_ISREG(st.st_mode))
+      refuse(o, std::string("exists and is ") + kind_of(st.st_mode) +
+                    "; outputs replace only regular files");
+    if (::access(o.path.c_str(), W_OK) != 0)
+      refuse(o, std::string("cannot be written: ") + std::strerror(errno));
+  } else if (err != ENOENT) {
+    refuse(o, std::strerror(err));
+  } else {
+    struct stat dst {};
+    if (::stat(dir.c_str(), &dst) != 0 || !S_ISDIR(dst.st_mode))
+      refuse(o, "directory '" + dir + "' does not exist");
+  }
+  probe_directory(o, dir);
+  return true;
+}
+
 }  // namespace
 
 void check_output_paths(const std::vector<OutputRequest>& outputs) {
   std::map<std::string, const OutputRequest*> seen;
   for (const OutputRequest& o : outputs) {
-    if (o.path.empty()) throw UsageError(o.flag + ": the file name is empty");
-    if (o.path.size() >= PATH_MAX)
-      refuse(o, "the path is " + std::to_string(o.path.size()) + " characters, over the " +
-                    std::to_string(PATH_MAX - 1) + " Linux allows");
-    const std::string dir = directory_of(o.path), name = base_name(o.path);
-    if (name.empty() || name == "." || name == "..")
-      refuse(o, "names a directory; give a file name");
-    const long name_max = ::pathconf(dir.c_str(), _PC_NAME_MAX);
-    const size_t limit = name_max > 0 ? static_cast<size_t>(name_max) : NAME_MAX;
-    if (name.size() > limit)
-      refuse(o, "the file name is " + std::to_string(name.size()) +
-                    " characters, longer than the " + std::to_string(limit) +
-                    " the file system allows");
+    bool exists = false;
     struct stat st {};
-    const bool exists = ::stat(o.path.c_str(), &st) == 0;
-    const int err = errno;
-    if (exists) {
-      if (S_ISCHR(st.st_mode)) {
-        if (!o.allow_char_device)
-          refuse(o, "is a character device; this output needs a regular file");
-        const int fd = ::open(o.path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0) refuse(o, std::string("cannot open for writing: ") + std::strerror(errno));
-        ::close(fd);
-        continue;  // the same device may take several outputs, one after another
-      }
-      if (!S_ISREG(st.st_mode))
-        refuse(o, std::string("exists and is ") + kind_of(st.st_mode) +
-                      "; outputs replace only regular files");
-      if (::access(o.path.c_str(), W_OK) != 0)
-        refuse(o, std::string("cannot be written: ") + std::strerror(errno));
-    } else if (err != ENOENT) {
-      refuse(o, std::strerror(err));
-    } else {
-      struct stat dst {};
-      if (::stat(dir.c_str(), &dst) != 0 || !S_ISDIR(dst.st_mode))
-        refuse(o, "directory '" + dir + "' does not exist");
-    }
-    probe_directory(o, dir);
+    if (!check_one(o, exists, st)) continue;
     const std::string id = identity(o.path, exists ? &st : nullptr);
     const auto [it, fresh] = seen.emplace(id, &o);
     if (!fresh)

@@ -1,10 +1,10 @@
 #include "platform/runtime/stack_overflow_report.h"
 
-#include <signal.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <systemc>
@@ -18,9 +18,11 @@ constexpr uintptr_t kNearStackPointer = 64 << 10;
 
 uintptr_t stack_pointer(void* context) {
 #if defined(__x86_64__)
-  return static_cast<uintptr_t>(static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RSP]);
+  const auto* uc = static_cast<const ucontext_t*>(context);
+  return static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
 #elif defined(__aarch64__)
-  return static_cast<uintptr_t>(static_cast<ucontext_t*>(context)->uc_mcontext.sp);
+  const auto* uc = static_cast<const ucontext_t*>(context);
+  return static_cast<uintptr_t>(uc->uc_mcontext.sp);
 #else
   (void)context;
   return 0;
@@ -28,7 +30,7 @@ uintptr_t stack_pointer(void* context) {
 }
 
 extern "C" void on_fault(int sig, siginfo_t* info, void* context) {
-  const uintptr_t addr = reinterpret_cast<uintptr_t>(info->si_addr);
+  const auto addr = reinterpret_cast<uintptr_t>(info->si_addr);
   const uintptr_t sp = stack_pointer(context);
   const bool at_stack = sp != 0 && addr + kNearStackPointer > sp && addr < sp + kNearStackPointer;
   if (at_stack) {

@@ -1,10 +1,10 @@
 #include "platform/runtime/stop_signals.h"
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <climits>
+#include <csignal>
 #include <cstring>
 
 namespace kb {
