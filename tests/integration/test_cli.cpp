@@ -1,10 +1,6 @@
 // End-to-end tests of the kernbench CLI: each test spawns the real binary
 // (KB_KERNBENCH_BIN) and checks its exit code, stdout, stderr and the files it
 // leaves behind. Nothing is elaborated in the test process itself.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 

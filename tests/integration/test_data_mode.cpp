@@ -3,10 +3,6 @@
 // references; timing identical with and without --data; memory cost; clear
 // errors for bad input. Each test elaborates its own Platform (one per
 // process) and switches data mode on right after constructing it.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>

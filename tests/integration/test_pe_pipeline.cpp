@@ -2,10 +2,6 @@
 // launched through HostRuntime, timed by the SystemC kernel and observed
 // through the op log. One Platform per test (SystemC elaborates once per
 // process).
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
