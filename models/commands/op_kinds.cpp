@@ -6,9 +6,9 @@ namespace kb {
 
 const std::vector<std::string>& math_kinds() {
   static const std::vector<std::string> kinds = {
-      "add", "bias",      "relu", "scale", "dequant", "rmax",  "rsum",      "max_elem", "exp_diff",
-      "fma", "mul_bcast", "copy", "exp",   "mul",     "sub",   "div",       "max",      "recip",
-      "neg", "mask",      "gelu", "silu",  "cast",    "trans", "reduce_add"};
+      "add", "bias",      "relu", "scale", "dequant", "rmax",  "rsum",       "max_elem", "exp_diff",
+      "fma", "mul_bcast", "copy", "exp",   "mul",     "sub",   "div",        "max",      "recip",
+      "neg", "mask",      "gelu", "silu",  "cast",    "trans", "reduce_add", "rsqrt"};
   return kinds;
 }
 

@@ -215,6 +215,11 @@ NdArray math_eval(const std::string& kind, const std::vector<NdArray>& in,
     need(1);
     return elementwise({in[0]}, [](const float* v) { return 1.0f / v[0]; });
   }
+  if (kind == "rsqrt") {  // 1 / sqrt(x + eps), the RMSNorm denominator (extra eps, default 0)
+    need(1);
+    const auto eps = static_cast<float>(extra_number(extra, "eps", &found));
+    return elementwise({in[0]}, [eps](const float* v) { return 1.0f / std::sqrt(v[0] + eps); });
+  }
   if (kind == "copy" || kind == "cast") {
     need(1);
     return in[0];

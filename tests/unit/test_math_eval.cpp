@@ -32,7 +32,7 @@ const float kNan = std::numeric_limits<float>::quiet_NaN();
 const std::set<std::string> kCovered = {
     "add",   "bias",    "reduce_add", "sub",  "mul",      "mul_bcast", "div",  "max",  "max_elem",
     "fma",   "relu",    "exp",        "neg",  "recip",    "copy",      "cast", "gelu", "silu",
-    "scale", "dequant", "rmax",       "rsum", "exp_diff", "trans",     "mask"};
+    "scale", "dequant", "rmax",       "rsum", "exp_diff", "trans",     "mask", "rsqrt"};
 
 int64_t numel(const Shape& s) {
   int64_t n = 1;
@@ -188,6 +188,16 @@ TEST(MathEval, UnaryOpsMatchTheReferenceOnEveryShape) {
               << op.kind << shape_str(s) << " #" << i;
       }
     }
+}
+
+TEST(MathEval, RsqrtAddsEpsBeforeTheRoot) {
+  const NdArray x = arr({2, 3}, {4, 0.25f, 1, 9, 16, 0});
+  const NdArray r = math_eval("rsqrt", {x}, {{"eps", 1e-6}});
+  ASSERT_EQ(r.shape, (Shape{2, 3}));
+  for (size_t i = 0; i < x.data.size(); ++i)
+    EXPECT_NEAR(r.data[i], 1.0 / std::sqrt(static_cast<double>(x.data[i]) + 1e-6), 1e-6 * r.data[i])
+        << i;
+  EXPECT_EQ(math_eval("rsqrt", {arr({1}, {4})}, {}).data[0], 0.5f);  // eps defaults to 0
 }
 
 TEST(MathEval, DequantBroadcastsAScaleOperand) {
