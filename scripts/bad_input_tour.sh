@@ -777,7 +777,7 @@ t dma-pe-huge 2 "${DMA[@]}" --param pe=4294967296.0.0
 QD=(--topology "$T" --bench gqa-decode)
 t gqa-decode-S_kv-4G 2 "${QD[@]}" --param S_kv=4294967296
 t gqa-decode-S_kv-0 2 "${QD[@]}" --param S_kv=0
-t gqa-decode-S_kv-not-multiple 2 "${QD[@]}" --param S_kv=100
+t gqa-decode-S_kv-ragged 0 "${QD[@]}" --param S_kv=100
 t gqa-decode-S_kv-negative 2 "${QD[@]}" --param S_kv=-64
 t gqa-decode-tile-0 2 "${QD[@]}" --param S_kv=256 --param tile=0
 t gqa-decode-tile-4G 2 "${QD[@]}" --param S_kv=256 --param tile=4294967296

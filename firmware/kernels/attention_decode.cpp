@@ -1,5 +1,6 @@
 #include "firmware/kernels/attention_decode.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -13,7 +14,14 @@ struct Ctx {
   const SweepArgs& a;
   DecodeTrace* trace;
   int64_t G, d, T;
-  std::vector<std::pair<size_t, int64_t>> tiles;  // global tile -> (segment, local tile)
+  // Global tile -> its segment, first position in it and positions (T, or
+  // fewer for the last tile of a segment whose length is not a multiple of T).
+  struct TileAt {
+    size_t seg;
+    int64_t first, len;
+  };
+  std::vector<TileAt> tiles;
+  int64_t len(int64_t j) const { return tiles[static_cast<size_t>(j)].len; }
 };
 
 void note(Ctx& c, size_t tile, const Tensor& t) {
@@ -23,32 +31,31 @@ void note(Ctx& c, size_t tile, const Tensor& t) {
 }
 
 Tensor kt_tile(Ctx& c, int64_t j) {
-  const auto [seg, local] = c.tiles[static_cast<size_t>(j)];
+  const auto [seg, first, n] = c.tiles[static_cast<size_t>(j)];
   const Tensor& kt = c.a.kv[seg].kt;
   if (kt.h.tiled()) {  // whole block columns: a tiled [d, T] of the same grid height
-    Tensor t = c.tl.ref(kt.addr() + kt.h.block_offset(0, local * c.T), {c.d, c.T}, DType::kFp16);
+    Tensor t = c.tl.ref(kt.addr() + kt.h.block_offset(0, first), {c.d, n}, DType::kFp16);
     t.h.block_rows = kt.h.block_rows;
     t.h.block_cols = kt.h.block_cols;
     t.h.block_col_major = kt.h.block_col_major;
     return t;
   }
-  Tensor t = c.tl.ref(kt.addr() + static_cast<uint64_t>(local * c.T) * 2, {c.d, c.T}, DType::kFp16);
+  Tensor t = c.tl.ref(kt.addr() + static_cast<uint64_t>(first) * 2, {c.d, n}, DType::kFp16);
   t.h.row_stride = kt.h.stride();
   return t;
 }
 
 Tensor v_tile(Ctx& c, int64_t j) {
-  const auto [seg, local] = c.tiles[static_cast<size_t>(j)];
+  const auto [seg, first, n] = c.tiles[static_cast<size_t>(j)];
   const Tensor& v = c.a.kv[seg].v;
   if (v.h.tiled()) {  // whole block rows
-    Tensor t = c.tl.ref(v.addr() + v.h.block_offset(local * c.T, 0), {c.T, c.d}, DType::kFp16);
+    Tensor t = c.tl.ref(v.addr() + v.h.block_offset(first, 0), {n, c.d}, DType::kFp16);
     t.h.block_rows = v.h.block_rows;
     t.h.block_cols = v.h.block_cols;
     t.h.block_col_major = v.h.block_col_major;
     return t;
   }
-  return c.tl.ref(v.addr() + static_cast<uint64_t>(local * c.T * c.d) * 2, {c.T, c.d},
-                  DType::kFp16);
+  return c.tl.ref(v.addr() + static_cast<uint64_t>(first * c.d) * 2, {n, c.d}, DType::kFp16);
 }
 
 // #1: S_j = (Q · K_jᵀ) · scale into `s` (a TCM buffer). `s` is in rw so that
@@ -112,48 +119,77 @@ SweepBuffers make_sweep_buffers(Tl& tl, int64_t rows, int64_t tile) {
   return b;
 }
 
+namespace {
+
+// A short tile (the masked last tile of a segment) uses its buffers with
+// fewer columns: the same TCM, a narrower shape, the same identity (so the
+// scheduler's hazards on the buffer still hold).
+Tensor narrow(const Tensor& t, int64_t cols) {
+  Tensor v = t;
+  v.h.shape = {t.shape()[0], cols};
+  return v;
+}
+
+struct TileBuffers {
+  Tensor s;
+  SweepBuffers::Scratch x;
+};
+
+TileBuffers tile_buffers(const Ctx& c, SweepBuffers& buf, int64_t j) {
+  const auto k = static_cast<size_t>(j % 2);
+  TileBuffers t{buf.s[k], buf.x[k]};
+  if (c.len(j) != c.T) {
+    t.s = narrow(t.s, c.len(j));
+    t.x.p = narrow(t.x.p, c.len(j));
+  }
+  return t;
+}
+
+}  // namespace
+
 void attention_sweep(Tl& tl, const SweepArgs& args, SweepBuffers& buf, SoftmaxState& st,
                      DecodeTrace* trace) {
   Ctx c{tl, args, trace, args.q.shape()[0], args.q.shape()[1], args.tile, {}};
+  if (c.T <= 0) throw std::invalid_argument("attention_sweep: the tile must be > 0");
   for (size_t s = 0; s < args.kv.size(); ++s) {
     const int64_t n = args.kv[s].kt.shape()[1];
-    if (n % c.T != 0)
-      throw std::invalid_argument("attention_sweep: a KV segment of " + std::to_string(n) +
-                                  " positions is not a multiple of the tile " +
-                                  std::to_string(c.T));
-    for (int64_t j = 0; j < n / c.T; ++j) c.tiles.emplace_back(s, j);
+    for (int64_t first = 0; first < n; first += c.T)
+      c.tiles.push_back({s, first, std::min(c.T, n - first)});
   }
   const auto n = static_cast<int64_t>(c.tiles.size());
   if (n == 0) throw std::invalid_argument("attention_sweep: no KV positions");
 
   // Tile 0 establishes (m, l, O).
-  Tensor s0 = scores(c, 0, buf.s[0]);
+  const TileBuffers b0 = tile_buffers(c, buf, 0);
+  Tensor s0 = scores(c, 0, b0.s);
   note(c, 0, st.m = tl.math("rmax", {s0}, {{"reduce_axis", int64_t{-1}}}, st.m));
-  Tensor p0 = tl.math("exp_diff", {s0, st.m}, {{"bcast_axis", int64_t{0}}}, buf.x[0].p);
+  Tensor p0 = tl.math("exp_diff", {s0, st.m}, {{"bcast_axis", int64_t{0}}}, b0.x.p);
   note(c, 0, p0);
   note(c, 0, st.l = tl.math("rsum", {p0}, {{"reduce_axis", int64_t{-1}}}, st.l));
   st.o = pv(c, 0, p0, st.o, false);
 
   if (args.variant == "opt1") {
     for (int64_t j = 1; j < n; ++j) {
-      const Tensor s = scores(c, j, buf.s[j % 2]);
-      const auto& x = buf.x[j % 2];
-      softmax_primitives(c, j, s, st, x);
-      st.o = pv(c, j, x.p, st.o, true);
+      const TileBuffers b = tile_buffers(c, buf, j);
+      const Tensor s = scores(c, j, b.s);
+      softmax_primitives(c, j, s, st, b.x);
+      st.o = pv(c, j, b.x.p, st.o, true);
     }
   } else if (args.variant == "opt3") {
-    Tensor next = n > 1 ? scores(c, 1, buf.s[1]) : Tensor{};
+    Tensor next = n > 1 ? scores(c, 1, tile_buffers(c, buf, 1).s) : Tensor{};
     for (int64_t j = 1; j < n; ++j) {
       const Tensor s = next;
-      if (j + 1 < n) next = scores(c, j + 1, buf.s[(j + 1) % 2]);  // before tile j's softmax
-      const auto& x = buf.x[j % 2];
-      softmax_primitives(c, j, s, st, x);
-      st.o = pv(c, j, x.p, st.o, true);
+      if (j + 1 < n)  // before tile j's softmax
+        next = scores(c, j + 1, tile_buffers(c, buf, j + 1).s);
+      const TileBuffers b = tile_buffers(c, buf, j);
+      softmax_primitives(c, j, s, st, b.x);
+      st.o = pv(c, j, b.x.p, st.o, true);
     }
   } else {  // opt2
     for (int64_t j = 1; j < n; ++j) {
-      const Tensor s = scores(c, j, buf.s[j % 2]);
-      const auto& x = buf.x[j % 2];
+      const TileBuffers b = tile_buffers(c, buf, j);
+      const Tensor s = scores(c, j, b.s);
+      const auto& x = b.x;
       CompositeArgs ca;
       ca.prologue.push_back({"softmax_merge",
                              {{"s", s}, {"m", st.m}, {"l", st.l}, {"O", st.o}},

@@ -48,7 +48,8 @@ struct DecodeTrace {
 void attention_decode(Tl& tl, const DecodeArgs& args, DecodeTrace* trace);
 
 // A contiguous run of KV positions: kt [d, n] (K transposed, any row
-// stride) and v [n, d], in HBM; n is a multiple of the tile. Either may be
+// stride) and v [n, d], in HBM; any n > 0 (the last tile of a segment is
+// short when n is not a multiple of the tile: a masked last tile). Either may be
 // tiled in the GEMM's native blocks (kt with its blocks in column-major grid
 // order, v in row-major order), so that every KV tile is whole blocks and
 // streams as contiguous runs; the tile is then a multiple of the blocks.
