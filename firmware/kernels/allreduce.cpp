@@ -176,6 +176,8 @@ unsigned top_mask(unsigned p) {
   return m;
 }
 
+}  // namespace
+
 // Binomial tree over positions of `order`, root 0. Reduce: at level
 // mask = 1, 2, 4, ... a position with that bit set sends its partial sum to
 // position - mask and is done; the others receive from position + mask (if
@@ -183,7 +185,7 @@ unsigned top_mask(unsigned p) {
 // position - lowbit(position), then sends to position + mask for every mask
 // below its lowbit (the root: every mask), largest first. ceil(log2 p)
 // levels each way, each moving the whole vector.
-void binomial_allreduce(Tl& tl, const Tensor& v, const std::vector<PeAddr>& order, unsigned i) {
+void tree_allreduce(Tl& tl, const Tensor& v, const std::vector<PeAddr>& order, unsigned i) {
   const auto p = static_cast<unsigned>(order.size());
   if (p == 1) return;
   Tensor acc = v;
@@ -194,6 +196,13 @@ void binomial_allreduce(Tl& tl, const Tensor& v, const std::vector<PeAddr>& orde
     }
     if (i + mask < p) acc = tl.recv_reduce(order[i + mask], acc);
   }
+  tree_broadcast(tl, acc, order, i);
+}
+
+void tree_broadcast(Tl& tl, const Tensor& v, const std::vector<PeAddr>& order, unsigned i) {
+  const auto p = static_cast<unsigned>(order.size());
+  if (p == 1) return;
+  Tensor acc = v;
   if (i != 0) acc = tl.recv_async(order[i - lowbit(i)], acc);
   tl.wait(acc);
   Pending sends;
@@ -202,7 +211,7 @@ void binomial_allreduce(Tl& tl, const Tensor& v, const std::vector<PeAddr>& orde
   wait_all(tl, sends);
 }
 
-std::vector<PeAddr> binomial_sources(const std::vector<PeAddr>& order, unsigned i) {
+std::vector<PeAddr> tree_sources(const std::vector<PeAddr>& order, unsigned i) {
   const auto p = static_cast<unsigned>(order.size());
   std::vector<PeAddr> from;
   for (unsigned mask = 1; mask < p && !(i & mask); mask <<= 1)
@@ -210,6 +219,8 @@ std::vector<PeAddr> binomial_sources(const std::vector<PeAddr>& order, unsigned 
   if (i != 0) from.push_back(order[i - lowbit(i)]);
   return from;
 }
+
+namespace {
 
 // Hierarchical: reduce-scatter inside the cube (ring of its P PEs), then PE k
 // of every cube all-reduces its cube-segment across the cubes with the
@@ -268,7 +279,7 @@ std::vector<PeAddr> sources(const CollectiveGroup& g, AllReduceAlgo algo, const 
       if (i > 0) from.insert(g.member(i - 1));
       break;
     case AllReduceAlgo::kBinomial:
-      for (const PeAddr& s : binomial_sources(g.members(), i)) from.insert(s);
+      for (const PeAddr& s : tree_sources(g.members(), i)) from.insert(s);
       break;
   }
   return {from.begin(), from.end()};
@@ -306,7 +317,7 @@ void allreduce(Tl& tl, const CollectiveGroup& group, const AllReduceArgs& args,
       chain_allreduce(tl, data, group.members(), group.rank_of(me));
       break;
     case AllReduceAlgo::kBinomial:
-      binomial_allreduce(tl, data, group.members(), group.rank_of(me));
+      tree_allreduce(tl, data, group.members(), group.rank_of(me));
       break;
   }
   wait_all(tl, p);

@@ -13,6 +13,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "firmware/kernels/collective_group.h"
 #include "firmware/tl.h"
@@ -35,6 +36,17 @@ struct AllReduceArgs {
 
 // Runs on one member PE of `group`; returns when its vector holds the sum.
 void allreduce(Tl& tl, const CollectiveGroup& group, const AllReduceArgs& args, const Tensor& data);
+
+// The binomial tree over any ordered list of PEs (this PE is order[i], the
+// root order[0]); the caller opens the rings of tree_sources(order, i) first.
+// A list in (SIP, cube, PE) order puts the tree's low levels inside a cube,
+// the middle ones across the cubes of a SIP and the top ones across SIPs.
+//   tree_allreduce  reduce to the root, then broadcast (2 ceil(log2 p) steps,
+//                   each moving the whole vector): `data` holds the sum;
+//   tree_broadcast  the root's `data` to every position (ceil(log2 p) steps).
+void tree_allreduce(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order, unsigned i);
+void tree_broadcast(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order, unsigned i);
+std::vector<PeAddr> tree_sources(const std::vector<PeAddr>& order, unsigned i);
 
 }  // namespace fw
 }  // namespace kb

@@ -1,7 +1,8 @@
 #include "firmware/kernels/attention_long_decode.h"
 
-#include <functional>
 #include <stdexcept>
+
+#include "firmware/kernels/softmax_state_reduce.h"
 
 namespace kb {
 namespace fw {
@@ -33,108 +34,6 @@ int64_t block_positions(const DecodeCase& c, int64_t s_kv, unsigned cubes, unsig
   const int64_t per_cube = c.cube == CubeSplit::kSp ? s_kv / cubes : s_kv;
   return per_cube / pes;
 }
-
-namespace {
-
-// A partial state packed in one contiguous TCM buffer [m: R][l: R][O: R x d]
-// (fp32), so that it travels as one IPCQ message. views(first, n) are the
-// tensors of rows first..first+n-1.
-struct PackedState {
-  Tensor all;
-  int64_t rows = 0, d = 0;
-
-  static PackedState make(Tl& tl, int64_t rows, int64_t d) {
-    PackedState p;
-    p.all = tl.empty({rows * (d + 2)}, DType::kFp32);
-    p.rows = rows;
-    p.d = d;
-    return p;
-  }
-  uint64_t at(int64_t float_index) const {
-    return all.addr() + static_cast<uint64_t>(float_index) * 4;
-  }
-  Tensor m(Tl& tl, int64_t first, int64_t n) const {
-    return tl.ref(at(first), {n, 1}, DType::kFp32);
-  }
-  Tensor l(Tl& tl, int64_t first, int64_t n) const {
-    return tl.ref(at(rows + first), {n, 1}, DType::kFp32);
-  }
-  Tensor o(Tl& tl, int64_t first, int64_t n) const {
-    return tl.ref(at(2 * rows + first * d), {n, d}, DType::kFp32);
-  }
-  SoftmaxState state(Tl& tl, int64_t first, int64_t n) const {
-    return {m(tl, first, n), l(tl, first, n), o(tl, first, n)};
-  }
-};
-
-// dst <- the log-sum-exp merge of dst and src (same rows); x is scratch.
-void lse_merge(Tl& tl, SoftmaxState& dst, const SoftmaxState& src, const SweepBuffers::Scratch& x) {
-  const Tensor& m_new = x.m_new;
-  const Tensor& a = x.corr;
-  const Tensor& b = x.m_loc;
-  const Tensor& lb = x.l_loc;
-  tl.math("max_elem", {dst.m, src.m}, {}, m_new);
-  tl.math("exp_diff", {dst.m, m_new}, {}, a);
-  tl.math("exp_diff", {src.m, m_new}, {}, b);
-  tl.math("mul", {src.l, b}, {}, lb);
-  dst.l = tl.math("fma", {dst.l, a, lb}, {}, dst.l);
-  dst.o = tl.math("mul_bcast", {dst.o, a}, {{"bcast_axis", int64_t{1}}}, dst.o);
-  const Tensor ob = tl.math("mul_bcast", {src.o, b}, {{"bcast_axis", int64_t{1}}}, src.o);
-  dst.o = tl.math("add", {dst.o, ob}, {}, dst.o);
-  dst.m = tl.math("copy", {m_new}, {}, dst.m);
-}
-
-// The members that send to `me` and the one `me` sends to (or -1) in a
-// reduce-to-root over ranks 0..n-1 (root 0).
-struct ReduceRole {
-  std::vector<unsigned> from;  // in the order their states are merged
-  int to = -1;
-};
-
-ReduceRole reduce_role(ReduceShape shape, unsigned me, unsigned n) {
-  ReduceRole r;
-  if (shape == ReduceShape::kChain) {
-    if (me + 1 < n) r.from.push_back(me + 1);
-    if (me > 0) r.to = static_cast<int>(me - 1);
-    return r;
-  }
-  for (unsigned k = 1; k < n; k *= 2) {  // binomial tree
-    if (me % (2 * k) == k) {
-      r.to = static_cast<int>(me - k);
-      break;
-    }
-    if (me + k < n) r.from.push_back(me + k);
-  }
-  return r;
-}
-
-// One level of the reduce: receive and merge every child's packed state into
-// `own` (whole rows), then pass it up. Returns true when this rank is the
-// level's root.
-bool reduce_level(Tl& tl, ReduceShape shape, unsigned me, unsigned n,
-                  const std::function<PeAddr(unsigned)>& addr, PackedState& own) {
-  const ReduceRole role = reduce_role(shape, me, n);
-  SoftmaxState st = own.state(tl, 0, own.rows);
-  SweepBuffers::Scratch x;
-  if (!role.from.empty()) {
-    x.m_new = tl.empty({own.rows, 1}, DType::kFp32);
-    x.corr = tl.empty({own.rows, 1}, DType::kFp32);
-    x.m_loc = tl.empty({own.rows, 1}, DType::kFp32);
-    x.l_loc = tl.empty({own.rows, 1}, DType::kFp32);
-  }
-  for (unsigned child : role.from) {
-    PackedState in = PackedState::make(tl, own.rows, own.d);
-    in.all = tl.recv_async(addr(child), in.all);
-    tl.wait(in.all);
-    lse_merge(tl, st, in.state(tl, 0, own.rows), x);
-  }
-  tl.wait();
-  if (role.to < 0) return true;
-  tl.wait(tl.send(addr(static_cast<unsigned>(role.to)), own.all));
-  return false;
-}
-
-}  // namespace
 
 void attention_long_decode(Tl& tl, const LongDecodeArgs& a) {
   const PeAddr me = tl.self();

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "firmware/kernels/attention_decode.h"
+#include "firmware/kernels/softmax_state_reduce.h"
 #include "firmware/tl.h"
 
 namespace kb {
@@ -37,7 +38,6 @@ namespace fw {
 
 enum class CubeSplit { kSp, kRepl };
 enum class PeSplit { kTp, kSp };
-enum class ReduceShape { kTree, kChain };
 
 // The four parallelism cases of the long-context study:
 //   1 Cube-SP x PE-TP, 2 Cube-Repl x PE-TP, 3 Cube-Repl x PE-SP, 4 Cube-SP x PE-SP.
