@@ -1,5 +1,6 @@
 #include "models/commands/tensor_handle.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "models/common/address_map.h"
@@ -72,11 +73,14 @@ int64_t TensorHandle::cols() const {
 }
 
 int64_t TensorHandle::tiled_index(int64_t r, int64_t c) const {
-  const int64_t br = block_rows, bc = block_cols;
-  const int64_t grid_rows = rows() / br, grid_cols = cols() / bc;
+  // Blocks in the last block row or column are as tall or wide as what is
+  // left (stored compact), so the matrix's dimensions need not be multiples
+  // of the block; with whole blocks everywhere this is the plain grid.
+  const int64_t br = block_rows, bc = block_cols, R = rows(), C = cols();
   const int64_t rb = r / br, cb = c / bc;
-  const int64_t block = block_col_major ? cb * grid_rows + rb : rb * grid_cols + cb;
-  return block * br * bc + (r % br) * bc + (c % bc);
+  const int64_t h = std::min(br, R - rb * br), w = std::min(bc, C - cb * bc);
+  const int64_t base = block_col_major ? cb * bc * R + rb * br * w : rb * br * C + cb * bc * h;
+  return base + (r - rb * br) * w + (c - cb * bc);
 }
 
 uint64_t TensorHandle::block_offset(int64_t r0, int64_t c0) const {

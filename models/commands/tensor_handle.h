@@ -28,7 +28,8 @@ struct TensorHandle {
   // a grid of block_rows x block_cols blocks, each contiguous and row-major
   // inside, the blocks in row-major grid order or, with block_col_major, in
   // column-major grid order (so a column slice of whole blocks is itself
-  // contiguous). 0 = plain row-major (row_stride applies). A composite
+  // contiguous). The last block row and column may be shorter (compact: a
+  // ragged weight shard needs no padding). 0 = plain row-major (row_stride applies). A composite
   // streams a tiled operand one block per DMA run when its tiles are the
   // blocks, instead of a strided row per tile row.
   uint32_t block_rows = 0, block_cols = 0;

@@ -377,11 +377,12 @@ TilePlan make_tile_plan(const CompositeCmd& cmd, const TilingConfig& tiling, uin
   if (g.a->tiled() || g.out->tiled())
     throw PlanError("gemm: only operand b may be tiled (a " + g.a->describe() + ", out " +
                     g.out->describe() + ")");
-  if (g.b->tiled() && (g.b->in_tcm() || g.b->block_rows != tk || g.b->block_cols != tn ||
-                       g.K % tk != 0 || g.N % tn != 0))
-    throw PlanError("gemm: b " + g.b->describe() + " is tiled, which needs blocks of the native " +
-                    "tile k x n = " + std::to_string(tk) + "x" + std::to_string(tn) +
-                    ", K and N multiples of them, and b outside TCM");
+  // A tiled b streams a tile as one run: the blocks are tile_n wide and a
+  // whole number of tile_k tall (ragged edges are compact blocks).
+  if (g.b->tiled() && (g.b->in_tcm() || g.b->block_rows % tk != 0 || g.b->block_cols != tn))
+    throw PlanError("gemm: b " + g.b->describe() + " is tiled, which needs blocks " +
+                    std::to_string(tn) + " wide (the native tile's n) and a multiple of " +
+                    std::to_string(tk) + " (its k) tall, and b outside TCM");
   plan.m_tiles = static_cast<unsigned>((g.M + tm - 1) / tm);
   plan.k_tiles = static_cast<unsigned>((g.K + tk - 1) / tk);
   plan.n_tiles = static_cast<unsigned>((g.N + tn - 1) / tn);

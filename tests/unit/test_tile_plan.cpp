@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -209,6 +210,40 @@ TEST(TilePlan, TiledBStreamsOneContiguousBlockPerTile) {
   EXPECT_EQ(b.tiled_index(64 + 5, 32 + 7), 3 * 64 * 32 + 5 * 32 + 7);
 }
 
+// A ragged weight shard (K = 100, N = 20: neither a multiple of the native
+// 64 x 32) is tiled with compact edge blocks: every tile is still one run.
+TEST(TilePlan, RaggedTiledBHasCompactEdgeBlocks) {
+  Handles hs;
+  const TensorHandle a = hs.tcm({1, 100});
+  TensorHandle b = hs.hbm({100, 20});
+  b.block_rows = 64;
+  b.block_cols = 32;
+  b.block_col_major = true;
+  CompositeCmd c;
+  c.ops = {gemm_op(a, b, hs.tcm({1, 20}, DType::kFp32))};
+  const TilePlan p = make_tile_plan(c, kTiling, 1);
+  ASSERT_EQ(p.tiles.back().tile, "m0.n0.k1");
+  const Stage& rb = p.tiles.back().stages[0];
+  ASSERT_EQ(rb.kind, StageKind::kDmaRead);
+  EXPECT_EQ(rb.transfer.src, b.addr + uint64_t{64} * 20 * 2);  // after the first 64 x 20 block
+  EXPECT_EQ(rb.transfer.rows, 36u);
+  EXPECT_EQ(rb.transfer.row_bytes, 20u * 2);
+  EXPECT_TRUE(rb.transfer.coalescible());
+  // Every element has its own place: the blocks tile the matrix exactly.
+  std::set<int64_t> seen;
+  for (int64_t r = 0; r < 100; ++r)
+    for (int64_t col = 0; col < 20; ++col) seen.insert(b.tiled_index(r, col));
+  EXPECT_EQ(seen.size(), 2000u);
+  EXPECT_EQ(*seen.rbegin(), 1999);
+  // A row-major grid with a short last block row and a narrow last column.
+  TensorHandle w = hs.hbm({70, 40});
+  w.block_rows = 64;
+  w.block_cols = 32;
+  EXPECT_EQ(w.tiled_index(0, 32), 64 * 32);  // block (0, 1) is 64 x 8
+  EXPECT_EQ(w.tiled_index(64, 0), 64 * 40);  // block row 1 is 6 tall
+  EXPECT_EQ(w.tiled_index(69, 39), 70 * 40 - 1);
+}
+
 TEST(TilePlan, TiledOperandWithOtherBlocksIsRejected) {
   Handles hs;
   const TensorHandle a = hs.tcm({32, 128});
@@ -221,7 +256,8 @@ TEST(TilePlan, TiledOperandWithOtherBlocksIsRejected) {
     make_tile_plan(c, kTiling, 1);
     FAIL() << "expected a PlanError";
   } catch (const PlanError& e) {
-    EXPECT_NE(std::string(e.what()).find("native tile k x n = 64x32"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("32 wide (the native tile's n) and a multiple of 64"),
+              std::string::npos)
         << e.what();
   }
   TensorHandle a2 = hs.hbm({32, 128});
