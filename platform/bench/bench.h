@@ -68,6 +68,7 @@ struct BenchContext {
   std::vector<std::string> topology_overrides;
   // The kernbench binary for child processes ("" = this process's own).
   std::string kernbench_exe;
+  bool quiet = false;  // -q: no progress lines on stderr
 };
 
 class Bench {
@@ -79,6 +80,10 @@ class Bench {
   // Whether run() reads the op log. When it does not and no --oplog/--trace
   // asks for it, the CLI turns recording off (large runs make millions).
   virtual bool uses_op_log() const { return true; }
+  // The topology this bench runs on when no --topology is given: the
+  // repository path of an embedded one (platform/config/embedded_files.h),
+  // or "" for the default ahbm_1sip.yaml.
+  virtual std::string default_topology(const BenchParams&) const { return ""; }
   virtual BenchResult run(BenchContext& ctx) = 0;
 };
 

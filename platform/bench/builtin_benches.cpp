@@ -8,6 +8,7 @@
 #include "platform/bench/gqa_long_bench.h"
 #include "platform/bench/gqa_prefill_bench.h"
 #include "platform/bench/gqa_short_bench.h"
+#include "platform/bench/llm_bench.h"
 #include "platform/bench/math_bench.h"
 #include "platform/bench/milestone_bench.h"
 #include "platform/bench/probe_bench.h"
@@ -31,6 +32,7 @@ BenchRegistry BenchRegistry::with_builtin_benches() {
   r.add(std::make_unique<SimSpeedBench>());
   r.add(std::make_unique<GemmStrategiesBench>());
   r.add(std::make_unique<MathBench>());
+  r.add(std::make_unique<LlmBench>());
   r.add(std::make_unique<MilestoneBench>());
   return r;
 }

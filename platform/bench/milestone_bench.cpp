@@ -16,7 +16,7 @@ BenchResult run_study(BenchContext& ctx, Bench& bench, const std::vector<std::st
                       const std::string& study, BenchResult& out) {
   BenchParams params(bench.name(), bench.params(), overrides);
   BenchContext sub{ctx.platform,           params,           ctx.data_mode, ctx.topology_file,
-                   ctx.topology_overrides, ctx.kernbench_exe};
+                   ctx.topology_overrides, ctx.kernbench_exe, ctx.quiet};
   BenchResult r = bench.run(sub);
   for (auto pt : r.points) {
     pt["study"] = study;

@@ -17,6 +17,7 @@
 #include "models/common/errors.h"
 #include "models/trace/op_log.h"
 #include "platform/bench/bench.h"
+#include "platform/config/embedded_files.h"
 #include "platform/config/topology_loader.h"
 #include "platform/platform.h"
 #include "platform/runtime/atomic_file.h"
@@ -314,8 +315,6 @@ int run(int argc, char* argv[]) {
   }
   if (!o.sweep.empty()) return run_sweep_command(o, registry, argv[0]);
   install_report_policy({}, o.quiet);
-  const TopologyConfig cfg =
-      o.topology.empty() ? load_default_topology(o.sets) : load_topology_file(o.topology, o.sets);
   Bench* bench = nullptr;
   std::optional<BenchParams> params;
   if (!o.check_topology) {
@@ -324,6 +323,13 @@ int run(int argc, char* argv[]) {
   } else if (!o.params.empty()) {
     throw UsageError("--param needs a bench; --check-topology runs none");
   }
+  // Without --topology: the bench's own default (embedded), else ahbm_1sip.yaml.
+  const std::string bench_topology = bench ? bench->default_topology(*params) : "";
+  const std::string* embedded = bench_topology.empty() ? nullptr : embedded_file(bench_topology);
+  const TopologyConfig cfg =
+      !o.topology.empty() ? load_topology_file(o.topology, o.sets)
+      : embedded          ? load_topology_text(*embedded, bench_topology + " (embedded)", o.sets)
+                          : load_default_topology(o.sets);
   std::string json_path = o.json;
   if (!o.out.empty()) {
     if (!ensure_dir(o.out)) throw UsageError("--out " + o.out + ": cannot create directory");
@@ -361,7 +367,7 @@ int run(int argc, char* argv[]) {
     vcd = std::make_unique<VcdTracer>(o.vcd,
                                       o.vcd_scopes.empty() ? default_vcd_scopes() : o.vcd_scopes);
 
-  BenchContext ctx{platform, *params, o.data, o.topology, o.sets, ""};
+  BenchContext ctx{platform, *params, o.data, o.topology, o.sets, "", o.quiet};
   const auto t0 = std::chrono::steady_clock::now();
   BenchResult result = bench->run(ctx);
   const double wall_s =
@@ -385,7 +391,7 @@ int run(int argc, char* argv[]) {
   if (!o.quiet) {
     for (const auto& t : result.tables) std::cout << t.render() << "\n";
     std::cout << "simulated " << fmt(platform.now_ns(), 1) << " ns in " << fmt(wall_s, 3)
-              << " s wall (" << cfg.name << ")\n";
+              << " s wall, peak RSS " << fmt(peak_rss_mb(), 0) << " MB (" << cfg.name << ")\n";
   }
   write_outputs(o, platform, vcd.get(), json_path, j);
   return kExitOk;

@@ -1,0 +1,190 @@
+#include "platform/llm/llm_mapping.h"
+
+#include <algorithm>
+
+#include "models/common/errors.h"
+#include "platform/fabric/pe.h"
+
+namespace kb {
+
+fw::Slice even_slice(int64_t total, int64_t n, int64_t i) {
+  const int64_t b = i * total / n, e = (i + 1) * total / n;
+  return {b, e - b};
+}
+
+namespace {
+
+std::string str(int64_t v) {
+  return std::to_string(v);
+}
+
+// The TCM a rank's kernel holds across one layer's phases (bytes): the
+// group's QKV rows twice (as gathered and rotated), the attention output,
+// the FFN slice's gate, up and h, and the larger of the attention phase's and
+// the QKV gather's own buffers; 64 bytes of alignment for each allocation.
+uint64_t layer_tcm_bytes(const fw::TransformerShape& s, int64_t B, int64_t tile, int64_t nf) {
+  const auto e = static_cast<int64_t>(dtype_bytes(s.dtype));
+  const int64_t G = s.group(), d = s.d_head, rows = B * G;
+  const int64_t layer = 2 * B * (G + 2) * d * e + rows * d * e + B * nf * (4 + 4 + e);
+  const int64_t sweep = 2 * (2 * G * tile * 4 + 2 * (G * tile * e + 4 * G * 4));
+  const int64_t attention = 2 * rows * (d + 2) * 4 + sweep + 5 * rows * 4;
+  const int64_t gather = B * s.qkv_width() * 4;
+  return static_cast<uint64_t>(layer + std::max(attention, gather) + 64 * 48);
+}
+
+}  // namespace
+
+TpMapping::TpMapping(const ModelSpec& model, const DecodeRun& run, const TopologyConfig& cfg)
+    : model_(model), run_(run) {
+  const unsigned total = cfg.total_pes();
+  const unsigned W = run.ranks == 0 ? total : run.ranks;
+  if (W > total)
+    throw UsageError("llm: mapping tp over " + str(W) + " PEs needs more PEs than the topology " +
+                     cfg.name + " has (" + str(total) + ")");
+  const auto kv = static_cast<unsigned>(model.kv_heads);
+  if (W < kv || W % kv != 0)
+    throw UsageError("llm: mapping tp places each of the " + str(kv) +
+                     " KV heads on its own group of PEs; " + str(W) + " PEs do not split into " +
+                     str(kv) + " equal groups (use --param ranks=N with N a multiple of " +
+                     str(kv) + ")");
+  per_group_ = W / kv;
+  const fw::TransformerShape sh = shape();
+  const int64_t R = per_group_, positions = run.context + 1;
+  auto need = [&](int64_t have, int64_t ranks, const std::string& what) {
+    if (have < ranks)
+      throw UsageError("llm: mapping tp gives every one of " + str(ranks) + " ranks a slice of " +
+                       what + " (" + str(have) + "); use fewer ranks (--param ranks=N) or a " +
+                       "larger shape");
+  };
+  need(sh.group() * sh.d_head, R,
+       "the " + str(sh.group()) + " x " + str(sh.d_head) +
+           " attention features of a KV head (the O projection rows)");
+  need(positions, R, "the context + 1 = " + str(positions) + " KV positions of a KV head");
+  need(model.ffn, W, "the FFN width");
+  need(model.vocab, W, "the vocabulary");
+
+  for (unsigned s = 0, r = 0; s < cfg.system.n_sips && r < W; ++s)
+    for (unsigned c = 0; c < cfg.cubes_per_sip() && r < W; ++c)
+      for (unsigned p = 0; p < cfg.cube.pes && r < W; ++p, ++r) order_.push_back({s, c, p});
+
+  const auto e = static_cast<uint64_t>(dtype_bytes(model.dtype));
+  const auto H = static_cast<uint64_t>(model.hidden), d = static_cast<uint64_t>(model.d_head);
+  const auto B = static_cast<uint64_t>(run.batch), L = static_cast<uint64_t>(run.layers);
+  for (unsigned i = 0; i < W; ++i) {
+    RankPlan rp;
+    rp.pe = order_[i];
+    rp.rank = i;
+    rp.group = i / per_group_;
+    rp.group_rank = i % per_group_;
+    rp.qkv = even_slice(sh.qkv_width(), R, rp.group_rank);
+    rp.o = even_slice(sh.group() * sh.d_head, R, rp.group_rank);
+    rp.ffn = even_slice(model.ffn, W, i);
+    rp.vocab = even_slice(model.vocab, W, i);
+    rp.kv = even_slice(positions, R, rp.group_rank);
+    const auto nq = static_cast<uint64_t>(rp.qkv.count), no = static_cast<uint64_t>(rp.o.count),
+               nf = static_cast<uint64_t>(rp.ffn.count), nv = static_cast<uint64_t>(rp.vocab.count);
+    // The RMSNorm weights are fp32, every matrix in the model's dtype.
+    const uint64_t per_layer = 2 * H * 4 + (H * nq + no * H + 3 * H * nf) * e;
+    rp.weight_bytes = L * per_layer + H * 4 + H * nv * e;
+    rp.kv_bytes = L * B * 2 * static_cast<uint64_t>(rp.kv.count) * d * e;
+    rp.activation_bytes = B * H * 4 * 2 + B * H * e +
+                          B * static_cast<uint64_t>(sh.qkv_width()) * 4 + d * d * e + B * nv * 4;
+    ranks_.push_back(rp);
+  }
+  tcm_budget_ = check_fits(cfg);
+}
+
+fw::TransformerShape TpMapping::shape() const {
+  fw::TransformerShape s;
+  s.hidden = model_.hidden;
+  s.heads = model_.heads;
+  s.kv_heads = model_.kv_heads;
+  s.d_head = model_.d_head;
+  s.ffn = model_.ffn;
+  s.norm_eps = model_.norm_eps;
+  s.dtype = model_.dtype;
+  return s;
+}
+
+uint64_t TpMapping::check_fits(const TopologyConfig& cfg) const {
+  // HBM: the slice minus PE_IPCQ's reserved rings, with 64-byte alignment
+  // for each tensor.
+  const uint64_t hbm = cfg.pe.hbm.size_bytes - ipcq_hbm_reserved(cfg);
+  const uint64_t tensors = static_cast<uint64_t>(run_.layers) * (6 + 2 * run_.batch) + 8;
+  const RankPlan* worst = &ranks_.front();
+  for (const RankPlan& r : ranks_)
+    if (r.hbm_bytes() > worst->hbm_bytes()) worst = &r;
+  const uint64_t need = worst->hbm_bytes() + 64 * tensors;
+  if (need > hbm)
+    throw UsageError("llm: " + model_.name + " does not fit HBM: " + to_string(worst->pe) +
+                     " needs " + str(static_cast<int64_t>(need)) + " bytes (weights " +
+                     str(static_cast<int64_t>(worst->weight_bytes)) + ", KV cache " +
+                     str(static_cast<int64_t>(worst->kv_bytes)) + " for batch " + str(run_.batch) +
+                     " x context " + str(run_.context + 1) + ", activations " +
+                     str(static_cast<int64_t>(worst->activation_bytes)) + "), its HBM slice has " +
+                     str(static_cast<int64_t>(hbm)) + " beside PE_IPCQ's rings: " +
+                     str(static_cast<int64_t>(need - hbm)) + " bytes short");
+  // TCM: a layer's buffers, and room for row chunks of the hidden width.
+  const uint64_t arena = tcm_arena_capacity(cfg);
+  int64_t nf_max = 0;
+  for (const RankPlan& r : ranks_) nf_max = std::max(nf_max, r.ffn.count);
+  const uint64_t layer = layer_tcm_bytes(shape(), run_.batch, run_.tile, nf_max);
+  const uint64_t row = static_cast<uint64_t>(model_.hidden) * (8 + dtype_bytes(model_.dtype));
+  if (layer + 2 * row > arena)
+    throw UsageError("llm: a layer's TCM buffers on one PE (batch " + str(run_.batch) + ", tile " +
+                     str(run_.tile) + ": about " + str(static_cast<int64_t>(layer)) +
+                     " bytes, plus " + str(static_cast<int64_t>(2 * row)) +
+                     " for a row of the hidden width) do not fit the TCM arena of " +
+                     str(static_cast<int64_t>(arena)) + " bytes; lower the batch or the tile");
+  return (arena - layer) / 2;
+}
+
+nlohmann::json TpMapping::describe() const {
+  const RankPlan& r0 = ranks_.front();
+  const RankPlan& rl = ranks_.back();
+  auto slice = [](const fw::Slice& s) {
+    return nlohmann::json{{"first", s.first}, {"count", s.count}};
+  };
+  nlohmann::json j = {
+      {"name", "tp"},
+      {"ranks", ranks_.size()},
+      {"kv_head_groups", model_.kv_heads},
+      {"ranks_per_group", per_group_},
+      {"rank_order", "sip, cube, pe"},
+      {"qkv", "column parallel inside each KV-head group: (G+2)*d_head = " +
+                  std::to_string(shape().qkv_width()) + " columns over " +
+                  std::to_string(per_group_) + " ranks, then gathered in the group"},
+      {"attention", "sequence parallel inside each group: context+1 positions in " +
+                        std::to_string(per_group_) +
+                        " contiguous blocks, log-sum-exp reduce to the group's first rank, "
+                        "output broadcast in the group"},
+      {"o_proj",
+       "row parallel (the group's G*d_head features over its ranks), all-reduce "
+       "over every rank"},
+      {"ffn",
+       "gate and up column parallel, down row parallel over every rank, all-reduce "
+       "over every rank"},
+      {"lm_head", "vocabulary parallel over every rank (logits stay sharded)"},
+      {"collectives", "binomial trees over the ranks in (sip, cube, pe) order"},
+      {"weights", "each rank's shards in its own HBM"},
+      {"kv_cache", "each rank's block of every sequence, in its own HBM (K transposed)"},
+      {"rank0",
+       {{"pe", to_string(r0.pe)},
+        {"qkv", slice(r0.qkv)},
+        {"o", slice(r0.o)},
+        {"ffn", slice(r0.ffn)},
+        {"vocab", slice(r0.vocab)},
+        {"kv", slice(r0.kv)},
+        {"hbm_bytes", r0.hbm_bytes()}}},
+      {"last_rank",
+       {{"pe", to_string(rl.pe)},
+        {"qkv", slice(rl.qkv)},
+        {"o", slice(rl.o)},
+        {"ffn", slice(rl.ffn)},
+        {"vocab", slice(rl.vocab)},
+        {"kv", slice(rl.kv)},
+        {"hbm_bytes", rl.hbm_bytes()}}}};
+  return j;
+}
+
+}  // namespace kb

@@ -1,0 +1,71 @@
+// How a model is laid onto the platform's PEs for one decode step: the
+// tensor-parallel mapping of firmware/kernels/transformer_decode.h (which
+// rank holds which columns, rows, vocabulary slice and KV positions), the
+// bytes each rank keeps in its HBM, and the checks that make an impossible
+// mapping a clear error.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "firmware/kernels/transformer_decode.h"
+#include "platform/config/topology_config.h"
+#include "platform/llm/model_spec.h"
+
+namespace kb {
+
+struct DecodeRun {
+  int64_t batch = 1;
+  int64_t context = 1;  // tokens already in the KV cache; the new one is at position context
+  int64_t layers = 0;   // layers simulated (the model's depth unless fewer are asked for)
+  int64_t tile = 64;    // KV positions per attention tile
+  unsigned ranks = 0;   // PEs the model is spread over (0 = every PE)
+  std::string variant = "opt2";
+};
+
+// The part of one rank: where it is and what it holds.
+struct RankPlan {
+  PeAddr pe;
+  unsigned rank = 0, group = 0, group_rank = 0;
+  fw::Slice qkv, o, ffn, vocab, kv;
+  // HBM bytes it keeps: weights (all layers, final norm, LM head slice), KV
+  // cache (all layers, all sequences) and activations.
+  uint64_t weight_bytes = 0, kv_bytes = 0, activation_bytes = 0;
+  uint64_t hbm_bytes() const { return weight_bytes + kv_bytes + activation_bytes; }
+};
+
+class TpMapping {
+ public:
+  // Throws UsageError for a mapping the platform cannot hold: more ranks than
+  // PEs, ranks that do not split into kv_heads groups, a slice with nothing
+  // in it, a rank whose HBM is too small (naming it and the bytes missing) or
+  // whose TCM cannot hold the attention's buffers.
+  TpMapping(const ModelSpec& model, const DecodeRun& run, const TopologyConfig& cfg);
+
+  const std::vector<RankPlan>& ranks() const { return ranks_; }
+  const std::vector<PeAddr>& order() const { return order_; }
+  unsigned ranks_per_group() const { return per_group_; }
+  fw::TransformerShape shape() const;
+  // TCM a rank's kernel may use for one phase's buffers.
+  uint64_t tcm_budget() const { return tcm_budget_; }
+  // The mapping as the JSON result describes it.
+  nlohmann::json describe() const;
+
+ private:
+  // Throws when a rank's HBM or TCM is too small; returns the TCM budget.
+  uint64_t check_fits(const TopologyConfig& cfg) const;
+
+  ModelSpec model_;
+  DecodeRun run_;
+  std::vector<PeAddr> order_;
+  std::vector<RankPlan> ranks_;
+  unsigned per_group_ = 0;
+  uint64_t tcm_budget_ = 0;
+};
+
+// [i * total / n, (i + 1) * total / n): the i-th of n near-equal slices.
+fw::Slice even_slice(int64_t total, int64_t n, int64_t i);
+
+}  // namespace kb

@@ -1,0 +1,163 @@
+#include "platform/llm/llm_placement.h"
+
+#include "models/common/dtype_convert.h"
+
+namespace kb {
+
+namespace {
+
+// Columns [first, first + n) of a row-major [rows, cols] matrix.
+std::vector<float> cols(const std::vector<float>& m, int64_t rows, int64_t c, int64_t first,
+                        int64_t n) {
+  std::vector<float> out;
+  out.reserve(static_cast<size_t>(rows * n));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < n; ++j) out.push_back(m[static_cast<size_t>(r * c + first + j)]);
+  return out;
+}
+
+// Rows [first, first + n) of a row-major matrix with c columns.
+std::vector<float> rows(const std::vector<float>& m, int64_t c, int64_t first, int64_t n) {
+  return {m.begin() + first * c, m.begin() + (first + n) * c};
+}
+
+// The QKV shard of a rank of KV-head group h: columns [first, first + n) of
+// the group's space (its G query heads, then its K head, then its V head).
+std::vector<float> qkv_shard(const ModelSpec& m, const ModelWeights::Layer& L, int64_t h,
+                             const fw::Slice& s) {
+  const int64_t H = m.hidden, d = m.d_head, G = m.group();
+  std::vector<float> out(static_cast<size_t>(H * s.count));
+  for (int64_t j = 0; j < s.count; ++j) {
+    const int64_t c = s.first + j;
+    const std::vector<float>* src;
+    int64_t col, width;
+    if (c < G * d) {
+      src = &L.wq, col = h * G * d + c, width = m.q_width();
+    } else if (c < (G + 1) * d) {
+      src = &L.wk, col = h * d + c - G * d, width = m.kv_width();
+    } else {
+      src = &L.wv, col = h * d + c - (G + 1) * d, width = m.kv_width();
+    }
+    for (int64_t r = 0; r < H; ++r)
+      out[static_cast<size_t>(r * s.count + j)] = (*src)[static_cast<size_t>(r * width + col)];
+  }
+  return out;
+}
+
+// Weights stream through the GEMMs as b: stored in the native k x n tile's
+// blocks (column-major grid), every K step of an output tile is one
+// contiguous run however narrow the rank's slice is.
+fw::Tensor tiled_weight(HostRuntime& rt, const PeId& pe, int64_t k, int64_t n, DType dt) {
+  fw::Tensor t = rt.alloc_hbm(pe, {k, n}, dt);
+  t.h.block_rows = rt.platform().config().pe.gemm.tile_k;
+  t.h.block_cols = rt.platform().config().pe.gemm.tile_n;
+  t.h.block_col_major = true;
+  return t;
+}
+
+}  // namespace
+
+std::vector<fw::DecodeStepArgs> place_decode(HostRuntime& rt, const TpMapping& map,
+                                             const ModelSpec& model, const DecodeRun& run,
+                                             const ModelWeights* data) {
+  const fw::TransformerShape sh = map.shape();
+  const DType dt = model.dtype;
+  const int64_t B = run.batch, H = model.hidden, d = model.d_head, pos = run.context;
+  std::vector<double> rope = rope_matrix(d, pos, model.rope_theta);
+  const std::vector<float> rope_f(rope.begin(), rope.end());
+  std::vector<fw::DecodeStepArgs> all;
+  for (const RankPlan& rp : map.ranks()) {
+    const PeId pe{rp.pe.sip, rp.pe.cube, rp.pe.pe};
+    fw::DecodeStepArgs a;
+    a.shape = sh;
+    a.batch = B;
+    a.pos = pos;
+    a.ranks = map.order();
+    a.rank = rp.rank;
+    const unsigned R = map.ranks_per_group();
+    a.group.assign(map.order().begin() + rp.group * R, map.order().begin() + (rp.group + 1) * R);
+    a.group_rank = rp.group_rank;
+    a.qkv = rp.qkv;
+    a.o = rp.o;
+    a.ffn = rp.ffn;
+    a.vocab = rp.vocab;
+    a.kv = rp.kv;
+    a.tile = run.tile;
+    a.variant = run.variant;
+    a.tcm_budget = map.tcm_budget();
+    const int64_t nq = rp.qkv.count, no = rp.o.count, nf = rp.ffn.count, nv = rp.vocab.count;
+    const int64_t n = rp.kv.count;
+    const int64_t h = rp.group;
+    for (int64_t l = 0; l < run.layers; ++l) {
+      fw::LayerShard w;
+      w.norm_attn = rt.alloc_hbm(pe, {1, H}, DType::kFp32);
+      w.norm_ffn = rt.alloc_hbm(pe, {1, H}, DType::kFp32);
+      w.wqkv = tiled_weight(rt, pe, H, nq, dt);
+      w.wo = tiled_weight(rt, pe, no, H, dt);
+      w.wgate = tiled_weight(rt, pe, H, nf, dt);
+      w.wup = tiled_weight(rt, pe, H, nf, dt);
+      w.wdown = tiled_weight(rt, pe, nf, H, dt);
+      for (int64_t b = 0; b < B; ++b)
+        w.kv.push_back({rt.alloc_hbm(pe, {d, n}, dt), rt.alloc_hbm(pe, {n, d}, dt)});
+      if (data) {
+        const ModelWeights::Layer& L = data->layers[static_cast<size_t>(l)];
+        rt.write(w.norm_attn, L.g_attn);
+        rt.write(w.norm_ffn, L.g_ffn);
+        rt.write(w.wqkv, qkv_shard(model, L, h, rp.qkv));
+        rt.write(w.wo, rows(L.wo, H, h * sh.group() * d + rp.o.first, no));
+        rt.write(w.wgate, cols(L.wgate, H, model.ffn, rp.ffn.first, nf));
+        rt.write(w.wup, cols(L.wup, H, model.ffn, rp.ffn.first, nf));
+        rt.write(w.wdown, rows(L.wdown, H, rp.ffn.first, nf));
+        // The cached positions of this block (the new one is the kernel's to write).
+        const int64_t kvw = model.kv_width();
+        for (int64_t b = 0; b < B; ++b) {
+          std::vector<float> kt(static_cast<size_t>(d * n), 0.0f),
+              v(static_cast<size_t>(n * d), 0.0f);
+          const auto& kp = L.k_past[static_cast<size_t>(b)];
+          const auto& vp = L.v_past[static_cast<size_t>(b)];
+          for (int64_t t = 0; t < n && rp.kv.first + t < pos; ++t)
+            for (int64_t i = 0; i < d; ++i) {
+              const auto src = static_cast<size_t>((rp.kv.first + t) * kvw + h * d + i);
+              kt[static_cast<size_t>(i * n + t)] = kp[src];
+              v[static_cast<size_t>(t * d + i)] = vp[src];
+            }
+          rt.write(w.kv[static_cast<size_t>(b)].kt, kt);
+          rt.write(w.kv[static_cast<size_t>(b)].v, v);
+        }
+      }
+      a.layers.push_back(std::move(w));
+    }
+    a.final_norm = rt.alloc_hbm(pe, {1, H}, DType::kFp32);
+    a.lm_head = tiled_weight(rt, pe, H, nv, dt);
+    a.x = rt.alloc_hbm(pe, {B, H}, DType::kFp32);
+    a.xn = rt.alloc_hbm(pe, {B, H}, dt);
+    a.qkv_mine = rt.alloc_hbm(pe, {B, sh.qkv_width()}, DType::kFp32);
+    a.partial = rt.alloc_hbm(pe, {B, H}, DType::kFp32);
+    a.rope = tiled_weight(rt, pe, d, d, dt);
+    a.logits = rt.alloc_hbm(pe, {B, nv}, DType::kFp32);
+    if (data) {
+      rt.write(a.final_norm, data->g_final);
+      rt.write(a.lm_head, cols(data->wlm, H, model.vocab, rp.vocab.first, nv));
+      rt.write(a.x, data->x0);
+      rt.write(a.rope, rope_f);
+    }
+    all.push_back(std::move(a));
+  }
+  return all;
+}
+
+std::vector<float> read_logits(HostRuntime& rt, const TpMapping& map,
+                               const std::vector<fw::DecodeStepArgs>& args, int64_t batch,
+                               int64_t vocab) {
+  std::vector<float> out(static_cast<size_t>(batch * vocab));
+  for (const RankPlan& rp : map.ranks()) {
+    const std::vector<float> part = rt.read(args[rp.rank].logits);
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t j = 0; j < rp.vocab.count; ++j)
+        out[static_cast<size_t>(b * vocab + rp.vocab.first + j)] =
+            part[static_cast<size_t>(b * rp.vocab.count + j)];
+  }
+  return out;
+}
+
+}  // namespace kb

@@ -1,0 +1,26 @@
+// Puts a model on the platform for one decode step: allocates every rank's
+// shards, KV blocks and activations in its own HBM (HostRuntime) and, in data
+// mode, writes the values of a ModelWeights into them; returns each rank's
+// kernel arguments.
+#pragma once
+
+#include <vector>
+
+#include "firmware/kernels/transformer_decode.h"
+#include "platform/llm/llm_mapping.h"
+#include "platform/llm/llm_reference.h"
+#include "platform/runtime/host_runtime.h"
+
+namespace kb {
+
+// `data`: the values to write (data mode), or null (timing only).
+std::vector<fw::DecodeStepArgs> place_decode(HostRuntime& rt, const TpMapping& map,
+                                             const ModelSpec& model, const DecodeRun& run,
+                                             const ModelWeights* data);
+
+// The logits [batch, vocab] read back from every rank's slice.
+std::vector<float> read_logits(HostRuntime& rt, const TpMapping& map,
+                               const std::vector<fw::DecodeStepArgs>& args, int64_t batch,
+                               int64_t vocab);
+
+}  // namespace kb

@@ -1,0 +1,99 @@
+#include "platform/llm/llm_roofline.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kb {
+
+double tree_allreduce_model_ns(unsigned ranks, uint64_t bytes, const TopologyConfig& cfg) {
+  const double n = static_cast<double>(bytes);
+  const LinkConfig& pe = cfg.cube.pe_link;
+  const double router = cfg.cube.router_latency_ns;
+  const double gamma =
+      static_cast<double>((bytes / 4 + cfg.pe.math.lanes - 1) / cfg.pe.math.lanes) /
+      cfg.pe.clock_ghz;
+  double t = 0;
+  for (unsigned mask = 1; mask < ranks; mask <<= 1) {
+    double alpha = 2 * pe.latency_ns + router, bw = pe.bandwidth_gbps;
+    if (mask >= cfg.cube.pes) {  // the pair is in different cubes
+      alpha += router + cfg.sip.cube_link.latency_ns;
+      bw = std::min(bw, cfg.sip.cube_link.bandwidth_gbps);
+    }
+    if (mask >= cfg.pes_per_sip()) {  // ... in different SIPs
+      alpha += 2 * (cfg.sip.io_link.latency_ns + cfg.sip.hub_latency_ns) +
+               cfg.system.sip_link.latency_ns;
+      bw = std::min({bw, cfg.sip.io_link.bandwidth_gbps, cfg.system.sip_link.bandwidth_gbps});
+    }
+    t += 2 * (alpha + n / bw) + gamma;
+  }
+  return t;
+}
+
+namespace {
+
+// Native GEMM tiles of an [M, K] x [K, N] product: the engine spends a whole
+// native tile's time on each, however little of it the shape fills.
+double gemm_tiles(double M, double K, double N, const TopologyConfig& cfg) {
+  const GemmConfig& g = cfg.pe.gemm;
+  return std::ceil(M / g.tile_m) * std::ceil(K / g.tile_k) * std::ceil(N / g.tile_n);
+}
+
+}  // namespace
+
+DecodeBound decode_bound(const TpMapping& map, const ModelSpec& model, const DecodeRun& run,
+                         const TopologyConfig& cfg) {
+  DecodeBound b;
+  const auto e = static_cast<double>(dtype_bytes(model.dtype));
+  const double B = static_cast<double>(run.batch), H = static_cast<double>(model.hidden),
+               d = static_cast<double>(model.d_head), G = static_cast<double>(model.group()),
+               L = static_cast<double>(run.layers);
+  const double bw = cfg.pe_hbm_bandwidth_gbps(), peak = cfg.pe.gemm.peak_tflops * 1000.0;
+  const GemmConfig& g = cfg.pe.gemm;
+  const double native_tile_ns = 2.0 * g.tile_m * g.tile_k * g.tile_n / peak;
+  for (const RankPlan& r : map.ranks()) {
+    const double nq = static_cast<double>(r.qkv.count), no = static_cast<double>(r.o.count),
+                 nf = static_cast<double>(r.ffn.count), nv = static_cast<double>(r.vocab.count),
+                 n = static_cast<double>(r.kv.count);
+    const auto kv_read = static_cast<uint64_t>(L * B * 2 * n * d * e);
+    const uint64_t bytes = r.weight_bytes + kv_read;
+    const double flops =
+        L * (2 * B * (H * nq + no * H + 3 * H * nf) + 2 * B * (G + 2) * d * d + 4 * B * G * n * d) +
+        2 * B * H * nv;
+    // Attention: per sequence, the scores (G x d x T) and P·V (G x T x d) of
+    // each KV tile of the rank's block.
+    const double T = static_cast<double>(run.tile), full = std::floor(n / T), rest = n - full * T;
+    double attn_tiles = full * (gemm_tiles(G, d, T, cfg) + gemm_tiles(G, T, d, cfg));
+    if (rest > 0) attn_tiles += gemm_tiles(G, d, rest, cfg) + gemm_tiles(G, rest, d, cfg);
+    const double tiles = L * (gemm_tiles(B, H, nq, cfg) + gemm_tiles(B * (G + 2), d, d, cfg) +
+                              gemm_tiles(B, no, H, cfg) + 2 * gemm_tiles(B, H, nf, cfg) +
+                              gemm_tiles(B, nf, H, cfg) + B * attn_tiles) +
+                         gemm_tiles(B, H, nv, cfg);
+    b.gemm_tile_ns = std::max(b.gemm_tile_ns, tiles * native_tile_ns);
+    b.total_hbm_bytes += bytes;
+    b.bytes = std::max(b.bytes, bytes);
+    b.flops = std::max(b.flops, flops);
+    b.hbm_ns = std::max(b.hbm_ns, static_cast<double>(bytes) / bw);
+    b.compute_ns = std::max(b.compute_ns, flops / peak);
+  }
+  b.bound_ns = std::max({b.hbm_ns, b.compute_ns, b.gemm_tile_ns});
+  const auto W = static_cast<unsigned>(map.ranks().size());
+  b.allreduce_model_ns =
+      tree_allreduce_model_ns(W, static_cast<uint64_t>(run.batch * model.hidden) * 4, cfg);
+  b.qkv_gather_model_ns = tree_allreduce_model_ns(
+      map.ranks_per_group(), static_cast<uint64_t>(run.batch * map.shape().qkv_width()) * 4, cfg);
+  return b;
+}
+
+nlohmann::json DecodeBound::to_json() const {
+  return {{"busiest_rank_hbm_bytes", bytes},
+          {"busiest_rank_flops", flops},
+          {"hbm_ns", hbm_ns},
+          {"compute_ns", compute_ns},
+          {"gemm_tile_ns", gemm_tile_ns},
+          {"bound_ns", bound_ns},
+          {"allreduce_model_ns", allreduce_model_ns},
+          {"qkv_gather_model_ns", qkv_gather_model_ns},
+          {"total_hbm_bytes", total_hbm_bytes}};
+}
+
+}  // namespace kb

@@ -1,0 +1,42 @@
+// What a decode step cannot beat, and what its collectives should cost,
+// computed from the configuration alone (nothing simulated):
+//   - the roofline bound: every rank must stream its weights and its KV
+//     block from its own HBM and do its flops, so the step takes at least
+//     max over ranks of max(bytes / PE HBM bandwidth, flops / GEMM peak,
+//     native GEMM tiles x one tile's time) -- the last because PE_GEMM spends
+//     a whole 32 x 64 x 32 tile's time on a tile a batch of 1 barely fills;
+//   - the α-β-γ model of the binomial-tree all-reduce over the ranks: per
+//     tree level, the latency of the path the level's pairs span (inside a
+//     cube, across cubes, across SIPs) plus the vector over that path's
+//     narrowest link, twice (reduce, broadcast), plus PE_MATH adding the
+//     vector at every reduce level.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+
+#include "platform/config/topology_config.h"
+#include "platform/llm/llm_mapping.h"
+
+namespace kb {
+
+struct DecodeBound {
+  uint64_t bytes = 0;  // HBM bytes of the busiest rank (weights + KV read)
+  double flops = 0;    // flops of the busiest rank
+  double hbm_ns = 0, compute_ns = 0;
+  double gemm_tile_ns = 0;         // native GEMM tiles of the busiest rank x tile time
+  double bound_ns = 0;             // max(hbm_ns, compute_ns)
+  double allreduce_model_ns = 0;   // one [batch, hidden] fp32 all-reduce over every rank
+  double qkv_gather_model_ns = 0;  // one group's QKV all-reduce
+  uint64_t total_hbm_bytes = 0;    // every rank's weights + KV read
+  nlohmann::json to_json() const;
+};
+
+DecodeBound decode_bound(const TpMapping& map, const ModelSpec& model, const DecodeRun& run,
+                         const TopologyConfig& cfg);
+
+// The α-β-γ model of tree_allreduce over `ranks` consecutive ranks in
+// (SIP, cube, PE) order, of `bytes` (fp32) per rank.
+double tree_allreduce_model_ns(unsigned ranks, uint64_t bytes, const TopologyConfig& cfg);
+
+}  // namespace kb

@@ -1,0 +1,172 @@
+// The llm bench end to end, through the kernbench binary: a small ragged
+// model's logits against the double-precision reference, the roofline bound
+// never beaten, determinism, and the errors of impossible models and mappings.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tests/support/cli_run.h"
+
+namespace kb {
+namespace {
+
+using test::contains;
+using test::run_kernbench;
+using test::TempDir;
+
+const std::string kTiny = KB_SOURCE_DIR "/topologies/tiny.yaml";
+
+// A model with no power of two in it: 3 layers, hidden 120, 6 heads over 3
+// KV heads of 20 dimensions, FFN 200, vocabulary 250; on 6 PEs of tiny.yaml.
+std::vector<std::string> small_model() {
+  return {"-p", "model=llama3_8b", "-p", "model.layers=3",   "-p", "model.hidden=120",
+          "-p", "model.heads=6",   "-p", "model.kv_heads=3", "-p", "model.d_head=20",
+          "-p", "model.ffn=200",   "-p", "model.vocab=250",  "-p", "ranks=6"};
+}
+
+std::vector<std::string> args(std::vector<std::string> extra, const std::string& topo = kTiny) {
+  std::vector<std::string> a = {"-t", topo, "-b", "llm", "-q"};
+  // The small model's fields, but those `extra` sets itself.
+  auto key = [](const std::string& kv) { return kv.substr(0, kv.find('=')); };
+  const std::vector<std::string> base = small_model();
+  for (size_t i = 0; i + 1 < base.size(); i += 2) {
+    bool overridden = false;
+    for (const std::string& e : extra) overridden = overridden || key(e) == key(base[i + 1]);
+    if (!overridden) a.insert(a.end(), {base[i], base[i + 1]});
+  }
+  for (const std::string& s : extra) a.push_back(s);
+  return a;
+}
+
+nlohmann::json run_json(std::vector<std::string> a, const TempDir& tmp, const std::string& name) {
+  a.push_back("--json");
+  a.push_back(tmp / name);
+  const test::RunResult r = run_kernbench(a, tmp);
+  EXPECT_EQ(r.exit_code, 0) << test::describe(r);
+  if (r.exit_code != 0) return {};
+  return nlohmann::json::parse(test::read_text(tmp / name));
+}
+
+TEST(LlmDecode, SmallRaggedModelMatchesTheReferenceAndTheMappingDoesNotChangeIt) {
+  TempDir tmp;
+  std::vector<std::vector<float>> logits;
+  // ranks 3 (a KV head per PE) and 6 (two PEs per KV head, sequence parallel).
+  for (const std::string ranks : {"3", "6"}) {
+    const nlohmann::json j = run_json(args({"--data", "-p", "batch=3", "-p", "context=37", "-p",
+                                            "tile=16", "-p", "ranks=" + ranks}),
+                                      tmp, "r" + ranks + ".json");
+    ASSERT_FALSE(j.is_null());
+    const double rel = j["metrics"]["logits_max_rel_err"].get<double>();
+    std::cout << "ranks=" << ranks << " max rel err " << rel << "\n";
+    EXPECT_LE(rel, 1e-2) << j["metrics"].dump();
+    EXPECT_GT(j["metrics"]["logits_max_abs_ref"].get<double>(), 0.1);  // not a zero output
+    EXPECT_TRUE(j["metrics"]["all_layers_simulated"].get<bool>());
+  }
+}
+
+TEST(LlmDecode, NoResultBeatsItsRoofline) {
+  TempDir tmp;
+  const std::vector<std::vector<std::string>> cases = {
+      {"-p", "batch=1", "-p", "context=100"},
+      {"-p", "batch=5", "-p", "context=333", "-p", "ranks=6"},
+      {"-p", "batch=2", "-p", "context=1000", "-p", "variant=opt1"},
+  };
+  int i = 0;
+  for (const auto& c : cases) {
+    const nlohmann::json j = run_json(args(c), tmp, "c" + std::to_string(i++) + ".json");
+    ASSERT_FALSE(j.is_null());
+    const nlohmann::json& m = j["metrics"];
+    EXPECT_GE(m["latency_per_token_ns"].get<double>(), m["roofline"]["bound_ns"].get<double>())
+        << m.dump();
+    EXPECT_LE(m["tokens_per_s"].get<double>(), m["roofline_tokens_per_s"].get<double>());
+    EXPECT_LE(m["hbm_util"].get<double>(), 1.0);
+    double classes = 0;
+    for (const auto& [k, v] : m["op_classes_rank0"].items()) classes += v["total_ns"].get<double>();
+    // Rank 0's phases cover the step (up to the other ranks' last drain).
+    EXPECT_LE(classes, m["latency_per_token_ns"].get<double>() + 1e-6);
+    EXPECT_GE(classes, 0.9 * m["latency_per_token_ns"].get<double>());
+  }
+}
+
+TEST(LlmDecode, TwoRunsGiveTheSameResult) {
+  TempDir tmp;
+  nlohmann::json a = run_json(args({"--data", "-p", "batch=2", "-p", "context=50"}), tmp, "a.json");
+  nlohmann::json b = run_json(args({"--data", "-p", "batch=2", "-p", "context=50"}), tmp, "b.json");
+  a.erase("wall_s");
+  b.erase("wall_s");
+  EXPECT_EQ(a.dump(), b.dump());
+}
+
+TEST(LlmDecode, FewerLayersAreReportedAsSuch) {
+  TempDir tmp;
+  const nlohmann::json j = run_json(args({"-p", "layers=2"}), tmp, "l.json");
+  ASSERT_FALSE(j.is_null());
+  EXPECT_EQ(j["metrics"]["layers_simulated"], 2);
+  EXPECT_EQ(j["metrics"]["model_layers"], 3);
+  EXPECT_FALSE(j["metrics"]["all_layers_simulated"].get<bool>());
+}
+
+TEST(LlmDecode, Llama70bRunsOnTheFourSipTopologyByDefault) {
+  TempDir tmp;
+  // The embedded llama70b_4sip.yaml; a slice of the model on a few PEs.
+  const nlohmann::json j =
+      run_json({"-b", "llm", "-q", "-p", "layers=1", "-p", "ranks=8", "-p", "model.hidden=256",
+                "-p", "model.ffn=512", "-p", "model.vocab=512", "-p", "context=64"},
+               tmp, "d.json");
+  ASSERT_FALSE(j.is_null());
+  EXPECT_EQ(j["topology"]["name"], "llama70b_4sip");
+  EXPECT_EQ(j["metrics"]["model"], "llama3_70b");
+}
+
+struct BadCase {
+  std::string name;
+  std::vector<std::string> extra;
+  std::string topo;
+  std::string message;
+};
+
+class LlmBadInput : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(LlmBadInput, IsAClearUsageError) {
+  TempDir tmp;
+  const BadCase& c = GetParam();
+  const test::RunResult r = run_kernbench(args(c.extra, c.topo), tmp);
+  const std::string line = test::expect_usage_error(r);
+  EXPECT_TRUE(contains(line, c.message)) << line;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, LlmBadInput,
+    ::testing::Values(
+        BadCase{"does_not_fit_hbm",
+                {"-p", "batch=4000", "-p", "context=1000000"},
+                kTiny,
+                "does not fit HBM: sip0.cube2.pe1 needs"},
+        BadCase{"more_ranks_than_pes", {"-p", "ranks=9"}, kTiny, "more PEs than the topology"},
+        BadCase{"ranks_not_divisible", {"-p", "ranks=4"}, kTiny, "do not split into 3"},
+        BadCase{"zero_dim", {"-p", "model.hidden=0"}, kTiny, "hidden must be > 0"},
+        BadCase{"negative_dim", {"-p", "model.ffn=-5"}, kTiny, "ffn must be > 0"},
+        BadCase{
+            "heads_not_divisible", {"-p", "model.heads=7"}, kTiny, "is not a multiple of kv_heads"},
+        BadCase{"unknown_field", {"-p", "model.hiden=64"}, kTiny, "did you mean 'model.hidden'"},
+        BadCase{"unknown_model", {"-p", "model=llama3_7b"}, kTiny, "did you mean 'llama3_70b'"},
+        BadCase{"unknown_mapping", {"-p", "mapping=zz"}, kTiny, "the mappings are tp"},
+        BadCase{"too_many_layers", {"-p", "layers=4"}, kTiny, "has 3"}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(LlmModelSpec, AFileErrorNamesLineColumnAndTheNearestField) {
+  TempDir tmp;
+  test::write_text(tmp / "m.yaml",
+                   "name: m\nlayers: 2\nhidden: 64\nheads: 4\nkv_heads: 2\nd_head: 16\n"
+                   "ffn: 128\nvocab: 100\nnorm_eps: 1e-5\nrope_thta: 10000\ndtype: fp16\n");
+  const test::RunResult r =
+      run_kernbench({"-t", kTiny, "-b", "llm", "-p", "model=" + (tmp / "m.yaml")}, tmp);
+  const std::string line = test::expect_usage_error(r);
+  EXPECT_TRUE(contains(line, "m.yaml:10:1: rope_thta: unknown field (did you mean 'rope_theta'?)"))
+      << line;
+}
+
+}  // namespace
+}  // namespace kb
