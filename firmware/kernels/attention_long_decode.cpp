@@ -30,9 +30,19 @@ std::string to_string(const DecodeCase& c) {
          (c.pe == PeSplit::kSp ? "PE-SP" : "PE-TP");
 }
 
+KvBlock kv_block(const DecodeCase& c, int64_t s_kv, unsigned cubes, unsigned pes, unsigned k,
+                 unsigned p) {
+  auto part = [](int64_t total, int64_t n, int64_t i) {
+    return KvBlock{i * total / n, (i + 1) * total / n - i * total / n};
+  };
+  const KvBlock cube = c.cube == CubeSplit::kSp ? part(s_kv, cubes, k) : KvBlock{0, s_kv};
+  const KvBlock in = part(cube.count, pes, p);
+  return {cube.first + in.first, in.count};
+}
+
 int64_t block_positions(const DecodeCase& c, int64_t s_kv, unsigned cubes, unsigned pes) {
-  const int64_t per_cube = c.cube == CubeSplit::kSp ? s_kv / cubes : s_kv;
-  return per_cube / pes;
+  const int64_t per_cube = c.cube == CubeSplit::kSp ? (s_kv + cubes - 1) / cubes : s_kv;
+  return (per_cube + pes - 1) / pes;
 }
 
 void attention_long_decode(Tl& tl, const LongDecodeArgs& a) {

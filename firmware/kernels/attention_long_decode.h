@@ -70,8 +70,16 @@ struct LongDecodeArgs {
 // Runs on every rank of args.at; returns when this rank's part is done.
 void attention_long_decode(Tl& tl, const LongDecodeArgs& args);
 
-// Positions per (cube, PE) block for S_kv positions: S/C/P under Cube-SP,
-// S/P under Cube-Repl.
+// The KV positions [first, first + count) of rank (k, p): Cube-SP cuts the
+// S_kv positions into C near-equal contiguous parts (Cube-Repl gives every
+// cube all of them), and each cube's part is cut into P near-equal blocks, so
+// any S_kv works (blocks differ by at most one position).
+struct KvBlock {
+  int64_t first = 0, count = 0;
+};
+KvBlock kv_block(const DecodeCase& c, int64_t s_kv, unsigned cubes, unsigned pes, unsigned k,
+                 unsigned p);
+// The largest block's positions.
 int64_t block_positions(const DecodeCase& c, int64_t s_kv, unsigned cubes, unsigned pes);
 
 }  // namespace fw

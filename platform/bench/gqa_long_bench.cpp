@@ -77,11 +77,11 @@ LongDecodeSpec resolve_long_decode(const LongDecodeSpec& spec, const TopologyCon
   if (mode.pe == fw::PeSplit::kTp && G % P != 0)
     throw UsageError("gqa-long: case " + str(s.case_no) + " (PE-TP) splits the G=" + str(G) +
                      " query heads of a KV head over P=" + str(P) + " PEs; P must divide G");
-  const int64_t split = int64_t{mode.cube == fw::CubeSplit::kSp ? C : 1} * P * s.tile;
-  if (s.s_kv % split != 0)
-    throw UsageError("gqa-long: S_kv=" + str(s.s_kv) + " is not a multiple of " +
+  const int64_t ranks = int64_t{mode.cube == fw::CubeSplit::kSp ? C : 1} * P;
+  if (s.s_kv < ranks)
+    throw UsageError("gqa-long: S_kv=" + str(s.s_kv) + " leaves a rank without KV positions: " +
                      (mode.cube == fw::CubeSplit::kSp ? "C x " : std::string()) +
-                     "P x tile = " + str(split) + ": every rank's block must be whole tiles");
+                     "P = " + str(ranks) + " blocks need at least one position each");
   if (s.groups.empty()) {
     for (int64_t h = 0; h < s.kv_heads; ++h) s.groups.push_back(static_cast<unsigned>(h) * C);
   } else if (static_cast<int64_t>(s.groups.size()) != s.kv_heads) {
@@ -134,7 +134,6 @@ fw::LongDecodeArgs place_head(HostRuntime& rt, const HeadPlan& plan, const Decod
                               const fw::Tensor& out_all, int64_t h, AttnData* in) {
   const int64_t G = shape.g, d = shape.d_head, S = shape.s_kv;
   const unsigned C = plan.at.cubes, P = plan.at.pes;
-  const int64_t n = fw::block_positions(plan.mode, S, C, P);
   fw::LongDecodeArgs a;
   a.at = plan.at;
   a.mode = plan.mode;
@@ -156,13 +155,14 @@ fw::LongDecodeArgs place_head(HostRuntime& rt, const HeadPlan& plan, const Decod
     if (in) rt.write(a.q.back(), in->q);
     for (unsigned p = 0; p < P; ++p) {
       const PeAddr r = a.at.rank(k, p);
+      const fw::KvBlock blk = fw::kv_block(plan.mode, S, C, P, k, p);
+      const int64_t n = blk.count;
       fw::KvSegment seg{rt.alloc_hbm({r.sip, r.cube, r.pe}, {d, n}),
                         rt.alloc_hbm({r.sip, r.cube, r.pe}, {n, d})};
       if (shape.tiled_kv) tile_kv(seg, rt.platform().config());
       if (in) {
-        const int64_t first = (plan.mode.cube == fw::CubeSplit::kSp ? k * S / C : 0) + p * n;
-        rt.write(seg.kt, columns(in->kt, d, S, first, n));
-        rt.write(seg.v, rows(in->v, d, first, n));
+        rt.write(seg.kt, columns(in->kt, d, S, blk.first, n));
+        rt.write(seg.v, rows(in->v, d, blk.first, n));
       }
       a.kv[k].push_back(seg);
     }
@@ -241,26 +241,33 @@ nlohmann::json run_decode_heads(HostRuntime& rt, const std::vector<HeadPlan>& pl
   const ActivityCounters c = ActivityCounters::take(platform).since(before);
 
   const HeadPlan& p0 = plans.front();
-  const int64_t n0 = fw::block_positions(p0.mode, S, p0.at.cubes, p0.at.pes);
-  nlohmann::json pt = {{"S_kv", S},
-                       {"C", p0.at.cubes},
-                       {"P", p0.at.pes},
-                       {"kv_heads", n_heads},
-                       {"G", G},
-                       {"tile", shape.tile},
-                       {"kv_layout", shape.tiled_kv ? "tiled" : "rowmajor"},
-                       {"latency_ns", t_end - t0},
-                       {"kv_bytes_per_cube",
-                        static_cast<uint64_t>(n0) * p0.at.pes * static_cast<uint64_t>(d) * 2 * 2},
-                       {"ipcq_ops", c.ipcq_ops},
-                       {"dma_reads", c.dma_reads},
-                       {"dma_writes", c.dma_writes},
-                       {"dma_ops", c.dma_ops()},
-                       {"dma_bursts", c.dma_bursts},
-                       {"link_bytes", c.traffic.link_bytes},
-                       {"cube_link_bytes", c.traffic.cube_link_bytes},
-                       {"sip_link_bytes", c.traffic.sip_link_bytes},
-                       {"wall_s", wall}};
+  // The fullest cube's KV (blocks differ by at most a position).
+  int64_t n0 = 0;
+  for (unsigned k = 0; k < p0.at.cubes; ++k) {
+    int64_t in_cube = 0;
+    for (unsigned q = 0; q < p0.at.pes; ++q)
+      in_cube += fw::kv_block(p0.mode, S, p0.at.cubes, p0.at.pes, k, q).count;
+    n0 = std::max(n0, in_cube);
+  }
+  nlohmann::json pt = {
+      {"S_kv", S},
+      {"C", p0.at.cubes},
+      {"P", p0.at.pes},
+      {"kv_heads", n_heads},
+      {"G", G},
+      {"tile", shape.tile},
+      {"kv_layout", shape.tiled_kv ? "tiled" : "rowmajor"},
+      {"latency_ns", t_end - t0},
+      {"kv_bytes_per_cube", static_cast<uint64_t>(n0) * static_cast<uint64_t>(d) * 2 * 2},
+      {"ipcq_ops", c.ipcq_ops},
+      {"dma_reads", c.dma_reads},
+      {"dma_writes", c.dma_writes},
+      {"dma_ops", c.dma_ops()},
+      {"dma_bursts", c.dma_bursts},
+      {"link_bytes", c.traffic.link_bytes},
+      {"cube_link_bytes", c.traffic.cube_link_bytes},
+      {"sip_link_bytes", c.traffic.sip_link_bytes},
+      {"wall_s", wall}};
   if (data_mode) {
     const std::vector<float> out = rt.read(out_all);
     double err = 0;
@@ -314,7 +321,8 @@ std::vector<ParamSpec> long_decode_params(const std::string& cases, const std::s
       {"case", cases,
        "parallelism case(s), comma-separated: 1 Cube-SP x PE-TP, 2 Cube-Repl x PE-TP, "
        "3 Cube-Repl x PE-SP, 4 Cube-SP x PE-SP"},
-      {"S_kv", s_kv, "KV positions (comma-separated for several); a multiple of C x P x tile"},
+      {"S_kv", s_kv,
+       "KV positions (comma-separated for several; any: ranks hold near-equal blocks)"},
       {"C", cubes, "cubes per KV head (0 = the largest of 8, 4, 2, 1 that fits every head)"},
       {"P", "0", "PEs per cube (0 = every PE of a cube)"},
       {"kv_heads", kv_heads, "KV heads, each on its own group of C cubes (Llama-70B: 8)"},

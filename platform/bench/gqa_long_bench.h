@@ -70,8 +70,8 @@ struct LongDecodeSpec {
 };
 
 // The spec's C, P and groups resolved against the platform, or UsageError
-// (C*P larger than the platform, overlapping groups, S_kv not a multiple of
-// the block tile, ...).
+// (C*P larger than the platform, overlapping groups, fewer KV positions than
+// ranks, ...).
 LongDecodeSpec resolve_long_decode(const LongDecodeSpec& spec, const TopologyConfig& cfg);
 
 // Runs one point on `rt`'s platform (releasing its allocations afterwards);

@@ -15,7 +15,7 @@ constexpr long long kMaxPositions = 1 << 24, kMaxTile = 1 << 16, kMaxHeads = 409
 
 std::vector<ParamSpec> GqaShortBench::params() const {
   return {{"kv_per_cube", "1,2,4,8", "KV heads each cube owns (comma-separated for several)"},
-          {"S_kv", "4096", "KV positions; a multiple of (PEs per head) x tile"},
+          {"S_kv", "4096", "KV positions (any: the PEs of a head hold near-equal blocks)"},
           {"kv_heads", "8", "KV heads (Llama-70B: 8)"},
           {"heads", "64", "query heads (G = heads / kv_heads per KV head, folded into M)"},
           {"d_head", "128", "head dimension"},
@@ -74,10 +74,9 @@ BenchResult GqaShortBench::run(BenchContext& ctx) {
                        " per cube need " + str(kv_heads / n) + " cubes; the platform has " +
                        str(total_cubes));
     const unsigned per_head = pes / static_cast<unsigned>(n);
-    if (shape.s_kv % (per_head * shape.tile) != 0)
-      throw UsageError("gqa-short: S_kv=" + str(shape.s_kv) + " is not a multiple of " +
-                       str(per_head) + " PEs per head x tile " + str(shape.tile) + " = " +
-                       str(per_head * shape.tile));
+    if (shape.s_kv < per_head)
+      throw UsageError("gqa-short: S_kv=" + str(shape.s_kv) + " leaves one of the " +
+                       str(per_head) + " PEs per head without KV positions");
     std::vector<HeadPlan> plans;
     for (long long h = 0; h < kv_heads; ++h) {
       const auto cube = static_cast<unsigned>(h / n);

@@ -204,6 +204,23 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                  {"sip_link_bytes", act.traffic.sip_link_bytes},
                  {"ipcq_ops", act.ipcq_ops},
                  {"dma_ops", act.dma_ops()}};
+  // One flat point: what sweeps tabulate and scripts/plot_llm.py draws.
+  nlohmann::json pt = {{"model", model.name},
+                       {"batch", run.batch},
+                       {"context", run.context},
+                       {"layers", run.layers},
+                       {"ranks", map.ranks().size()},
+                       {"latency_ns", latency},
+                       {"bound_ns", bound.bound_ns},
+                       {"latency_over_bound", latency / bound.bound_ns},
+                       {"tokens_per_s", tokens_per_s},
+                       {"roofline_tokens_per_s", bound_tokens_per_s},
+                       {"hbm_util", hbm_util},
+                       {"allreduce_ns", ar_measured},
+                       {"allreduce_model_ns", bound.allreduce_model_ns}};
+  for (const char* c : kClasses)
+    pt[std::string(c) + "_ns_per_layer"] = total_of(c) / static_cast<double>(run.layers);
+  res.points.push_back(pt);
   nlohmann::json classes = nlohmann::json::object();
   for (const char* c : kClasses)
     classes[c] = {{"total_ns", total_of(c)}, {"per_layer_ns", per_layer[c]}};

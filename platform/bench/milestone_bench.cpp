@@ -1,10 +1,13 @@
 #include "platform/bench/milestone_bench.h"
 
+#include "models/common/errors.h"
 #include "platform/bench/allreduce_bench.h"
 #include "platform/bench/gemm_bench.h"
 #include "platform/bench/gqa_decode_bench.h"
 #include "platform/bench/gqa_long_bench.h"
+#include "platform/bench/llm_bench.h"
 #include "platform/bench/probe_bench.h"
+#include "platform/platform.h"
 
 namespace kb {
 
@@ -15,8 +18,9 @@ namespace {
 BenchResult run_study(BenchContext& ctx, Bench& bench, const std::vector<std::string>& overrides,
                       const std::string& study, BenchResult& out) {
   BenchParams params(bench.name(), bench.params(), overrides);
-  BenchContext sub{ctx.platform,           params,           ctx.data_mode, ctx.topology_file,
-                   ctx.topology_overrides, ctx.kernbench_exe, ctx.quiet};
+  BenchContext sub{
+      ctx.platform,      params,   ctx.data_mode, ctx.topology_file, ctx.topology_overrides,
+      ctx.kernbench_exe, ctx.quiet};
   BenchResult r = bench.run(sub);
   for (auto pt : r.points) {
     pt["study"] = study;
@@ -48,6 +52,19 @@ BenchResult MilestoneBench::run(BenchContext& ctx) {
   // allreduce: the topology's natural algorithm, 96 KiB per PE, TCM buffers.
   AllReduceBench allreduce;
   out.metrics["allreduce"] = run_study(ctx, allreduce, {}, "allreduce", out).metrics;
+  // llm: one layer of Llama-3-8B (and its LM head), batch 1, context 1023, over
+  // every PE; on a platform too small for it, the reason instead.
+  LlmBench llm;
+  // Its millions of engine stages stay out of the op log (it reads none).
+  const bool logging = ctx.platform.op_log_enabled();
+  ctx.platform.set_op_log_enabled(false);
+  try {
+    out.metrics["llm"] =
+        run_study(ctx, llm, {"model=llama3_8b", "layers=1", "context=1023"}, "llm", out).metrics;
+  } catch (const UsageError& e) {
+    out.metrics["llm"] = {{"skipped", e.what()}};
+  }
+  ctx.platform.set_op_log_enabled(logging);
   return out;
 }
 

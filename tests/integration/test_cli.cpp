@@ -107,11 +107,11 @@ TEST(CliGqa, BadPlacementsAndSizesAreUsageErrors) {
       {{"--bench", "gqa-long", "--param", "C=32"}, "larger than the platform"},
       {{"--bench", "gqa-long", "--param", "C=2", "--param", "groups=0,1,4,6,8,10,12,14"},
        "overlap"},
-      {{"--bench", "gqa-long", "--param", "S_kv=8000"}, "not a multiple"},
+      {{"--bench", "gqa-long", "--param", "S_kv=4"}, "leaves a rank without KV positions"},
       {{"--bench", "gqa-long", "--param", "case=7"}, "case 7 does not exist"},
       {{"--bench", "gqa-prefill", "--param", "S=8000"}, "not a multiple"},
       {{"--bench", "gqa-short", "--param", "kv_per_cube=3"}, "must divide"},
-      {{"--bench", "gqa-short", "--param", "S_kv=100"}, "not a multiple"}};
+      {{"--bench", "gqa-short", "--param", "S_kv=2"}, "without KV positions"}};
   for (const auto& [args, part] : cases) {
     const std::string msg = expect_usage_error(run(args, tmp));
     EXPECT_TRUE(contains(msg, part)) << msg;
