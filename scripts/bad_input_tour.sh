@@ -816,6 +816,31 @@ t allreduce-bytes_per_pe-16EiB 2 "${AR[@]}" --param bytes_per_pe=16EiB
 t allreduce-bytes_per_pe-0 2 "${AR[@]}" --param bytes_per_pe=0
 t allreduce-bytes_per_pe-negative 2 "${AR[@]}" --param bytes_per_pe=-4KiB
 t allreduce-bytes_per_pe-empty-item 2 "${AR[@]}" --param bytes_per_pe=4KiB,,8KiB
+
+LM=(--topology "$T" --bench llm --param model=llama3_8b --param model.layers=2 --param model.hidden=120
+    --param model.heads=6 --param model.kv_heads=3 --param model.d_head=20 --param model.ffn=200
+    --param model.vocab=250 --param ranks=6)
+t llm-small-ragged-data 0 "${LM[@]}" --data --param batch=3 --param context=37
+t llm-context-below-group 2 "${LM[@]}" --param context=0
+t llm-does-not-fit-hbm 2 "${LM[@]}" --param batch=4000 --param context=1000000
+t llm-70b-on-tiny 2 --topology "$T" --bench llm
+t llm-ranks-more-than-pes 2 --topology "$T" --bench llm --param model=llama3_8b --param ranks=9
+t llm-batch-0 2 "${LM[@]}" --param batch=0
+t llm-batch-4G 2 "${LM[@]}" --param batch=4294967296
+t llm-context-negative 2 "${LM[@]}" --param context=-1
+t llm-tile-0 2 "${LM[@]}" --param tile=0
+t llm-layers-too-many 2 "${LM[@]}" --param layers=3
+t llm-phase-typo 2 "${LM[@]}" --param phase=decod
+t llm-mapping-typo 2 "${LM[@]}" --param mapping=pp
+t llm-variant-typo 2 "${LM[@]}" --param variant=opt4
+t llm-model-missing-file 2 --topology "$T" --bench llm --param model=/nonexistent/m.yaml
+t llm-model-dev-zero 2 --topology "$T" --bench llm --param model=/dev/zero
+t llm-model-field-typo 2 --topology "$T" --bench llm --param model.hiden=64
+t llm-model-heads-not-divisible 2 --topology "$T" --bench llm --param model=llama3_8b --param model.heads=7
+t llm-model-d_head-odd 2 --topology "$T" --bench llm --param model=llama3_8b --param model.d_head=127
+t llm-model-hidden-huge 2 --topology "$T" --bench llm --param model=llama3_8b --param model.hidden=99999999999
+t llm-model-eps-nan 2 --topology "$T" --bench llm --param model=llama3_8b --param model.norm_eps=nan
+t llm-model-dtype-typo 2 --topology "$T" --bench llm --param model=llama3_8b --param model.dtype=fp8
 t allreduce-bytes_per_pe-trailing-comma 2 "${AR[@]}" --param bytes_per_pe=4KiB,
 t allreduce-algo-typo 2 --topology "$T" --bench allreduce --param algo=rnig --param bytes_per_pe=4KiB
 t allreduce-buffer-typo 2 "${AR[@]}" --param bytes_per_pe=4KiB --param buffer=dram
