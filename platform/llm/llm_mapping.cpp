@@ -145,6 +145,12 @@ nlohmann::json TpMapping::describe() const {
   auto slice = [](const fw::Slice& s) {
     return nlohmann::json{{"first", s.first}, {"count", s.count}};
   };
+  auto rank_json = [&slice](const RankPlan& r) {
+    return nlohmann::json{{"pe", to_string(r.pe)},     {"qkv", slice(r.qkv)},
+                          {"o", slice(r.o)},           {"ffn", slice(r.ffn)},
+                          {"vocab", slice(r.vocab)},   {"kv", slice(r.kv)},
+                          {"hbm_bytes", r.hbm_bytes()}};
+  };
   nlohmann::json j = {
       {"name", "tp"},
       {"ranks", ranks_.size()},
@@ -168,22 +174,8 @@ nlohmann::json TpMapping::describe() const {
       {"collectives", "binomial trees over the ranks in (sip, cube, pe) order"},
       {"weights", "each rank's shards in its own HBM"},
       {"kv_cache", "each rank's block of every sequence, in its own HBM (K transposed)"},
-      {"rank0",
-       {{"pe", to_string(r0.pe)},
-        {"qkv", slice(r0.qkv)},
-        {"o", slice(r0.o)},
-        {"ffn", slice(r0.ffn)},
-        {"vocab", slice(r0.vocab)},
-        {"kv", slice(r0.kv)},
-        {"hbm_bytes", r0.hbm_bytes()}}},
-      {"last_rank",
-       {{"pe", to_string(rl.pe)},
-        {"qkv", slice(rl.qkv)},
-        {"o", slice(rl.o)},
-        {"ffn", slice(rl.ffn)},
-        {"vocab", slice(rl.vocab)},
-        {"kv", slice(rl.kv)},
-        {"hbm_bytes", rl.hbm_bytes()}}}};
+      {"rank0", rank_json(r0)},
+      {"last_rank", rank_json(rl)}};
   return j;
 }
 
