@@ -130,36 +130,44 @@ void allreduce_all(Step& s, const Tensor& v) {
 
 // Attention of the batch over this rank's KV block, merged over the group;
 // leaves the normalised output, [B * G, d] in dtype, in attn on every rank.
+// The states of attn_chunk sequences at a time travel in one reduce.
 void attention(Step& s, const LayerShard& w, const Tensor& rot, const Tensor& attn) {
   Tl& tl = s.tl;
   const DecodeStepArgs& a = s.a;
-  auto scope = tl.scratch_scope();
-  const int64_t rows = s.B * s.G;
-  PackedState own = PackedState::make(tl, rows, s.d);
-  SweepBuffers buf[2] = {make_sweep_buffers(tl, s.G, a.tile), make_sweep_buffers(tl, s.G, a.tile)};
-  std::vector<SoftmaxState> st;
-  for (int64_t b = 0; b < s.B; ++b) {
-    // Sequence b reuses the buffers of b - 2 once that sweep's last merge is done.
-    if (b >= 2) tl.wait(st[static_cast<size_t>(b - 2)].o);
-    SweepArgs sa;
-    sa.q = tl.ref(rot.addr() + static_cast<uint64_t>(b * (s.G + 2) * s.d) * dtype_bytes(s.dt),
-                  {s.G, s.d}, s.dt);
-    sa.kv = {w.kv.at(static_cast<size_t>(b))};
-    sa.tile = a.tile;
-    sa.scale = 1.0 / std::sqrt(static_cast<double>(s.d));
-    sa.variant = a.variant;
-    st.push_back(own.state(tl, b * s.G, s.G));
-    attention_sweep(tl, sa, buf[b % 2], st.back(), nullptr);
-  }
-  tl.wait();
+  const int64_t chunk = a.attn_chunk > 0 ? std::min(a.attn_chunk, s.B) : s.B;
   const auto R = static_cast<unsigned>(a.group.size());
-  const bool root = reduce_level(
-      tl, ReduceShape::kTree, a.group_rank, R, [&a](unsigned r) { return a.group[r]; }, own);
-  if (root) {
-    SoftmaxState full = own.state(tl, 0, rows);
-    const Tensor linv = tl.math("recip", {full.l}, {}, tl.empty({rows, 1}, DType::kFp32));
-    const Tensor on = tl.math("mul_bcast", {full.o, linv}, {{"bcast_axis", int64_t{1}}}, full.o);
-    tl.math("copy", {on}, {}, attn);
+  const uint64_t e = dtype_bytes(s.dt);
+  for (int64_t b0 = 0; b0 < s.B; b0 += chunk) {
+    auto scope = tl.scratch_scope();
+    const int64_t n = std::min(chunk, s.B - b0), rows = n * s.G;
+    PackedState own = PackedState::make(tl, rows, s.d);
+    SweepBuffers buf[2] = {make_sweep_buffers(tl, s.G, a.tile),
+                           make_sweep_buffers(tl, s.G, a.tile)};
+    std::vector<SoftmaxState> st;
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t b = b0 + i;
+      // Sequence i reuses the buffers of i - 2 once that sweep's last merge is done.
+      if (i >= 2) tl.wait(st[static_cast<size_t>(i - 2)].o);
+      SweepArgs sa;
+      sa.q = tl.ref(rot.addr() + static_cast<uint64_t>(b * (s.G + 2) * s.d) * e, {s.G, s.d}, s.dt);
+      sa.kv = {w.kv.at(static_cast<size_t>(b))};
+      sa.tile = a.tile;
+      sa.scale = 1.0 / std::sqrt(static_cast<double>(s.d));
+      sa.variant = a.variant;
+      st.push_back(own.state(tl, i * s.G, s.G));
+      attention_sweep(tl, sa, buf[i % 2], st.back(), nullptr);
+    }
+    tl.wait();
+    const bool root = reduce_level(
+        tl, ReduceShape::kTree, a.group_rank, R, [&a](unsigned r) { return a.group[r]; }, own);
+    if (root) {
+      SoftmaxState full = own.state(tl, 0, rows);
+      const Tensor linv = tl.math("recip", {full.l}, {}, tl.empty({rows, 1}, DType::kFp32));
+      const Tensor on = tl.math("mul_bcast", {full.o, linv}, {{"bcast_axis", int64_t{1}}}, full.o);
+      tl.math("copy", {on}, {},
+              tl.ref(attn.addr() + static_cast<uint64_t>(b0 * s.G * s.d) * e, {rows, s.d}, s.dt));
+      tl.wait();
+    }
   }
   tree_broadcast(tl, attn, a.group, a.group_rank);
 }

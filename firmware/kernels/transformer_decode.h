@@ -35,7 +35,8 @@
 //               the position's rotation matrix)
 //   kv_append   the rank holding the new position writes its K column and V row
 //   attention   sweep of the rank's KV block per sequence, the log-sum-exp
-//               reduce to the group's first rank, O / l there, broadcast
+//               reduce to the group's first rank (attn_chunk sequences at a
+//               time), O / l there, broadcast
 //   o_proj      partial = attention slice * W_o rows
 //   o_allreduce partial summed over every rank
 //   o_residual  x += partial
@@ -111,6 +112,9 @@ struct DecodeStepArgs {
   Tensor rope;        // [d, d] dtype: row · rope rotates a head row to position pos
   Tensor logits;      // [batch, vocab.count] fp32
   int64_t tile = 64;  // KV positions per attention tile
+  // Sequences whose attention states are reduced together (0 = the whole
+  // batch): fewer keep a large batch's states inside the TCM.
+  int64_t attn_chunk = 0;
   std::string variant = "opt2";
   uint64_t tcm_budget = 0;              // TCM this kernel may use for one phase's buffers
   std::function<void(int)> layer_done;  // optional: called after each layer

@@ -82,6 +82,8 @@ std::vector<ParamSpec> LlmBench::params() const {
       {"ranks", "0", "PEs the model is spread over, from sip0.cube0.pe0 on (0 = every PE)"},
       {"tile", "64", "KV positions per attention tile"},
       {"variant", "opt2", "attention loop of every rank: opt1 | opt2 | opt3"},
+      {"attn_chunk", "0",
+       "sequences whose attention states are reduced together (0 = as many as the TCM holds)"},
       {"seed", "1", "data mode: seed of the random weights, cache and embeddings"}};
   for (const std::string& f : model_spec_fields())
     p.push_back({kModelPrefix + f, "", "override the model spec's " + f});
@@ -111,9 +113,11 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   run.layers = p.integer_within("layers", 1 << 16);
   run.tile = p.integer_within("tile", 1 << 16);
   run.variant = variant;
+  run.attn_chunk = p.integer_within("attn_chunk", 1 << 16);
   const long long ranks = p.integer_within("ranks", 1 << 20);
-  if (run.batch <= 0 || run.context < 0 || run.layers < 0 || run.tile <= 0 || ranks < 0)
-    throw UsageError("llm: batch and tile must be > 0; context, layers and ranks >= 0");
+  if (run.batch <= 0 || run.context < 0 || run.layers < 0 || run.tile <= 0 || ranks < 0 ||
+      run.attn_chunk < 0)
+    throw UsageError("llm: batch and tile must be > 0; context, layers, ranks and attn_chunk >= 0");
   if (run.layers > model.layers)
     throw UsageError("llm: --param layers=" + std::to_string(run.layers) + " but " + model.name +
                      " has " + std::to_string(model.layers));
@@ -123,6 +127,17 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   Platform& platform = ctx.platform;
   const TopologyConfig& cfg = platform.config();
   const TpMapping map(model, run, cfg);
+  // With fewer layers simulated, whether the whole model would fit.
+  std::string full_model_fits = "yes";
+  if (run.layers < model.layers) {
+    DecodeRun full = run;
+    full.layers = model.layers;
+    try {
+      const TpMapping whole(model, full, cfg);
+    } catch (const UsageError& e) {
+      full_model_fits = e.what();
+    }
+  }
   const DecodeBound bound = decode_bound(map, model, run, cfg);
 
   HostRuntime rt(platform);
@@ -188,6 +203,7 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                  {"layers_simulated", run.layers},
                  {"model_layers", model.layers},
                  {"all_layers_simulated", run.layers == model.layers},
+                 {"all_layers_fit", full_model_fits},
                  {"mapping", map.describe()},
                  {"latency_per_token_ns", latency},
                  {"tokens_per_s", tokens_per_s},
@@ -251,6 +267,8 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                     fmt(bound.qkv_gather_model_ns, 0),
                     ratio(gather_measured, bound.qkv_gather_model_ns)});
   t.rows.push_back({"HBM bandwidth utilisation", fmt(100 * hbm_util, 1) + "%", "100%", "-"});
+  if (full_model_fits != "yes")
+    t.title += "\n  (the whole model would not fit: " + full_model_fits + ")";
   res.tables.push_back(t);
 
   SummaryTable b{

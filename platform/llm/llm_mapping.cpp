@@ -20,14 +20,16 @@ std::string str(int64_t v) {
 
 // The TCM a rank's kernel holds across one layer's phases (bytes): the
 // group's QKV rows twice (as gathered and rotated), the attention output,
-// the FFN slice's gate, up and h, and the larger of the attention phase's and
-// the QKV gather's own buffers; 64 bytes of alignment for each allocation.
-uint64_t layer_tcm_bytes(const fw::TransformerShape& s, int64_t B, int64_t tile, int64_t nf) {
+// the FFN slice's gate, up and h, and the larger of the attention phase's
+// (for `chunk` sequences at a time) and the QKV gather's own buffers; 64
+// bytes of alignment for each allocation.
+uint64_t layer_tcm_bytes(const fw::TransformerShape& s, int64_t B, int64_t tile, int64_t nf,
+                         int64_t chunk) {
   const auto e = static_cast<int64_t>(dtype_bytes(s.dtype));
-  const int64_t G = s.group(), d = s.d_head, rows = B * G;
+  const int64_t G = s.group(), d = s.d_head, rows = B * G, chunk_rows = chunk * G;
   const int64_t layer = 2 * B * (G + 2) * d * e + rows * d * e + B * nf * (4 + 4 + e);
   const int64_t sweep = 2 * (2 * G * tile * 4 + 2 * (G * tile * e + 4 * G * 4));
-  const int64_t attention = 2 * rows * (d + 2) * 4 + sweep + 5 * rows * 4;
+  const int64_t attention = 2 * chunk_rows * (d + 2) * 4 + sweep + 5 * chunk_rows * 4;
   const int64_t gather = B * s.qkv_width() * 4;
   return static_cast<uint64_t>(layer + std::max(attention, gather) + 64 * 48);
 }
@@ -91,7 +93,7 @@ TpMapping::TpMapping(const ModelSpec& model, const DecodeRun& run, const Topolog
                           B * static_cast<uint64_t>(sh.qkv_width()) * 4 + d * d * e + B * nv * 4;
     ranks_.push_back(rp);
   }
-  tcm_budget_ = check_fits(cfg);
+  check_fits(cfg);
 }
 
 fw::TransformerShape TpMapping::shape() const {
@@ -106,7 +108,7 @@ fw::TransformerShape TpMapping::shape() const {
   return s;
 }
 
-uint64_t TpMapping::check_fits(const TopologyConfig& cfg) const {
+void TpMapping::check_fits(const TopologyConfig& cfg) {
   // HBM: the slice minus PE_IPCQ's reserved rings, with 64-byte alignment
   // for each tensor.
   const uint64_t hbm = cfg.pe.hbm.size_bytes - ipcq_hbm_reserved(cfg);
@@ -128,15 +130,23 @@ uint64_t TpMapping::check_fits(const TopologyConfig& cfg) const {
   const uint64_t arena = tcm_arena_capacity(cfg);
   int64_t nf_max = 0;
   for (const RankPlan& r : ranks_) nf_max = std::max(nf_max, r.ffn.count);
-  const uint64_t layer = layer_tcm_bytes(shape(), run_.batch, run_.tile, nf_max);
   const uint64_t row = static_cast<uint64_t>(model_.hidden) * (8 + dtype_bytes(model_.dtype));
+  // The most sequences per attention reduce that fit (or the number asked for).
+  int64_t chunk = run_.attn_chunk > 0 ? std::min(run_.attn_chunk, run_.batch) : run_.batch;
+  auto tcm_need = [&](int64_t c) {
+    return layer_tcm_bytes(shape(), run_.batch, run_.tile, nf_max, c);
+  };
+  if (run_.attn_chunk <= 0)
+    while (chunk > 1 && tcm_need(chunk) + 2 * row > arena) --chunk;
+  const uint64_t layer = tcm_need(chunk);
   if (layer + 2 * row > arena)
     throw UsageError("llm: a layer's TCM buffers on one PE (batch " + str(run_.batch) + ", tile " +
                      str(run_.tile) + ": about " + str(static_cast<int64_t>(layer)) +
                      " bytes, plus " + str(static_cast<int64_t>(2 * row)) +
                      " for a row of the hidden width) do not fit the TCM arena of " +
                      str(static_cast<int64_t>(arena)) + " bytes; lower the batch or the tile");
-  return (arena - layer) / 2;
+  attn_chunk_ = chunk;
+  tcm_budget_ = (arena - layer) / 2;
 }
 
 nlohmann::json TpMapping::describe() const {
@@ -156,6 +166,7 @@ nlohmann::json TpMapping::describe() const {
       {"ranks", ranks_.size()},
       {"kv_head_groups", model_.kv_heads},
       {"ranks_per_group", per_group_},
+      {"attention_chunk_sequences", attn_chunk_},
       {"rank_order", "sip, cube, pe"},
       {"qkv", "column parallel inside each KV-head group: (G+2)*d_head = " +
                   std::to_string(shape().qkv_width()) + " columns over " +

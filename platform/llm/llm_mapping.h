@@ -18,10 +18,11 @@ namespace kb {
 
 struct DecodeRun {
   int64_t batch = 1;
-  int64_t context = 1;  // tokens already in the KV cache; the new one is at position context
-  int64_t layers = 0;   // layers simulated (the model's depth unless fewer are asked for)
-  int64_t tile = 64;    // KV positions per attention tile
-  unsigned ranks = 0;   // PEs the model is spread over (0 = every PE)
+  int64_t context = 1;     // tokens already in the KV cache; the new one is at position context
+  int64_t layers = 0;      // layers simulated (the model's depth unless fewer are asked for)
+  int64_t tile = 64;       // KV positions per attention tile
+  unsigned ranks = 0;      // PEs the model is spread over (0 = every PE)
+  int64_t attn_chunk = 0;  // sequences per attention reduce (0 = as many as the TCM holds)
   std::string variant = "opt2";
 };
 
@@ -50,12 +51,15 @@ class TpMapping {
   fw::TransformerShape shape() const;
   // TCM a rank's kernel may use for one phase's buffers.
   uint64_t tcm_budget() const { return tcm_budget_; }
+  // Sequences whose attention states are reduced together.
+  int64_t attn_chunk() const { return attn_chunk_; }
   // The mapping as the JSON result describes it.
   nlohmann::json describe() const;
 
  private:
-  // Throws when a rank's HBM or TCM is too small; returns the TCM budget.
-  uint64_t check_fits(const TopologyConfig& cfg) const;
+  // Throws when a rank's HBM or TCM is too small; sets the TCM budget and
+  // the attention chunk.
+  void check_fits(const TopologyConfig& cfg);
 
   ModelSpec model_;
   DecodeRun run_;
@@ -63,6 +67,7 @@ class TpMapping {
   std::vector<RankPlan> ranks_;
   unsigned per_group_ = 0;
   uint64_t tcm_budget_ = 0;
+  int64_t attn_chunk_ = 0;
 };
 
 // [i * total / n, (i + 1) * total / n): the i-th of n near-equal slices.

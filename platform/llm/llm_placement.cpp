@@ -85,6 +85,7 @@ std::vector<fw::DecodeStepArgs> place_decode(HostRuntime& rt, const TpMapping& m
     a.tile = run.tile;
     a.variant = run.variant;
     a.tcm_budget = map.tcm_budget();
+    a.attn_chunk = map.attn_chunk();
     const int64_t nq = rp.qkv.count, no = rp.o.count, nf = rp.ffn.count, nv = rp.vocab.count;
     const int64_t n = rp.kv.count;
     const int64_t h = rp.group;

@@ -66,6 +66,20 @@ TEST(LlmDecode, SmallRaggedModelMatchesTheReferenceAndTheMappingDoesNotChangeIt)
   }
 }
 
+TEST(LlmDecode, AttentionInChunksOfSequencesGivesTheSameLogits) {
+  TempDir tmp;
+  std::vector<double> err;
+  for (const std::string chunk : {"0", "2"}) {
+    const nlohmann::json j =
+        run_json(args({"--data", "-p", "batch=5", "-p", "context=37", "-p", "attn_chunk=" + chunk}),
+                 tmp, "k" + chunk + ".json");
+    ASSERT_FALSE(j.is_null());
+    EXPECT_EQ(j["metrics"]["mapping"]["attention_chunk_sequences"], chunk == "0" ? 5 : 2);
+    err.push_back(j["metrics"]["logits_max_abs_err"].get<double>());
+  }
+  EXPECT_EQ(err[0], err[1]);  // the same arithmetic, reduced in two rounds more
+}
+
 TEST(LlmDecode, NoResultBeatsItsRoofline) {
   TempDir tmp;
   const std::vector<std::vector<std::string>> cases = {
