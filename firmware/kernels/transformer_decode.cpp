@@ -235,11 +235,9 @@ void layer(Step& s, const LayerShard& w) {
   s.end();
 
   s.begin("o_proj");
-  if (a.o.count > 0) {
+  {
     const Tensor a16 = view_of(tl, attn, 0, {s.B, s.G * s.d}, 0);
     gemm(tl, cols_of(tl, a16, a.o.first, a.o.count), w.wo, s.partial);
-  } else {
-    throw std::invalid_argument("decode_step: a rank without O rows");
   }
   s.end();
 
@@ -289,10 +287,10 @@ void layer(Step& s, const LayerShard& w) {
 
 void decode_step(Tl& tl, const DecodeStepArgs& a, std::vector<PhaseRecord>* phases) {
   const TransformerShape& sh = a.shape;
-  if (a.ranks.empty() || a.group.empty() || a.ffn.count <= 0 || a.vocab.count <= 0 ||
-      a.kv.count <= 0)
+  if (a.ranks.empty() || a.group.empty() || a.o.count <= 0 || a.ffn.count <= 0 ||
+      a.vocab.count <= 0 || a.kv.count <= 0)
     throw std::invalid_argument(
-        "decode_step: every rank needs FFN and vocabulary columns and "
+        "decode_step: every rank needs O rows, FFN and vocabulary columns and "
         "at least one KV position");
   Step s{tl, a, phases, a.batch, sh.hidden, sh.group(), sh.d_head, sh.dtype, 0, "", 0, {}, false};
   // Every peer this rank receives from, over all of its collectives (the
