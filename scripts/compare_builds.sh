@@ -32,6 +32,8 @@ runs=(
   "dma --param src=hbm:0.5.3+0 --param dst=tcm:0.0.0+0 --param bytes=1048576"
   "probe --topology topologies/llama70b_4sip.yaml"
   "gqa-long --topology topologies/llama70b_4sip.yaml --param C=8 --param P=2 --param S_kv=4096"
+  "llm --topology topologies/tiny.yaml --param model=llama3_8b --param model.layers=2 --param model.hidden=120 --param model.heads=6 --param model.kv_heads=3 --param model.d_head=20 --param model.ffn=200 --param model.vocab=250 --param ranks=6 --param batch=3 --param context=37"
+  "llm --param model=llama3_70b --param layers=1 --param ranks=64 --param model.ffn=4096 --param model.vocab=4096 --param context=1000"
 )
 rc=0
 i=0

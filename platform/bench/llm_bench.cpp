@@ -8,6 +8,7 @@
 #include <map>
 
 #include "firmware/kernels/transformer_decode.h"
+#include "firmware/kernels/transformer_prefill.h"
 #include "models/common/errors.h"
 #include "platform/bench/activity_counters.h"
 #include "platform/llm/llm_mapping.h"
@@ -72,11 +73,14 @@ std::string ratio(double measured, double bound) {
 std::vector<ParamSpec> LlmBench::params() const {
   std::vector<ParamSpec> p = {
       {"model", "llama3_70b", "llama3_70b | llama3_8b | a model spec YAML file"},
-      {"phase", "decode", "decode (one token for every sequence of the batch)"},
+      {"phase", "decode",
+       "decode (one token for every sequence of the batch) | prefill (each sequence's prompt "
+       "into an empty cache: the time to first token)"},
       {"batch", "1", "sequences decoded together"},
       {"context", "8192",
-       "tokens already in each sequence's KV cache (any; the new token is "
+       "decode: tokens already in each sequence's KV cache (any; the new token is "
        "at this position)"},
+      {"prompt", "2048", "prefill: tokens in each sequence's prompt (any)"},
       {"layers", "0", "layers to simulate (0 = the model's depth; fewer is reported as such)"},
       {"mapping", "tp", "tp: tensor parallel over the PEs (see docs/ARCHITECTURE.md)"},
       {"ranks", "0", "PEs the model is spread over, from sip0.cube0.pe0 on (0 = every PE)"},
@@ -98,16 +102,18 @@ std::string LlmBench::default_topology(const BenchParams& params) const {
 BenchResult LlmBench::run(BenchContext& ctx) {
   const BenchParams& p = ctx.params;
   const ModelSpec model = model_of(p);
-  if (p.str("phase") != "decode")
-    throw UsageError("llm: --param phase=" + p.str("phase") +
-                     ": only decode is simulated (prefill is not built yet)");
+  const std::string phase = p.str("phase");
+  if (phase != "decode" && phase != "prefill")
+    throw UsageError("llm: --param phase=" + phase + ": expected decode or prefill");
   if (p.str("mapping") != "tp")
     throw UsageError("llm: --param mapping=" + p.str("mapping") +
                      ": the mappings are tp (tensor parallel over the PEs)");
   const std::string variant = p.str("variant");
   if (variant != "opt1" && variant != "opt2" && variant != "opt3")
     throw UsageError("llm: --param variant=" + variant + ": expected opt1, opt2 or opt3");
-  DecodeRun run;
+  LlmRun run;
+  run.prefill = phase == "prefill";
+  run.prompt = p.integer_within("prompt", 1 << 20);
   run.batch = p.integer_within("batch", 1 << 16);
   run.context = p.integer_within("context", 1 << 24);
   run.layers = p.integer_within("layers", 1 << 16);
@@ -116,8 +122,9 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   run.attn_chunk = p.integer_within("attn_chunk", 1 << 16);
   const long long ranks = p.integer_within("ranks", 1 << 20);
   if (run.batch <= 0 || run.context < 0 || run.layers < 0 || run.tile <= 0 || ranks < 0 ||
-      run.attn_chunk < 0)
-    throw UsageError("llm: batch and tile must be > 0; context, layers, ranks and attn_chunk >= 0");
+      run.attn_chunk < 0 || run.prompt <= 0)
+    throw UsageError(
+        "llm: batch, prompt and tile must be > 0; context, layers, ranks and attn_chunk >= 0");
   if (run.layers > model.layers)
     throw UsageError("llm: --param layers=" + std::to_string(run.layers) + " but " + model.name +
                      " has " + std::to_string(model.layers));
@@ -130,7 +137,7 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   // With fewer layers simulated, whether the whole model would fit.
   std::string full_model_fits = "yes";
   if (run.layers < model.layers) {
-    DecodeRun full = run;
+    LlmRun full = run;
     full.layers = model.layers;
     try {
       const TpMapping whole(model, full, cfg);
@@ -138,15 +145,15 @@ BenchResult LlmBench::run(BenchContext& ctx) {
       full_model_fits = e.what();
     }
   }
-  const DecodeBound bound = decode_bound(map, model, run, cfg);
+  const StepBound bound = step_bound(map, model, run, cfg);
 
   HostRuntime rt(platform);
   std::optional<ModelWeights> weights;
   if (ctx.data_mode)
-    weights = random_model(model, run.layers, run.batch, run.context,
-                           static_cast<uint64_t>(p.integer("seed")));
-  std::vector<fw::DecodeStepArgs> args =
-      place_decode(rt, map, model, run, weights ? &*weights : nullptr);
+    weights = random_model(model, run.layers, run.batch, run.prefill ? 0 : run.context,
+                           static_cast<uint64_t>(p.integer("seed")), run.prefill ? run.prompt : 1);
+  std::vector<fw::TransformerStepArgs> args =
+      place_step(rt, map, model, run, weights ? &*weights : nullptr);
 
   Progress progress(run.layers);
   if (!ctx.quiet) args.front().layer_done = [&progress](int l) { progress.layer_done(l); };
@@ -159,7 +166,10 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   const double t0 = platform.now_ns();
   rt.launch_on(pes, [&](fw::Tl& tl) {
     const size_t i = index.at(tl.self());
-    fw::decode_step(tl, args[i], i == 0 ? &phases : nullptr);
+    if (run.prefill)
+      fw::prefill_step(tl, args[i], i == 0 ? &phases : nullptr);
+    else
+      fw::decode_step(tl, args[i], i == 0 ? &phases : nullptr);
   });
   rt.run();
   const double latency = platform.now_ns() - t0;
@@ -185,8 +195,10 @@ BenchResult LlmBench::run(BenchContext& ctx) {
     return t;
   };
 
-  const double tokens_per_s = static_cast<double>(run.batch) / latency * 1e9;
-  const double bound_tokens_per_s = static_cast<double>(run.batch) / bound.bound_ns * 1e9;
+  // Tokens the step produces (decode) or takes in (prefill).
+  const double tokens = static_cast<double>(stream_rows(run));
+  const double tokens_per_s = tokens / latency * 1e9;
+  const double bound_tokens_per_s = tokens / bound.bound_ns * 1e9;
   const double W = static_cast<double>(map.ranks().size());
   const double hbm_util =
       static_cast<double>(bound.total_hbm_bytes) / (latency * W * cfg.pe_hbm_bandwidth_gbps());
@@ -197,7 +209,7 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   BenchResult res;
   res.metrics = {{"model", model.name},
                  {"model_source", model.source},
-                 {"phase", "decode"},
+                 {"phase", phase},
                  {"batch", run.batch},
                  {"context", run.context},
                  {"layers_simulated", run.layers},
@@ -205,7 +217,6 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                  {"all_layers_simulated", run.layers == model.layers},
                  {"all_layers_fit", full_model_fits},
                  {"mapping", map.describe()},
-                 {"latency_per_token_ns", latency},
                  {"tokens_per_s", tokens_per_s},
                  {"roofline", bound.to_json()},
                  {"roofline_tokens_per_s", bound_tokens_per_s},
@@ -220,6 +231,17 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                  {"sip_link_bytes", act.traffic.sip_link_bytes},
                  {"ipcq_ops", act.ipcq_ops},
                  {"dma_ops", act.dma_ops()}};
+  res.metrics[run.prefill ? "ttft_ns" : "latency_per_token_ns"] = latency;
+  double attn_gather_measured = 0, attn_gather_model = 0;
+  if (run.prefill) {
+    res.metrics["prompt"] = run.prompt;
+    attn_gather_measured = by_phase["attn_gather"] / static_cast<double>(run.layers);
+    attn_gather_model = tree_allreduce_model_ns(
+        map.ranks_per_group(),
+        static_cast<uint64_t>(stream_rows(run) * model.group() * model.d_head) * 4, cfg);
+    res.metrics["attn_gather_measured_ns"] = attn_gather_measured;
+    res.metrics["attn_gather_over_model"] = attn_gather_measured / attn_gather_model;
+  }
   // One flat point: what sweeps tabulate and scripts/plot_llm.py draws.
   nlohmann::json pt = {{"model", model.name},
                        {"batch", run.batch},
@@ -236,6 +258,10 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                        {"allreduce_model_ns", bound.allreduce_model_ns}};
   for (const char* c : kClasses)
     pt[std::string(c) + "_ns_per_layer"] = total_of(c) / static_cast<double>(run.layers);
+  if (run.prefill) {
+    pt["phase"] = phase;
+    pt["prompt"] = run.prompt;
+  }
   res.points.push_back(pt);
   nlohmann::json classes = nlohmann::json::object();
   for (const char* c : kClasses)
@@ -245,27 +271,33 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   for (const auto& [k, v] : by_phase) phase_json[k] = v;
   res.metrics["phases_rank0_ns"] = phase_json;
 
-  SummaryTable t{"llm decode: " + model.name + " (" + std::to_string(run.layers) + " of " +
+  SummaryTable t{"llm " + phase + ": " + model.name + " (" + std::to_string(run.layers) + " of " +
                      std::to_string(model.layers) + " layers" +
                      (run.layers == model.layers ? "" : ", FEWER LAYERS AS ASKED") + "), batch " +
-                     std::to_string(run.batch) + ", context " + std::to_string(run.context) +
+                     std::to_string(run.batch) +
+                     (run.prefill ? ", prompt " + std::to_string(run.prompt)
+                                  : ", context " + std::to_string(run.context)) +
                      ", mapping tp over " + std::to_string(map.ranks().size()) + " PEs",
                  {"figure", "measured", "bound / model", "ratio"},
                  {}};
-  t.rows.push_back({"latency per token (ns)", fmt(latency, 0), fmt(bound.bound_ns, 0),
-                    ratio(latency, bound.bound_ns)});
-  t.rows.push_back({"tokens/s", fmt(tokens_per_s, 1), fmt(bound_tokens_per_s, 1),
-                    ratio(tokens_per_s, bound_tokens_per_s)});
+  t.rows.push_back({run.prefill ? "time to first token (ns)" : "latency per token (ns)",
+                    fmt(latency, 0), fmt(bound.bound_ns, 0), ratio(latency, bound.bound_ns)});
+  t.rows.push_back({run.prefill ? "prompt tokens/s" : "tokens/s", fmt(tokens_per_s, 1),
+                    fmt(bound_tokens_per_s, 1), ratio(tokens_per_s, bound_tokens_per_s)});
   t.rows.push_back({"HBM time of busiest rank (ns)", "-", fmt(bound.hbm_ns, 0), "-"});
   t.rows.push_back({"GEMM flops of busiest rank at peak (ns)", "-", fmt(bound.compute_ns, 0), "-"});
   t.rows.push_back(
       {"GEMM native tiles of busiest rank (ns)", "-", fmt(bound.gemm_tile_ns, 0), "-"});
-  t.rows.push_back({"all-reduce [B,H] fp32 (ns, mean)", fmt(ar_measured, 0),
-                    fmt(bound.allreduce_model_ns, 0),
-                    ratio(ar_measured, bound.allreduce_model_ns)});
+  t.rows.push_back(
+      {run.prefill ? "all-reduce [B*prompt,H] fp32 (ns, mean)" : "all-reduce [B,H] fp32 (ns, mean)",
+       fmt(ar_measured, 0), fmt(bound.allreduce_model_ns, 0),
+       ratio(ar_measured, bound.allreduce_model_ns)});
   t.rows.push_back({"QKV gather in a group (ns, mean)", fmt(gather_measured, 0),
                     fmt(bound.qkv_gather_model_ns, 0),
                     ratio(gather_measured, bound.qkv_gather_model_ns)});
+  if (run.prefill)
+    t.rows.push_back({"attention gather in a group (ns, mean)", fmt(attn_gather_measured, 0),
+                      fmt(attn_gather_model, 0), ratio(attn_gather_measured, attn_gather_model)});
   t.rows.push_back({"HBM bandwidth utilisation", fmt(100 * hbm_util, 1) + "%", "100%", "-"});
   if (full_model_fits != "yes")
     t.title += "\n  (the whole model would not fit: " + full_model_fits + ")";
@@ -278,7 +310,9 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   res.tables.push_back(b);
 
   if (weights) {
-    const std::vector<double> ref = reference_logits(model, *weights, run.batch, run.context);
+    const std::vector<double> ref =
+        run.prefill ? reference_logits(model, *weights, run.batch, 0, run.prompt)
+                    : reference_logits(model, *weights, run.batch, run.context);
     const std::vector<float> got = read_logits(rt, map, args, run.batch, model.vocab);
     double max_err = 0, max_ref = 0;
     for (size_t i = 0; i < ref.size(); ++i) {

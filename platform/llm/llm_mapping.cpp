@@ -12,6 +12,14 @@ fw::Slice even_slice(int64_t total, int64_t n, int64_t i) {
   return {b, e - b};
 }
 
+int64_t kv_positions(const LlmRun& run) {
+  return run.prefill ? run.prompt : run.context + 1;
+}
+
+int64_t stream_rows(const LlmRun& run) {
+  return run.prefill ? run.batch * run.prompt : run.batch;
+}
+
 namespace {
 
 std::string str(int64_t v) {
@@ -36,7 +44,7 @@ uint64_t layer_tcm_bytes(const fw::TransformerShape& s, int64_t B, int64_t tile,
 
 }  // namespace
 
-TpMapping::TpMapping(const ModelSpec& model, const DecodeRun& run, const TopologyConfig& cfg)
+TpMapping::TpMapping(const ModelSpec& model, const LlmRun& run, const TopologyConfig& cfg)
     : model_(model), run_(run) {
   const unsigned total = cfg.total_pes();
   const unsigned W = run.ranks == 0 ? total : run.ranks;
@@ -51,7 +59,7 @@ TpMapping::TpMapping(const ModelSpec& model, const DecodeRun& run, const Topolog
                      str(kv) + ")");
   per_group_ = W / kv;
   const fw::TransformerShape sh = shape();
-  const int64_t R = per_group_, positions = run.context + 1;
+  const int64_t R = per_group_, positions = kv_positions(run);
   auto need = [&](int64_t have, int64_t ranks, const std::string& what) {
     if (have < ranks)
       throw UsageError("llm: mapping tp gives every one of " + str(ranks) + " ranks a slice of " +
@@ -61,7 +69,9 @@ TpMapping::TpMapping(const ModelSpec& model, const DecodeRun& run, const Topolog
   need(sh.group() * sh.d_head, R,
        "the " + str(sh.group()) + " x " + str(sh.d_head) +
            " attention features of a KV head (the O projection rows)");
-  need(positions, R, "the context + 1 = " + str(positions) + " KV positions of a KV head");
+  need(positions, R,
+       (run.prefill ? "the prompt's " : "the context + 1 = ") + str(positions) +
+           " KV positions of a KV head");
   need(model.ffn, W, "the FFN width");
   need(model.vocab, W, "the vocabulary");
 
@@ -89,8 +99,16 @@ TpMapping::TpMapping(const ModelSpec& model, const DecodeRun& run, const Topolog
     const uint64_t per_layer = 2 * H * 4 + (H * nq + no * H + 3 * H * nf) * e;
     rp.weight_bytes = L * per_layer + H * 4 + H * nv * e;
     rp.kv_bytes = L * B * 2 * static_cast<uint64_t>(rp.kv.count) * d * e;
-    rp.activation_bytes = B * H * 4 * 2 + B * H * e +
-                          B * static_cast<uint64_t>(sh.qkv_width()) * 4 + d * d * e + B * nv * 4;
+    const auto N = static_cast<uint64_t>(stream_rows(run)),
+               qw = static_cast<uint64_t>(sh.qkv_width());
+    rp.activation_bytes = N * H * 4 * 2 + N * H * e + N * qw * 4 + d * d * e + B * nv * 4;
+    if (run.prefill) {
+      // The gathered and rotated QKV rows, the attention output (this rank's
+      // and the group's), gate, up and h, and the RoPE tables.
+      const auto gd = static_cast<uint64_t>(sh.group() * sh.d_head),
+                 T = static_cast<uint64_t>(run.prompt);
+      rp.activation_bytes += 2 * N * qw * e + N * gd * (4 + e) + N * nf * (8 + e) + 2 * T * qw * 4;
+    }
     ranks_.push_back(rp);
   }
   check_fits(cfg);
@@ -112,7 +130,7 @@ void TpMapping::check_fits(const TopologyConfig& cfg) {
   // HBM: the slice minus PE_IPCQ's reserved rings, with 64-byte alignment
   // for each tensor.
   const uint64_t hbm = cfg.pe.hbm.size_bytes - ipcq_hbm_reserved(cfg);
-  const uint64_t tensors = static_cast<uint64_t>(run_.layers) * (6 + 2 * run_.batch) + 8;
+  const uint64_t tensors = static_cast<uint64_t>(run_.layers) * (6 + 2 * run_.batch) + 20;
   const RankPlan* worst = &ranks_.front();
   for (const RankPlan& r : ranks_)
     if (r.hbm_bytes() > worst->hbm_bytes()) worst = &r;
@@ -122,12 +140,31 @@ void TpMapping::check_fits(const TopologyConfig& cfg) {
                      " needs " + str(static_cast<int64_t>(need)) + " bytes (weights " +
                      str(static_cast<int64_t>(worst->weight_bytes)) + ", KV cache " +
                      str(static_cast<int64_t>(worst->kv_bytes)) + " for batch " + str(run_.batch) +
-                     " x context " + str(run_.context + 1) + ", activations " +
-                     str(static_cast<int64_t>(worst->activation_bytes)) + "), its HBM slice has " +
-                     str(static_cast<int64_t>(hbm)) + " beside PE_IPCQ's rings: " +
-                     str(static_cast<int64_t>(need - hbm)) + " bytes short");
-  // TCM: a layer's buffers, and room for row chunks of the hidden width.
+                     (run_.prefill ? " x prompt " : " x context ") + str(kv_positions(run_)) +
+                     ", activations " + str(static_cast<int64_t>(worst->activation_bytes)) +
+                     "), its HBM slice has " + str(static_cast<int64_t>(hbm)) +
+                     " beside PE_IPCQ's rings: " + str(static_cast<int64_t>(need - hbm)) +
+                     " bytes short");
   const uint64_t arena = tcm_arena_capacity(cfg);
+  if (run_.prefill) {
+    // Every prefill phase streams its rows through TCM in chunks within the
+    // budget; the attention needs a tile's K, K transposed and V twice and
+    // one query row's state per head at least.
+    const auto e = static_cast<int64_t>(dtype_bytes(model_.dtype));
+    const int64_t G = model_.group(), d = model_.d_head, T = run_.tile;
+    const int64_t need = 2 * 3 * T * d * e +
+                         G * (d * e + 8 + d * 4 + T * (4 + 2 * e) + d * 4 + 32) + 64 * 64 +
+                         model_.hidden * (8 + e);
+    tcm_budget_ = arena / 2;
+    if (static_cast<uint64_t>(need) > tcm_budget_)
+      throw UsageError("llm: the prefill's attention buffers on one PE (tile " + str(run_.tile) +
+                       ", " + str(G) + " heads of " + str(d) + ": about " + str(need) +
+                       " bytes) do not fit half the TCM arena (" +
+                       str(static_cast<int64_t>(tcm_budget_)) + " bytes); lower the tile");
+    attn_chunk_ = run_.batch;
+    return;
+  }
+  // TCM: a layer's buffers, and room for row chunks of the hidden width.
   int64_t nf_max = 0;
   for (const RankPlan& r : ranks_) nf_max = std::max(nf_max, r.ffn.count);
   const uint64_t row = static_cast<uint64_t>(model_.hidden) * (8 + dtype_bytes(model_.dtype));
@@ -171,10 +208,17 @@ nlohmann::json TpMapping::describe() const {
       {"qkv", "column parallel inside each KV-head group: (G+2)*d_head = " +
                   std::to_string(shape().qkv_width()) + " columns over " +
                   std::to_string(per_group_) + " ranks, then gathered in the group"},
-      {"attention", "sequence parallel inside each group: context+1 positions in " +
-                        std::to_string(per_group_) +
-                        " contiguous blocks, log-sum-exp reduce to the group's first rank, "
-                        "output broadcast in the group"},
+      {"attention",
+       run_.prefill
+           ? "query parallel inside each group: the prompt's positions in " +
+                 std::to_string(per_group_) +
+                 " contiguous blocks, block r the KV cache and the query rows of rank r; each "
+                 "rank attends causally over the group's gathered K and V, then the group "
+                 "gathers the attention output"
+           : "sequence parallel inside each group: context+1 positions in " +
+                 std::to_string(per_group_) +
+                 " contiguous blocks, log-sum-exp reduce to the group's first rank, "
+                 "output broadcast in the group"},
       {"o_proj",
        "row parallel (the group's G*d_head features over its ranks), all-reduce "
        "over every rank"},

@@ -1,4 +1,4 @@
-// How a model is laid onto the platform's PEs for one decode step: the
+// How a model is laid onto the platform's PEs for one decode or prefill step: the
 // tensor-parallel mapping of firmware/kernels/transformer_decode.h (which
 // rank holds which columns, rows, vocabulary slice and KV positions), the
 // bytes each rank keeps in its HBM, and the checks that make an impossible
@@ -16,12 +16,17 @@
 
 namespace kb {
 
-struct DecodeRun {
+// One step of the llm bench: a decode step (one new token per sequence) or
+// a prefill (a prompt per sequence into an empty cache).
+struct LlmRun {
+  bool prefill = false;
   int64_t batch = 1;
-  int64_t context = 1;     // tokens already in the KV cache; the new one is at position context
-  int64_t layers = 0;      // layers simulated (the model's depth unless fewer are asked for)
-  int64_t tile = 64;       // KV positions per attention tile
-  unsigned ranks = 0;      // PEs the model is spread over (0 = every PE)
+  int64_t context =
+      1;               // decode: tokens already in the KV cache; the new one is at position context
+  int64_t prompt = 0;  // prefill: tokens per sequence's prompt
+  int64_t layers = 0;  // layers simulated (the model's depth unless fewer are asked for)
+  int64_t tile = 64;   // KV positions per attention tile
+  unsigned ranks = 0;  // PEs the model is spread over (0 = every PE)
   int64_t attn_chunk = 0;  // sequences per attention reduce (0 = as many as the TCM holds)
   std::string variant = "opt2";
 };
@@ -37,13 +42,19 @@ struct RankPlan {
   uint64_t hbm_bytes() const { return weight_bytes + kv_bytes + activation_bytes; }
 };
 
+// The KV positions of a KV head the step ends with: context + 1 (decode) or
+// the prompt (prefill).
+int64_t kv_positions(const LlmRun& run);
+// Rows of the residual stream: the batch (decode) or batch x prompt (prefill).
+int64_t stream_rows(const LlmRun& run);
+
 class TpMapping {
  public:
   // Throws UsageError for a mapping the platform cannot hold: more ranks than
   // PEs, ranks that do not split into kv_heads groups, a slice with nothing
   // in it, a rank whose HBM is too small (naming it and the bytes missing) or
   // whose TCM cannot hold the attention's buffers.
-  TpMapping(const ModelSpec& model, const DecodeRun& run, const TopologyConfig& cfg);
+  TpMapping(const ModelSpec& model, const LlmRun& run, const TopologyConfig& cfg);
 
   const std::vector<RankPlan>& ranks() const { return ranks_; }
   const std::vector<PeAddr>& order() const { return order_; }
@@ -62,7 +73,7 @@ class TpMapping {
   void check_fits(const TopologyConfig& cfg);
 
   ModelSpec model_;
-  DecodeRun run_;
+  LlmRun run_;
   std::vector<PeAddr> order_;
   std::vector<RankPlan> ranks_;
   unsigned per_group_ = 0;

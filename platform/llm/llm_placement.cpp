@@ -1,5 +1,7 @@
 #include "platform/llm/llm_placement.h"
 
+#include <cmath>
+
 #include "models/common/dtype_convert.h"
 
 namespace kb {
@@ -55,23 +57,61 @@ fw::Tensor tiled_weight(HostRuntime& rt, const PeId& pe, int64_t k, int64_t n, D
   return t;
 }
 
+// The prefill's RoPE: the rotate-half matrix R (row · R = (-x[i + d/2],
+// x[i]) pairwise) and the cos and sin tables of every (position, head slot)
+// row, the V slot's 1 and 0 (V is not rotated).
+struct PrefillRope {
+  std::vector<float> rotate_half, cos, sin;
+};
+
+PrefillRope prefill_rope(const ModelSpec& m, int64_t tokens) {
+  const int64_t d = m.d_head, half = d / 2, slots = m.group() + 2;
+  PrefillRope r;
+  r.rotate_half.assign(static_cast<size_t>(d * d), 0.0f);
+  for (int64_t j = 0; j < half; ++j) {
+    r.rotate_half[static_cast<size_t>((j + half) * d + j)] = -1.0f;
+    r.rotate_half[static_cast<size_t>(j * d + j + half)] = 1.0f;
+  }
+  for (int64_t t = 0; t < tokens; ++t)
+    for (int64_t slot = 0; slot < slots; ++slot)
+      for (int64_t j = 0; j < d; ++j) {
+        const double ang =
+            static_cast<double>(t) *
+            std::pow(m.rope_theta, -2.0 * static_cast<double>(j % half) / static_cast<double>(d));
+        const bool v = slot == slots - 1;
+        r.cos.push_back(v ? 1.0f : static_cast<float>(std::cos(ang)));
+        r.sin.push_back(v ? 0.0f : static_cast<float>(std::sin(ang)));
+      }
+  return r;
+}
+
 }  // namespace
 
-std::vector<fw::DecodeStepArgs> place_decode(HostRuntime& rt, const TpMapping& map,
-                                             const ModelSpec& model, const DecodeRun& run,
-                                             const ModelWeights* data) {
+std::vector<fw::TransformerStepArgs> place_step(HostRuntime& rt, const TpMapping& map,
+                                                const ModelSpec& model, const LlmRun& run,
+                                                const ModelWeights* data) {
   const fw::TransformerShape sh = map.shape();
   const DType dt = model.dtype;
-  const int64_t B = run.batch, H = model.hidden, d = model.d_head, pos = run.context;
-  std::vector<double> rope = rope_matrix(d, pos, model.rope_theta);
-  const std::vector<float> rope_f(rope.begin(), rope.end());
-  std::vector<fw::DecodeStepArgs> all;
+  const int64_t B = run.batch, H = model.hidden, d = model.d_head;
+  const int64_t pos = run.prefill ? 0 : run.context, N = stream_rows(run);
+  const int64_t T = run.prefill ? run.prompt : 1;
+  std::vector<float> rope_f;
+  PrefillRope pr;
+  if (run.prefill) {
+    pr = prefill_rope(model, T);
+    rope_f = pr.rotate_half;
+  } else {
+    const std::vector<double> rope = rope_matrix(d, pos, model.rope_theta);
+    rope_f.assign(rope.begin(), rope.end());
+  }
+  std::vector<fw::TransformerStepArgs> all;
   for (const RankPlan& rp : map.ranks()) {
     const PeId pe{rp.pe.sip, rp.pe.cube, rp.pe.pe};
-    fw::DecodeStepArgs a;
+    fw::TransformerStepArgs a;
     a.shape = sh;
     a.batch = B;
     a.pos = pos;
+    a.tokens = T;
     a.ranks = map.order();
     a.rank = rp.rank;
     const unsigned R = map.ranks_per_group();
@@ -109,9 +149,10 @@ std::vector<fw::DecodeStepArgs> place_decode(HostRuntime& rt, const TpMapping& m
         rt.write(w.wgate, cols(L.wgate, H, model.ffn, rp.ffn.first, nf));
         rt.write(w.wup, cols(L.wup, H, model.ffn, rp.ffn.first, nf));
         rt.write(w.wdown, rows(L.wdown, H, rp.ffn.first, nf));
-        // The cached positions of this block (the new one is the kernel's to write).
+        // The cached positions of this block (the new one is the kernel's to
+        // write; a prefill starts from an empty cache and writes them all).
         const int64_t kvw = model.kv_width();
-        for (int64_t b = 0; b < B; ++b) {
+        for (int64_t b = 0; b < B && !run.prefill; ++b) {
           std::vector<float> kt(static_cast<size_t>(d * n), 0.0f),
               v(static_cast<size_t>(n * d), 0.0f);
           const auto& kp = L.k_past[static_cast<size_t>(b)];
@@ -130,12 +171,28 @@ std::vector<fw::DecodeStepArgs> place_decode(HostRuntime& rt, const TpMapping& m
     }
     a.final_norm = rt.alloc_hbm(pe, {1, H}, DType::kFp32);
     a.lm_head = tiled_weight(rt, pe, H, nv, dt);
-    a.x = rt.alloc_hbm(pe, {B, H}, DType::kFp32);
-    a.xn = rt.alloc_hbm(pe, {B, H}, dt);
-    a.qkv_mine = rt.alloc_hbm(pe, {B, sh.qkv_width()}, DType::kFp32);
-    a.partial = rt.alloc_hbm(pe, {B, H}, DType::kFp32);
+    a.x = rt.alloc_hbm(pe, {N, H}, DType::kFp32);
+    a.xn = rt.alloc_hbm(pe, {N, H}, dt);
+    a.qkv_mine = rt.alloc_hbm(pe, {N, sh.qkv_width()}, DType::kFp32);
+    a.partial = rt.alloc_hbm(pe, {N, H}, DType::kFp32);
     a.rope = tiled_weight(rt, pe, d, d, dt);
     a.logits = rt.alloc_hbm(pe, {B, nv}, DType::kFp32);
+    if (run.prefill) {
+      const int64_t slots = sh.group() + 2, gd = sh.group() * d;
+      a.rope_cos = rt.alloc_hbm(pe, {T * slots, d}, DType::kFp32);
+      a.rope_sin = rt.alloc_hbm(pe, {T * slots, d}, DType::kFp32);
+      a.qkv_rows = rt.alloc_hbm(pe, {N * slots, d}, dt);
+      a.rot_rows = rt.alloc_hbm(pe, {N * slots, d}, dt);
+      a.attn_mine = rt.alloc_hbm(pe, {N, gd}, DType::kFp32);
+      a.attn_rows = rt.alloc_hbm(pe, {N, gd}, dt);
+      a.gate = rt.alloc_hbm(pe, {N, nf}, DType::kFp32);
+      a.up = rt.alloc_hbm(pe, {N, nf}, DType::kFp32);
+      a.h = rt.alloc_hbm(pe, {N, nf}, dt);
+      if (data) {
+        rt.write(a.rope_cos, pr.cos);
+        rt.write(a.rope_sin, pr.sin);
+      }
+    }
     if (data) {
       rt.write(a.final_norm, data->g_final);
       rt.write(a.lm_head, cols(data->wlm, H, model.vocab, rp.vocab.first, nv));
@@ -148,7 +205,7 @@ std::vector<fw::DecodeStepArgs> place_decode(HostRuntime& rt, const TpMapping& m
 }
 
 std::vector<float> read_logits(HostRuntime& rt, const TpMapping& map,
-                               const std::vector<fw::DecodeStepArgs>& args, int64_t batch,
+                               const std::vector<fw::TransformerStepArgs>& args, int64_t batch,
                                int64_t vocab) {
   std::vector<float> out(static_cast<size_t>(batch * vocab));
   for (const RankPlan& rp : map.ranks()) {

@@ -1,4 +1,4 @@
-// Puts a model on the platform for one decode step: allocates every rank's
+// Puts a model on the platform for one decode or prefill step: allocates every rank's
 // shards, KV blocks and activations in its own HBM (HostRuntime) and, in data
 // mode, writes the values of a ModelWeights into them; returns each rank's
 // kernel arguments.
@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "firmware/kernels/transformer_decode.h"
+#include "firmware/kernels/transformer_step.h"
 #include "platform/llm/llm_mapping.h"
 #include "platform/llm/llm_reference.h"
 #include "platform/runtime/host_runtime.h"
@@ -14,13 +14,13 @@
 namespace kb {
 
 // `data`: the values to write (data mode), or null (timing only).
-std::vector<fw::DecodeStepArgs> place_decode(HostRuntime& rt, const TpMapping& map,
-                                             const ModelSpec& model, const DecodeRun& run,
-                                             const ModelWeights* data);
+std::vector<fw::TransformerStepArgs> place_step(HostRuntime& rt, const TpMapping& map,
+                                                const ModelSpec& model, const LlmRun& run,
+                                                const ModelWeights* data);
 
 // The logits [batch, vocab] read back from every rank's slice.
 std::vector<float> read_logits(HostRuntime& rt, const TpMapping& map,
-                               const std::vector<fw::DecodeStepArgs>& args, int64_t batch,
+                               const std::vector<fw::TransformerStepArgs>& args, int64_t batch,
                                int64_t vocab);
 
 }  // namespace kb

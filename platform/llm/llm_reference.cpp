@@ -85,7 +85,7 @@ std::vector<double> rope_matrix(int64_t d, int64_t pos, double theta) {
 }
 
 ModelWeights random_model(const ModelSpec& m, int64_t layers, int64_t batch, int64_t pos,
-                          uint64_t seed) {
+                          uint64_t seed, int64_t tokens) {
   std::mt19937_64 rng(seed);
   const DType dt = m.dtype;
   const int64_t H = m.hidden, kvw = m.kv_width();
@@ -109,66 +109,81 @@ ModelWeights random_model(const ModelSpec& m, int64_t layers, int64_t batch, int
   }
   w.g_final = uniform(rng, H, 0.9, 1.1, dt);
   w.wlm = matrix(rng, H, m.vocab, dt);
-  w.x0 = uniform(rng, batch * H, -1, 1, DType::kFp32, false);
+  w.x0 = uniform(rng, batch * tokens * H, -1, 1, DType::kFp32, false);
   return w;
 }
 
 std::vector<double> reference_logits(const ModelSpec& m, const ModelWeights& w, int64_t batch,
-                                     int64_t pos) {
-  const int64_t B = batch, H = m.hidden, d = m.d_head, G = m.group();
+                                     int64_t pos, int64_t tokens) {
+  const int64_t B = batch, T = tokens, N = B * T, H = m.hidden, d = m.d_head, G = m.group();
   const int64_t qw = m.q_width(), kvw = m.kv_width();
-  const Vec M = rope_matrix(d, pos, m.rope_theta);
+  std::vector<Vec> M;  // the rotation of each new position
+  for (int64_t t = 0; t < T; ++t) M.push_back(rope_matrix(d, pos + t, m.rope_theta));
   Vec x(w.x0.begin(), w.x0.end());
   for (const ModelWeights::Layer& L : w.layers) {
-    const Vec xn = rmsnorm(x, L.g_attn, B, H, m.norm_eps);
-    Vec q = matmul(xn, L.wq, B, H, qw);
-    Vec k = matmul(xn, L.wk, B, H, kvw);
-    const Vec v = matmul(xn, L.wv, B, H, kvw);
-    rope(q, M, B, m.heads, d);
-    rope(k, M, B, m.kv_heads, d);
-    Vec attn(static_cast<size_t>(B * qw), 0.0);
+    const Vec xn = rmsnorm(x, L.g_attn, N, H, m.norm_eps);
+    Vec q = matmul(xn, L.wq, N, H, qw);
+    Vec k = matmul(xn, L.wk, N, H, kvw);
+    const Vec v = matmul(xn, L.wv, N, H, kvw);
+    for (int64_t r = 0; r < N; ++r) {
+      const Vec& Mr = M[static_cast<size_t>(r % T)];
+      Vec qr(q.begin() + r * qw, q.begin() + (r + 1) * qw);
+      Vec kr(k.begin() + r * kvw, k.begin() + (r + 1) * kvw);
+      rope(qr, Mr, 1, m.heads, d);
+      rope(kr, Mr, 1, m.kv_heads, d);
+      std::copy(qr.begin(), qr.end(), q.begin() + r * qw);
+      std::copy(kr.begin(), kr.end(), k.begin() + r * kvw);
+    }
+    Vec attn(static_cast<size_t>(N * qw), 0.0);
     const double scale = 1.0 / std::sqrt(static_cast<double>(d));
     for (int64_t b = 0; b < B; ++b) {
       const std::vector<float>& kp = L.k_past[static_cast<size_t>(b)];
       const std::vector<float>& vp = L.v_past[static_cast<size_t>(b)];
-      for (int64_t hq = 0; hq < m.heads; ++hq) {
-        const int64_t h = hq / G;
-        const double* qr = &q[static_cast<size_t>(b * qw + hq * d)];
-        // Key / value of position t of head h (the new one at t == pos).
-        auto key = [&](int64_t t, int64_t i) {
-          return t < pos ? static_cast<double>(kp[static_cast<size_t>(t * kvw + h * d + i)])
-                         : k[static_cast<size_t>(b * kvw + h * d + i)];
-        };
-        auto val = [&](int64_t t, int64_t i) {
-          return t < pos ? static_cast<double>(vp[static_cast<size_t>(t * kvw + h * d + i)])
-                         : v[static_cast<size_t>(b * kvw + h * d + i)];
-        };
-        Vec s(static_cast<size_t>(pos + 1));
-        double mx = -1e300;
-        for (int64_t t = 0; t <= pos; ++t) {
-          double acc = 0;
-          for (int64_t i = 0; i < d; ++i) acc += qr[i] * key(t, i);
-          s[static_cast<size_t>(t)] = acc * scale;
-          mx = std::max(mx, acc * scale);
+      for (int64_t t = 0; t < T; ++t) {
+        const int64_t row = b * T + t, last = pos + t;  // attends to positions 0 .. last
+        for (int64_t hq = 0; hq < m.heads; ++hq) {
+          const int64_t h = hq / G;
+          const double* qr = &q[static_cast<size_t>(row * qw + hq * d)];
+          // Key / value of position p of head h (the new ones from pos on).
+          auto key = [&](int64_t p, int64_t i) {
+            return p < pos ? static_cast<double>(kp[static_cast<size_t>(p * kvw + h * d + i)])
+                           : k[static_cast<size_t>((b * T + p - pos) * kvw + h * d + i)];
+          };
+          auto val = [&](int64_t p, int64_t i) {
+            return p < pos ? static_cast<double>(vp[static_cast<size_t>(p * kvw + h * d + i)])
+                           : v[static_cast<size_t>((b * T + p - pos) * kvw + h * d + i)];
+          };
+          Vec s(static_cast<size_t>(last + 1));
+          double mx = -1e300;
+          for (int64_t p = 0; p <= last; ++p) {
+            double acc = 0;
+            for (int64_t i = 0; i < d; ++i) acc += qr[i] * key(p, i);
+            s[static_cast<size_t>(p)] = acc * scale;
+            mx = std::max(mx, acc * scale);
+          }
+          double l = 0;
+          for (double& e : s) l += (e = std::exp(e - mx));
+          double* o = &attn[static_cast<size_t>(row * qw + hq * d)];
+          for (int64_t p = 0; p <= last; ++p)
+            for (int64_t i = 0; i < d; ++i) o[i] += s[static_cast<size_t>(p)] / l * val(p, i);
         }
-        double l = 0;
-        for (double& e : s) l += (e = std::exp(e - mx));
-        double* o = &attn[static_cast<size_t>(b * qw + hq * d)];
-        for (int64_t t = 0; t <= pos; ++t)
-          for (int64_t i = 0; i < d; ++i) o[i] += s[static_cast<size_t>(t)] / l * val(t, i);
       }
     }
-    const Vec o = matmul(attn, L.wo, B, qw, H);
+    const Vec o = matmul(attn, L.wo, N, qw, H);
     for (size_t i = 0; i < x.size(); ++i) x[i] += o[i];
-    const Vec xn2 = rmsnorm(x, L.g_ffn, B, H, m.norm_eps);
-    const Vec g = matmul(xn2, L.wgate, B, H, m.ffn);
-    const Vec u = matmul(xn2, L.wup, B, H, m.ffn);
+    const Vec xn2 = rmsnorm(x, L.g_ffn, N, H, m.norm_eps);
+    const Vec g = matmul(xn2, L.wgate, N, H, m.ffn);
+    const Vec u = matmul(xn2, L.wup, N, H, m.ffn);
     Vec hdn(g.size());
     for (size_t i = 0; i < g.size(); ++i) hdn[i] = g[i] / (1 + std::exp(-g[i])) * u[i];
-    const Vec dn = matmul(hdn, L.wdown, B, m.ffn, H);
+    const Vec dn = matmul(hdn, L.wdown, N, m.ffn, H);
     for (size_t i = 0; i < x.size(); ++i) x[i] += dn[i];
   }
-  const Vec xf = rmsnorm(x, w.g_final, B, H, m.norm_eps);
+  // Each sequence's last row.
+  Vec xl;
+  for (int64_t b = 0; b < B; ++b)
+    xl.insert(xl.end(), x.begin() + ((b + 1) * T - 1) * H, x.begin() + (b + 1) * T * H);
+  const Vec xf = rmsnorm(xl, w.g_final, B, H, m.norm_eps);
   return matmul(xf, w.wlm, B, H, m.vocab);
 }
 

@@ -1,6 +1,7 @@
 // The data-mode side of the llm bench: random seeded weights, KV history and
 // input embeddings for a (small) model, and the double-precision reference
-// forward pass of one decode step the simulated logits are checked against.
+// forward pass of one decode step or prefill the simulated logits are
+// checked against.
 #pragma once
 
 #include <cstdint>
@@ -27,20 +28,23 @@ struct ModelWeights {
   std::vector<Layer> layers;
   std::vector<float> g_final;  // [H]
   std::vector<float> wlm;      // [H, vocab]
-  std::vector<float> x0;       // [batch, H]: the new tokens' embeddings
+  std::vector<float> x0;       // [batch * tokens, H]: the new tokens' embeddings
 };
 
 // Weights ~ U(-1, 1) / sqrt(fan-in), norm weights 1 + U(-0.1, 0.1), cache and
 // embeddings ~ U(-1, 1); deterministic in `seed`.
 ModelWeights random_model(const ModelSpec& m, int64_t layers, int64_t batch, int64_t pos,
-                          uint64_t seed);
+                          uint64_t seed, int64_t tokens = 1);
 
 // The rotary embedding of position `pos` as a [d, d] matrix M: a head row r
 // becomes r · M (pairs (i, i + d/2) rotated by pos * theta^(-2i/d)).
 std::vector<double> rope_matrix(int64_t d, int64_t pos, double theta);
 
-// The logits [batch, vocab] of the decode step at position `pos`, in double.
+// The logits [batch, vocab] of each sequence's last new token, in double:
+// `tokens` new tokens per sequence at positions pos .. pos + tokens - 1,
+// each attending causally to the cache and to the new tokens up to itself
+// (a decode step: tokens = 1; a prefill: pos = 0, tokens = the prompt).
 std::vector<double> reference_logits(const ModelSpec& m, const ModelWeights& w, int64_t batch,
-                                     int64_t pos);
+                                     int64_t pos, int64_t tokens = 1);
 
 }  // namespace kb

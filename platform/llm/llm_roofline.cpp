@@ -40,13 +40,15 @@ double gemm_tiles(double M, double K, double N, const TopologyConfig& cfg) {
 
 }  // namespace
 
-DecodeBound decode_bound(const TpMapping& map, const ModelSpec& model, const DecodeRun& run,
-                         const TopologyConfig& cfg) {
-  DecodeBound b;
+StepBound step_bound(const TpMapping& map, const ModelSpec& model, const LlmRun& run,
+                     const TopologyConfig& cfg) {
+  StepBound b;
   const auto e = static_cast<double>(dtype_bytes(model.dtype));
   const double B = static_cast<double>(run.batch), H = static_cast<double>(model.hidden),
                d = static_cast<double>(model.d_head), G = static_cast<double>(model.group()),
                L = static_cast<double>(run.layers);
+  // Rows through the linear layers, and through the LM head.
+  const double N = static_cast<double>(stream_rows(run));
   const double bw = cfg.pe_hbm_bandwidth_gbps(), peak = cfg.pe.gemm.peak_tflops * 1000.0;
   const GemmConfig& g = cfg.pe.gemm;
   const double native_tile_ns = 2.0 * g.tile_m * g.tile_k * g.tile_n / peak;
@@ -54,21 +56,35 @@ DecodeBound decode_bound(const TpMapping& map, const ModelSpec& model, const Dec
     const double nq = static_cast<double>(r.qkv.count), no = static_cast<double>(r.o.count),
                  nf = static_cast<double>(r.ffn.count), nv = static_cast<double>(r.vocab.count),
                  n = static_cast<double>(r.kv.count);
-    const auto kv_read = static_cast<uint64_t>(L * B * 2 * n * d * e);
-    const uint64_t bytes = r.weight_bytes + kv_read;
+    // Decode reads its KV block; a prefill writes it.
+    const auto kv_bytes = static_cast<uint64_t>(L * B * 2 * n * d * e);
+    const uint64_t bytes = r.weight_bytes + kv_bytes;
+    double attn_flops = 0, tiles = 0;
+    if (run.prefill) {
+      // Causal: query position p of the rank's block attends to p + 1 keys
+      // (scores and P·V, G heads); counted as flops at peak, a lower bound
+      // of its tiles' time.
+      const double first = static_cast<double>(r.kv.first);
+      const double keys = n * first + n * (n + 1) / 2;
+      attn_flops = 4 * B * G * keys * d;
+    } else {
+      attn_flops = 4 * B * G * n * d;
+      // Attention: per sequence, the scores (G x d x T) and P·V (G x T x d)
+      // of each KV tile of the rank's block.
+      const double T = static_cast<double>(run.tile), full = std::floor(n / T), rest = n - full * T;
+      double attn_tiles = full * (gemm_tiles(G, d, T, cfg) + gemm_tiles(G, T, d, cfg));
+      if (rest > 0) attn_tiles += gemm_tiles(G, d, rest, cfg) + gemm_tiles(G, rest, d, cfg);
+      tiles += L * B * attn_tiles;
+    }
     const double flops =
-        L * (2 * B * (H * nq + no * H + 3 * H * nf) + 2 * B * (G + 2) * d * d + 4 * B * G * n * d) +
+        L * (2 * N * (H * nq + no * H + 3 * H * nf) + 2 * N * (G + 2) * d * d + attn_flops) +
         2 * B * H * nv;
-    // Attention: per sequence, the scores (G x d x T) and P·V (G x T x d) of
-    // each KV tile of the rank's block.
-    const double T = static_cast<double>(run.tile), full = std::floor(n / T), rest = n - full * T;
-    double attn_tiles = full * (gemm_tiles(G, d, T, cfg) + gemm_tiles(G, T, d, cfg));
-    if (rest > 0) attn_tiles += gemm_tiles(G, d, rest, cfg) + gemm_tiles(G, rest, d, cfg);
-    const double tiles = L * (gemm_tiles(B, H, nq, cfg) + gemm_tiles(B * (G + 2), d, d, cfg) +
-                              gemm_tiles(B, no, H, cfg) + 2 * gemm_tiles(B, H, nf, cfg) +
-                              gemm_tiles(B, nf, H, cfg) + B * attn_tiles) +
-                         gemm_tiles(B, H, nv, cfg);
-    b.gemm_tile_ns = std::max(b.gemm_tile_ns, tiles * native_tile_ns);
+    tiles += L * (gemm_tiles(N, H, nq, cfg) + gemm_tiles(N * (G + 2), d, d, cfg) +
+                  gemm_tiles(N, no, H, cfg) + 2 * gemm_tiles(N, H, nf, cfg) +
+                  gemm_tiles(N, nf, H, cfg)) +
+             gemm_tiles(B, H, nv, cfg);
+    const double tile_ns = tiles * native_tile_ns + (run.prefill ? L * attn_flops / peak : 0);
+    b.gemm_tile_ns = std::max(b.gemm_tile_ns, tile_ns);
     b.total_hbm_bytes += bytes;
     b.bytes = std::max(b.bytes, bytes);
     b.flops = std::max(b.flops, flops);
@@ -77,14 +93,13 @@ DecodeBound decode_bound(const TpMapping& map, const ModelSpec& model, const Dec
   }
   b.bound_ns = std::max({b.hbm_ns, b.compute_ns, b.gemm_tile_ns});
   const auto W = static_cast<unsigned>(map.ranks().size());
-  b.allreduce_model_ns =
-      tree_allreduce_model_ns(W, static_cast<uint64_t>(run.batch * model.hidden) * 4, cfg);
+  b.allreduce_model_ns = tree_allreduce_model_ns(W, static_cast<uint64_t>(N * H) * 4, cfg);
   b.qkv_gather_model_ns = tree_allreduce_model_ns(
-      map.ranks_per_group(), static_cast<uint64_t>(run.batch * map.shape().qkv_width()) * 4, cfg);
+      map.ranks_per_group(), static_cast<uint64_t>(N) * map.shape().qkv_width() * 4, cfg);
   return b;
 }
 
-nlohmann::json DecodeBound::to_json() const {
+nlohmann::json StepBound::to_json() const {
   return {{"busiest_rank_hbm_bytes", bytes},
           {"busiest_rank_flops", flops},
           {"hbm_ns", hbm_ns},

@@ -1,10 +1,12 @@
-// What a decode step cannot beat, and what its collectives should cost,
-// computed from the configuration alone (nothing simulated):
-//   - the roofline bound: every rank must stream its weights and its KV
-//     block from its own HBM and do its flops, so the step takes at least
-//     max over ranks of max(bytes / PE HBM bandwidth, flops / GEMM peak,
-//     native GEMM tiles x one tile's time) -- the last because PE_GEMM spends
-//     a whole 32 x 64 x 32 tile's time on a tile a batch of 1 barely fills;
+// What a decode step or a prefill cannot beat, and what its collectives
+// should cost, computed from the configuration alone (nothing simulated):
+//   - the roofline bound: every rank must stream its weights from its own
+//     HBM and read (decode) or write (prefill) its KV block, and do its
+//     flops, so the step takes at least max over ranks of max(bytes / PE HBM
+//     bandwidth, flops / GEMM peak, native GEMM tiles x one tile's time) --
+//     the last because PE_GEMM spends a whole 32 x 64 x 32 tile's time on a
+//     tile a batch of 1 barely fills (a prefill's causal attention counts
+//     at peak there, its tiling being the kernel's choice);
 //   - the α-β-γ model of the binomial-tree all-reduce over the ranks: per
 //     tree level, the latency of the path the level's pairs span (inside a
 //     cube, across cubes, across SIPs) plus the vector over that path's
@@ -20,20 +22,20 @@
 
 namespace kb {
 
-struct DecodeBound {
-  uint64_t bytes = 0;  // HBM bytes of the busiest rank (weights + KV read)
+struct StepBound {
+  uint64_t bytes = 0;  // HBM bytes of the busiest rank (weights + its KV block)
   double flops = 0;    // flops of the busiest rank
   double hbm_ns = 0, compute_ns = 0;
   double gemm_tile_ns = 0;         // native GEMM tiles of the busiest rank x tile time
   double bound_ns = 0;             // max(hbm_ns, compute_ns)
-  double allreduce_model_ns = 0;   // one [batch, hidden] fp32 all-reduce over every rank
+  double allreduce_model_ns = 0;   // one [rows, hidden] fp32 all-reduce over every rank
   double qkv_gather_model_ns = 0;  // one group's QKV all-reduce
-  uint64_t total_hbm_bytes = 0;    // every rank's weights + KV read
+  uint64_t total_hbm_bytes = 0;    // every rank's weights + KV block
   nlohmann::json to_json() const;
 };
 
-DecodeBound decode_bound(const TpMapping& map, const ModelSpec& model, const DecodeRun& run,
-                         const TopologyConfig& cfg);
+StepBound step_bound(const TpMapping& map, const ModelSpec& model, const LlmRun& run,
+                     const TopologyConfig& cfg);
 
 // The α-β-γ model of tree_allreduce over `ranks` consecutive ranks in
 // (SIP, cube, PE) order, of `bytes` (fp32) per rank.

@@ -134,6 +134,72 @@ TEST(LlmDecode, Llama70bRunsOnTheFourSipTopologyByDefault) {
   EXPECT_EQ(j["metrics"]["model"], "llama3_70b");
 }
 
+TEST(LlmPrefill, SmallRaggedModelMatchesTheReferenceAndTheMappingDoesNotChangeIt) {
+  TempDir tmp;
+  // Two prompts of 23 tokens: ranks 3 (a KV head per PE, all query rows on
+  // one rank) and 6 (two PEs per KV head: query blocks 0-10 and 11-22).
+  for (const std::string ranks : {"3", "6"}) {
+    const nlohmann::json j =
+        run_json(args({"--data", "-p", "phase=prefill", "-p", "prompt=23", "-p", "batch=2", "-p",
+                       "tile=16", "-p", "ranks=" + ranks}),
+                 tmp, "p" + ranks + ".json");
+    ASSERT_FALSE(j.is_null());
+    const double rel = j["metrics"]["logits_max_rel_err"].get<double>();
+    std::cout << "ranks=" << ranks << " max rel err " << rel << "\n";
+    EXPECT_LE(rel, 1e-2) << j["metrics"].dump();
+    EXPECT_GT(j["metrics"]["logits_max_abs_ref"].get<double>(), 0.1);
+    EXPECT_EQ(j["metrics"]["phase"], "prefill");
+    EXPECT_GT(j["metrics"]["ttft_ns"].get<double>(), 0);
+  }
+}
+
+TEST(LlmPrefill, APromptLongerThanTheTcmStreamsThroughItInChunks) {
+  TempDir tmp;
+  // 600 rows of the residual stream (288 KB in fp32) and 300-token causal
+  // attention, with half of a 512 KiB TCM's arena (under 150 KB) as the
+  // budget: every phase runs in chunks.
+  const nlohmann::json j =
+      run_json(args({"--data", "-p", "phase=prefill", "-p", "prompt=300", "-p", "batch=2", "-p",
+                     "tile=16", "-p", "layers=1", "--set", "pe.tcm.size_bytes=512KiB", "--set",
+                     "pe.ipcq.ring_bytes=64KiB"}),
+               tmp, "c.json");
+  ASSERT_FALSE(j.is_null());
+  EXPECT_LE(j["metrics"]["logits_max_rel_err"].get<double>(), 1e-2) << j["metrics"].dump();
+}
+
+TEST(LlmPrefill, NoResultBeatsItsRoofline) {
+  TempDir tmp;
+  const std::vector<std::vector<std::string>> cases = {
+      {"-p", "prompt=23", "-p", "batch=2"},
+      {"-p", "prompt=100", "-p", "ranks=6"},
+      {"-p", "prompt=64", "-p", "tile=32", "-p", "ranks=3"},
+  };
+  int i = 0;
+  for (auto c : cases) {
+    c.insert(c.end(), {"-p", "phase=prefill"});
+    const nlohmann::json j = run_json(args(c), tmp, "c" + std::to_string(i++) + ".json");
+    ASSERT_FALSE(j.is_null());
+    const nlohmann::json& m = j["metrics"];
+    EXPECT_GE(m["ttft_ns"].get<double>(), m["roofline"]["bound_ns"].get<double>()) << m.dump();
+    EXPECT_LE(m["tokens_per_s"].get<double>(), m["roofline_tokens_per_s"].get<double>());
+    EXPECT_LE(m["hbm_util"].get<double>(), 1.0);
+    double classes = 0;
+    for (const auto& [k, v] : m["op_classes_rank0"].items()) classes += v["total_ns"].get<double>();
+    EXPECT_LE(classes, m["ttft_ns"].get<double>() + 1e-6);
+    EXPECT_GE(classes, 0.9 * m["ttft_ns"].get<double>());
+  }
+}
+
+TEST(LlmPrefill, TwoRunsGiveTheSameResult) {
+  TempDir tmp;
+  const std::vector<std::string> a = {"--data", "-p", "phase=prefill", "-p", "prompt=30"};
+  nlohmann::json x = run_json(args(a), tmp, "a.json");
+  nlohmann::json y = run_json(args(a), tmp, "b.json");
+  x.erase("wall_s");
+  y.erase("wall_s");
+  EXPECT_EQ(x.dump(), y.dump());
+}
+
 struct BadCase {
   std::string name;
   std::vector<std::string> extra;
@@ -167,7 +233,17 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"unknown_field", {"-p", "model.hiden=64"}, kTiny, "did you mean 'model.hidden'"},
         BadCase{"unknown_model", {"-p", "model=llama3_7b"}, kTiny, "did you mean 'llama3_70b'"},
         BadCase{"unknown_mapping", {"-p", "mapping=zz"}, kTiny, "the mappings are tp"},
-        BadCase{"too_many_layers", {"-p", "layers=4"}, kTiny, "has 3"}),
+        BadCase{"too_many_layers", {"-p", "layers=4"}, kTiny, "has 3"},
+        BadCase{"unknown_phase", {"-p", "phase=decoding"}, kTiny, "expected decode or prefill"},
+        BadCase{"zero_prompt", {"-p", "phase=prefill", "-p", "prompt=0"}, kTiny, "prompt"},
+        BadCase{"prompt_shorter_than_a_group",
+                {"-p", "phase=prefill", "-p", "prompt=1"},
+                kTiny,
+                "the prompt's 1 KV positions"},
+        BadCase{"prefill_does_not_fit_hbm",
+                {"-p", "phase=prefill", "-p", "prompt=1000000"},
+                kTiny,
+                "x prompt 1000000"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(LlmModelSpec, AFileErrorNamesLineColumnAndTheNearestField) {

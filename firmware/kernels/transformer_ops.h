@@ -1,0 +1,66 @@
+// The pieces the decode and the prefill step share: one rank's running
+// state (which phase, its records), views into HBM tensors, the composite
+// GEMM call, and the row-chunked elementwise phases (RMSNorm, the residual
+// add) that stream the fp32 residual through TCM within the budget.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "firmware/kernels/transformer_step.h"
+
+namespace kb {
+namespace fw {
+namespace tx {
+
+struct Step {
+  Tl& tl;
+  const TransformerStepArgs& a;
+  std::vector<PhaseRecord>* phases;
+  int64_t B;  // rows of the residual stream (decode: the batch; prefill: batch x tokens)
+  int64_t H, G, d;
+  DType dt;
+  int layer = 0;
+  const char* phase = "";
+  double t0 = 0;
+  Tensor partial;          // TCM when it fits, else a.partial (HBM)
+  bool xn_in_tcm = false;  // GEMMs load xn into TCM first
+
+  Step(Tl& t, const TransformerStepArgs& args, std::vector<PhaseRecord>* ph, int64_t rows);
+  void begin(const char* p);
+  void end();  // waits for what the phase issued, records it
+};
+
+// A view of part of `t`: its own handle, still pending on what produces t
+// (so a consumer of the view waits for it as for t).
+Tensor view_of(Tl& tl, const Tensor& t, uint64_t byte_offset, std::vector<int64_t> shape,
+               int64_t row_stride);
+// Rows r0 .. r0+n-1 of a 2-D tensor (the same row stride).
+Tensor rows_of(Tl& tl, const Tensor& t, int64_t r0, int64_t n);
+// Columns c0 .. c0+n-1 of a 2-D tensor: a strided view.
+Tensor cols_of(Tl& tl, const Tensor& t, int64_t c0, int64_t n);
+
+// out = a · b, one composite (non-blocking).
+Tensor gemm(Tl& tl, const Tensor& a, const Tensor& b, const Tensor& out);
+
+// Rows processed at once by a row-chunked phase of `total` rows: as many as
+// `per_row` bytes of TCM per row allow within the budget.
+int64_t chunk_rows(const Step& s, int64_t total, int64_t per_row);
+
+// xn = RMSNorm(x) * gamma over `rows` rows of x (HBM) into xn (HBM), chunk by chunk.
+void rmsnorm(Step& s, const Tensor& gamma, const Tensor& x, const Tensor& xn, int64_t rows);
+// x += partial over the stream's rows, chunk by chunk.
+void residual(Step& s);
+// The GEMMs' a operand: xn, in TCM when it fits (loaded once per GEMM phase).
+Tensor xn_operand(Step& s);
+
+// This rank's QKV columns of every row: xn · W_qkv slice into qkv_mine.
+void qkv_projection(Step& s, const LayerShard& w);
+
+// Opens the IPCQ rings of every peer this rank receives from in the
+// collectives over all ranks and over its group.
+void open_rings(Tl& tl, const TransformerStepArgs& a);
+
+}  // namespace tx
+}  // namespace fw
+}  // namespace kb
