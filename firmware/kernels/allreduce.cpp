@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <set>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace kb {
@@ -217,6 +219,55 @@ std::vector<PeAddr> tree_sources(const std::vector<PeAddr>& order, unsigned i) {
   for (unsigned mask = 1; mask < p && !(i & mask); mask <<= 1)
     if (i + mask < p) from.push_back(order[i + mask]);
   if (i != 0) from.push_back(order[i - lowbit(i)]);
+  return from;
+}
+
+namespace {
+
+// The ring through the `per_cube` ranks of position i's cube, and the ranks
+// holding the same segment in every cube, in order.
+RingView cube_ring_of(const std::vector<PeAddr>& order, unsigned i, unsigned per_cube) {
+  const unsigned c = i / per_cube, j = i % per_cube;
+  RingView r;
+  r.pos = j;
+  r.size = per_cube;
+  r.left = order[c * per_cube + (j + per_cube - 1) % per_cube];
+  r.right = order[c * per_cube + (j + 1) % per_cube];
+  return r;
+}
+
+std::vector<PeAddr> same_position(const std::vector<PeAddr>& order, unsigned i, unsigned per_cube) {
+  std::vector<PeAddr> peers;
+  for (size_t k = i % per_cube; k < order.size(); k += per_cube) peers.push_back(order[k]);
+  return peers;
+}
+
+void check_cube_blocks(const std::vector<PeAddr>& order, unsigned per_cube) {
+  if (per_cube == 0 || order.size() % per_cube != 0)
+    throw std::invalid_argument("cube_allreduce: " + std::to_string(order.size()) +
+                                " ranks are not whole blocks of " + std::to_string(per_cube));
+}
+
+}  // namespace
+
+void cube_allreduce(Tl& tl, const Tensor& v, const std::vector<PeAddr>& order, unsigned i,
+                    unsigned per_cube) {
+  check_cube_blocks(order, per_cube);
+  const RingView r = cube_ring_of(order, i, per_cube);
+  Pending p;
+  ring_reduce_scatter(tl, v, r, false, p);
+  wait_all(tl, p);
+  const Tensor mine = segment(tl, v, static_cast<long>(r.pos) + 1, r.size);
+  if (length(mine) > 0) tree_allreduce(tl, mine, same_position(order, i, per_cube), i / per_cube);
+  ring_all_gather(tl, v, r, false, p);
+  wait_all(tl, p);
+}
+
+std::vector<PeAddr> cube_allreduce_sources(const std::vector<PeAddr>& order, unsigned i,
+                                           unsigned per_cube) {
+  check_cube_blocks(order, per_cube);
+  std::vector<PeAddr> from = tree_sources(same_position(order, i, per_cube), i / per_cube);
+  if (per_cube > 1) from.push_back(cube_ring_of(order, i, per_cube).left);
   return from;
 }
 

@@ -48,5 +48,18 @@ void tree_allreduce(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order
 void tree_broadcast(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order, unsigned i);
 std::vector<PeAddr> tree_sources(const std::vector<PeAddr>& order, unsigned i);
 
+// Hierarchical over an ordered list of whole cube blocks (`per_cube`
+// consecutive positions per cube, the list a multiple of it): ring
+// reduce-scatter inside each block, then the binomial tree over the
+// positions holding the same segment in every block (one per cube: its low
+// levels across the cubes of a SIP, its top across SIPs) on 1/per_cube of
+// the vector, then ring all-gather inside the block. Every link carries
+// about 2n/per_cube per cube step instead of the tree's n per level.
+// `data` contiguous; the caller opens the rings of cube_allreduce_sources.
+void cube_allreduce(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order, unsigned i,
+                    unsigned per_cube);
+std::vector<PeAddr> cube_allreduce_sources(const std::vector<PeAddr>& order, unsigned i,
+                                           unsigned per_cube);
+
 }  // namespace fw
 }  // namespace kb

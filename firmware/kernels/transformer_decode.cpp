@@ -16,10 +16,6 @@ namespace {
 
 using namespace tx;
 
-void allreduce_all(Step& s, const Tensor& v) {
-  tree_allreduce(s.tl, v, s.a.ranks, s.a.rank);
-}
-
 // Attention of the batch over this rank's KV block, merged over the group;
 // leaves the normalised output, [B * G, d] in dtype, in attn on every rank.
 // The states of attn_chunk sequences at a time travel in one reduce.

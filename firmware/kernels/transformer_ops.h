@@ -57,6 +57,9 @@ Tensor xn_operand(Step& s);
 // This rank's QKV columns of every row: xn · W_qkv slice into qkv_mine.
 void qkv_projection(Step& s, const LayerShard& w);
 
+// Sums `v` (contiguous) over every rank: the tree, or cube_allreduce.
+void allreduce_all(Step& s, const Tensor& v);
+
 // Opens the IPCQ rings of every peer this rank receives from in the
 // collectives over all ranks and over its group.
 void open_rings(Tl& tl, const TransformerStepArgs& a);

@@ -259,7 +259,7 @@ void layer(Step& s, const LayerShard& w) {
   s.end();
 
   s.begin("o_allreduce");
-  tree_allreduce(tl, s.partial, a.ranks, a.rank);
+  allreduce_all(s, s.partial);
   s.end();
 
   s.begin("o_residual");
@@ -289,7 +289,7 @@ void layer(Step& s, const LayerShard& w) {
   s.end();
 
   s.begin("ffn_allreduce");
-  tree_allreduce(tl, s.partial, a.ranks, a.rank);
+  allreduce_all(s, s.partial);
   s.end();
 
   s.begin("ffn_residual");

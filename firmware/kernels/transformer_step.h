@@ -83,6 +83,9 @@ struct TransformerStepArgs {
   Tensor gate, up;            // [N, ffn.count] fp32
   Tensor h;                   // [N, ffn.count] dtype: SiLU(gate) * up
 
+  // The all-reduces over every rank: 0 = binomial tree; P = cube_allreduce
+  // with P consecutive ranks per cube (allreduce.h).
+  unsigned allreduce_per_cube = 0;
   int64_t tile = 64;  // KV positions per attention tile
   // Sequences whose attention states are reduced together (0 = the whole
   // batch): fewer keep a large batch's states inside the TCM.

@@ -86,6 +86,10 @@ std::vector<ParamSpec> LlmBench::params() const {
       {"ranks", "0", "PEs the model is spread over, from sip0.cube0.pe0 on (0 = every PE)"},
       {"tile", "64", "KV positions per attention tile"},
       {"variant", "opt2", "attention loop of every rank: opt1 | opt2 | opt3"},
+      {"allreduce", "tree",
+       "the all-reduces over every rank: tree (binomial, the whole vector per level) | "
+       "hierarchical (ring reduce-scatter in each cube, a tree per segment across cubes, "
+       "ring all-gather)"},
       {"attn_chunk", "0",
        "sequences whose attention states are reduced together (0 = as many as the TCM holds)"},
       {"seed", "1", "data mode: seed of the random weights, cache and embeddings"}};
@@ -113,6 +117,10 @@ BenchResult LlmBench::run(BenchContext& ctx) {
     throw UsageError("llm: --param variant=" + variant + ": expected opt1, opt2 or opt3");
   LlmRun run;
   run.prefill = phase == "prefill";
+  const std::string allreduce = p.str("allreduce");
+  if (allreduce != "tree" && allreduce != "hierarchical")
+    throw UsageError("llm: --param allreduce=" + allreduce + ": expected tree or hierarchical");
+  run.cube_allreduce = allreduce == "hierarchical";
   run.prompt = p.integer_within("prompt", 1 << 20);
   run.batch = p.integer_within("batch", 1 << 16);
   run.context = p.integer_within("context", 1 << 24);

@@ -58,6 +58,15 @@ TpMapping::TpMapping(const ModelSpec& model, const LlmRun& run, const TopologyCo
                      str(kv) + " equal groups (use --param ranks=N with N a multiple of " +
                      str(kv) + ")");
   per_group_ = W / kv;
+  if (run.cube_allreduce) {
+    // Ranks fill the cubes in order: whole cubes, or part of one.
+    if (W > cfg.cube.pes && W % cfg.cube.pes != 0)
+      throw UsageError("llm: --param allreduce=hierarchical needs whole cubes: " + str(W) +
+                       " ranks are not a multiple of the " + str(cfg.cube.pes) +
+                       " PEs of a cube (use --param ranks=N with N a multiple of " +
+                       str(cfg.cube.pes) + ", or allreduce=tree)");
+    allreduce_per_cube_ = std::min(W, cfg.cube.pes);
+  }
   const fw::TransformerShape sh = shape();
   const int64_t R = per_group_, positions = kv_positions(run);
   auto need = [&](int64_t have, int64_t ranks, const std::string& what) {
@@ -226,7 +235,14 @@ nlohmann::json TpMapping::describe() const {
        "gate and up column parallel, down row parallel over every rank, all-reduce "
        "over every rank"},
       {"lm_head", "vocabulary parallel over every rank (logits stay sharded)"},
-      {"collectives", "binomial trees over the ranks in (sip, cube, pe) order"},
+      {"collectives",
+       allreduce_per_cube_ > 0
+           ? "the all-reduces over every rank hierarchical: ring reduce-scatter inside each "
+             "cube's " +
+                 std::to_string(allreduce_per_cube_) +
+                 " ranks, a binomial tree per segment across the cubes (and SIPs), ring "
+                 "all-gather; the group gathers binomial trees"
+           : "binomial trees over the ranks in (sip, cube, pe) order"},
       {"weights", "each rank's shards in its own HBM"},
       {"kv_cache", "each rank's block of every sequence, in its own HBM (K transposed)"},
       {"rank0", rank_json(r0)},

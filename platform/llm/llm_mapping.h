@@ -29,6 +29,8 @@ struct LlmRun {
   unsigned ranks = 0;  // PEs the model is spread over (0 = every PE)
   int64_t attn_chunk = 0;  // sequences per attention reduce (0 = as many as the TCM holds)
   std::string variant = "opt2";
+  bool cube_allreduce =
+      false;  // the all-reduces over every rank: hierarchical by cube, or the tree
 };
 
 // The part of one rank: where it is and what it holds.
@@ -64,6 +66,8 @@ class TpMapping {
   uint64_t tcm_budget() const { return tcm_budget_; }
   // Sequences whose attention states are reduced together.
   int64_t attn_chunk() const { return attn_chunk_; }
+  // Ranks per cube of the hierarchical all-reduce (0: the binomial tree).
+  unsigned allreduce_per_cube() const { return allreduce_per_cube_; }
   // The mapping as the JSON result describes it.
   nlohmann::json describe() const;
 
@@ -79,6 +83,7 @@ class TpMapping {
   unsigned per_group_ = 0;
   uint64_t tcm_budget_ = 0;
   int64_t attn_chunk_ = 0;
+  unsigned allreduce_per_cube_ = 0;
 };
 
 // [i * total / n, (i + 1) * total / n): the i-th of n near-equal slices.

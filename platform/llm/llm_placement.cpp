@@ -126,6 +126,7 @@ std::vector<fw::TransformerStepArgs> place_step(HostRuntime& rt, const TpMapping
     a.variant = run.variant;
     a.tcm_budget = map.tcm_budget();
     a.attn_chunk = map.attn_chunk();
+    a.allreduce_per_cube = map.allreduce_per_cube();
     const int64_t nq = rp.qkv.count, no = rp.o.count, nf = rp.ffn.count, nv = rp.vocab.count;
     const int64_t n = rp.kv.count;
     const int64_t h = rp.group;

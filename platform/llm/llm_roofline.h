@@ -37,8 +37,14 @@ struct StepBound {
 StepBound step_bound(const TpMapping& map, const ModelSpec& model, const LlmRun& run,
                      const TopologyConfig& cfg);
 
-// The α-β-γ model of tree_allreduce over `ranks` consecutive ranks in
+// The α-β-γ model of tree_allreduce over `ranks` ranks `stride` apart in
 // (SIP, cube, PE) order, of `bytes` (fp32) per rank.
-double tree_allreduce_model_ns(unsigned ranks, uint64_t bytes, const TopologyConfig& cfg);
+double tree_allreduce_model_ns(unsigned ranks, uint64_t bytes, const TopologyConfig& cfg,
+                               unsigned stride = 1);
+// ... of cube_allreduce with `per_cube` ranks per cube (0 or 1: the tree):
+// per cube step the segment over a PE link and through the router, there
+// and back, plus PE_MATH adding it; the tree across cubes on the segment.
+double cube_allreduce_model_ns(unsigned ranks, unsigned per_cube, uint64_t bytes,
+                               const TopologyConfig& cfg);
 
 }  // namespace kb

@@ -134,6 +134,42 @@ TEST(LlmDecode, Llama70bRunsOnTheFourSipTopologyByDefault) {
   EXPECT_EQ(j["metrics"]["model"], "llama3_70b");
 }
 
+TEST(LlmAllReduce, HierarchicalGivesTheSameLogitsAsTheTreeInDecodeAndPrefill) {
+  TempDir tmp;
+  // 6 ranks on tiny.yaml's cubes of 2 PEs: a ring of 2 in each of 3 cubes,
+  // the tree across them on half the vector.
+  for (const std::string phase : {"decode", "prefill"}) {
+    std::vector<double> err;
+    for (const std::string algo : {"tree", "hierarchical"}) {
+      const nlohmann::json j =
+          run_json(args({"--data", "-p", "phase=" + phase, "-p", "prompt=23", "-p", "batch=3", "-p",
+                         "context=37", "-p", "allreduce=" + algo}),
+                   tmp, phase + algo + ".json");
+      ASSERT_FALSE(j.is_null());
+      EXPECT_LE(j["metrics"]["logits_max_rel_err"].get<double>(), 1e-2) << j["metrics"].dump();
+      EXPECT_GE(j["metrics"]["allreduce_measured_ns"].get<double>(), 0);
+      err.push_back(j["metrics"]["logits_max_abs_err"].get<double>());
+    }
+    std::cout << phase << ": max abs err tree " << err[0] << ", hierarchical " << err[1] << "\n";
+  }
+}
+
+TEST(LlmAllReduce, HierarchicalBeatsTheTreeOnALargeVector) {
+  TempDir tmp;
+  // 16 ranks (2 cubes of 8) of the 4-SIP chip, a [8, 8192] fp32 vector:
+  // the tree moves 256 KB per level, the cube rings and the tree 32 KB.
+  std::vector<double> ar;
+  for (const std::string algo : {"tree", "hierarchical"}) {
+    const nlohmann::json j = run_json(
+        {"-b", "llm", "-q", "-p", "layers=1", "-p", "ranks=16", "-p", "model.ffn=4096", "-p",
+         "model.vocab=4096", "-p", "context=1000", "-p", "batch=8", "-p", "allreduce=" + algo},
+        tmp, algo + ".json");
+    ASSERT_FALSE(j.is_null());
+    ar.push_back(j["metrics"]["allreduce_measured_ns"].get<double>());
+  }
+  EXPECT_LT(ar[1], 0.8 * ar[0]) << "tree " << ar[0] << " ns, hierarchical " << ar[1] << " ns";
+}
+
 TEST(LlmPrefill, SmallRaggedModelMatchesTheReferenceAndTheMappingDoesNotChangeIt) {
   TempDir tmp;
   // Two prompts of 23 tokens: ranks 3 (a KV head per PE, all query rows on
@@ -234,6 +270,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"unknown_model", {"-p", "model=llama3_7b"}, kTiny, "did you mean 'llama3_70b'"},
         BadCase{"unknown_mapping", {"-p", "mapping=zz"}, kTiny, "the mappings are tp"},
         BadCase{"too_many_layers", {"-p", "layers=4"}, kTiny, "has 3"},
+        BadCase{"hierarchical_needs_whole_cubes",
+                {"-p", "ranks=3", "-p", "allreduce=hierarchical"},
+                kTiny,
+                "needs whole cubes"},
+        BadCase{"unknown_allreduce", {"-p", "allreduce=ring"}, kTiny, "expected tree or hier"},
         BadCase{"unknown_phase", {"-p", "phase=decoding"}, kTiny, "expected decode or prefill"},
         BadCase{"zero_prompt", {"-p", "phase=prefill", "-p", "prompt=0"}, kTiny, "prompt"},
         BadCase{"prompt_shorter_than_a_group",
