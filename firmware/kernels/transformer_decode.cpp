@@ -164,26 +164,25 @@ void layer(Step& s, const LayerShard& w) {
   s.end();
 }
 
-}  // namespace
-
-void decode_step(Tl& tl, const TransformerStepArgs& a, std::vector<PhaseRecord>* phases) {
+void check_args(const TransformerStepArgs& a) {
   if (a.ranks.empty() || a.group.empty() || a.o.count <= 0 || a.ffn.count <= 0 ||
       a.vocab.count <= 0 || a.kv.count <= 0)
     throw std::invalid_argument(
         "decode_step: every rank needs O rows, FFN and vocabulary columns and "
         "at least one KV position");
-  Step s(tl, a, phases, a.batch);
-  open_rings(tl, a);
+}
 
-  const uint64_t stream_bytes = static_cast<uint64_t>(s.B * s.H) * 4;
-  s.partial = stream_bytes * 4 <= a.tcm_budget ? tl.empty({s.B, s.H}, DType::kFp32) : a.partial;
-  s.xn_in_tcm = static_cast<uint64_t>(s.B * s.H) * dtype_bytes(s.dt) * 4 <= a.tcm_budget;
-
-  for (size_t l = 0; l < a.layers.size(); ++l) {
-    s.layer = static_cast<int>(l);
-    layer(s, a.layers[l]);
-    if (a.layer_done) a.layer_done(static_cast<int>(l));
+void run_layers(Step& s, int first_layer) {
+  for (size_t l = 0; l < s.a.layers.size(); ++l) {
+    s.layer = first_layer + static_cast<int>(l);
+    layer(s, s.a.layers[l]);
+    if (s.a.layer_done) s.a.layer_done(s.layer);
   }
+}
+
+void tail(Step& s) {
+  Tl& tl = s.tl;
+  const TransformerStepArgs& a = s.a;
   s.layer = -1;
   s.begin("final_norm");
   rmsnorm(s, a.final_norm, a.x, a.xn, s.B);
@@ -195,6 +194,30 @@ void decode_step(Tl& tl, const TransformerStepArgs& a, std::vector<PhaseRecord>*
     tl.wait();
   }
   s.end();
+}
+
+}  // namespace
+
+void decode_step(Tl& tl, const TransformerStepArgs& a, std::vector<PhaseRecord>* phases) {
+  check_args(a);
+  Step s(tl, a, phases, a.batch);
+  open_rings(tl, a);
+  run_layers(s, 0);
+  tail(s);
+}
+
+void decode_layers(Tl& tl, const TransformerStepArgs& a, std::vector<PhaseRecord>* phases,
+                   int first_layer) {
+  check_args(a);
+  auto scope = tl.scratch_scope();
+  Step s(tl, a, phases, a.batch);
+  run_layers(s, first_layer);
+}
+
+void decode_tail(Tl& tl, const TransformerStepArgs& a, std::vector<PhaseRecord>* phases) {
+  auto scope = tl.scratch_scope();
+  Step s(tl, a, phases, a.batch);
+  tail(s);
 }
 
 }  // namespace fw

@@ -59,5 +59,13 @@ namespace fw {
 // (optional) receives this rank's phase times.
 void decode_step(Tl& tl, const TransformerStepArgs& a, std::vector<PhaseRecord>* phases);
 
+// The parts of decode_step for a driver that sequences them itself (the
+// pipeline, transformer_pipeline.h): the layers of `a` (their records and
+// layer_done numbered from first_layer), and the final norm and LM head.
+// Neither opens IPCQ rings; each releases its TCM when it returns.
+void decode_layers(Tl& tl, const TransformerStepArgs& a, std::vector<PhaseRecord>* phases,
+                   int first_layer);
+void decode_tail(Tl& tl, const TransformerStepArgs& a, std::vector<PhaseRecord>* phases);
+
 }  // namespace fw
 }  // namespace kb

@@ -13,6 +13,7 @@ const char* phase_class(const std::string& phase) {
       phase == "down" || phase == "lm_head")
     return "gemm";
   if (phase == "attention") return "attention";
+  if (phase == "pp_recv" || phase == "pp_send") return "pipeline";
   if (phase == "qkv_gather" || phase == "attn_gather" || phase == "o_allreduce" ||
       phase == "ffn_allreduce")
     return "allreduce";
@@ -29,7 +30,11 @@ Step::Step(Tl& t, const TransformerStepArgs& args, std::vector<PhaseRecord>* ph,
       H(args.shape.hidden),
       G(args.shape.group()),
       d(args.shape.d_head),
-      dt(args.shape.dtype) {}
+      dt(args.shape.dtype) {
+  const uint64_t stream_bytes = static_cast<uint64_t>(B * H) * 4;
+  partial = stream_bytes * 4 <= a.tcm_budget ? tl.empty({B, H}, DType::kFp32) : a.partial;
+  xn_in_tcm = static_cast<uint64_t>(B * H) * dtype_bytes(dt) * 4 <= a.tcm_budget;
+}
 
 void Step::begin(const char* p) {
   phase = p;
@@ -130,7 +135,7 @@ void allreduce_all(Step& s, const Tensor& v) {
     tree_allreduce(s.tl, v, s.a.ranks, s.a.rank);
 }
 
-void open_rings(Tl& tl, const TransformerStepArgs& a) {
+void open_rings(Tl& tl, const TransformerStepArgs& a, const std::vector<PeAddr>& also) {
   // Every peer this rank receives from, over all of its collectives (the
   // group's tree is a subtree of the whole one when groups are aligned).
   std::set<PeAddr> from;
@@ -139,6 +144,7 @@ void open_rings(Tl& tl, const TransformerStepArgs& a) {
                              : tree_sources(a.ranks, a.rank))
     from.insert(p);
   for (const PeAddr& p : tree_sources(a.group, a.group_rank)) from.insert(p);
+  from.insert(also.begin(), also.end());
   if (!from.empty()) tl.ipcq_open({from.begin(), from.end()});
 }
 

@@ -26,6 +26,7 @@ struct Step {
   Tensor partial;          // TCM when it fits, else a.partial (HBM)
   bool xn_in_tcm = false;  // GEMMs load xn into TCM first
 
+  // Puts `partial` (and decides xn) in TCM when four times its bytes fit the budget.
   Step(Tl& t, const TransformerStepArgs& args, std::vector<PhaseRecord>* ph, int64_t rows);
   void begin(const char* p);
   void end();  // waits for what the phase issued, records it
@@ -61,8 +62,8 @@ void qkv_projection(Step& s, const LayerShard& w);
 void allreduce_all(Step& s, const Tensor& v);
 
 // Opens the IPCQ rings of every peer this rank receives from in the
-// collectives over all ranks and over its group.
-void open_rings(Tl& tl, const TransformerStepArgs& a);
+// collectives over all ranks and over its group, and of `also`.
+void open_rings(Tl& tl, const TransformerStepArgs& a, const std::vector<PeAddr>& also = {});
 
 }  // namespace tx
 }  // namespace fw

@@ -297,27 +297,26 @@ void layer(Step& s, const LayerShard& w) {
   s.end();
 }
 
-}  // namespace
-
-void prefill_step(Tl& tl, const TransformerStepArgs& a, std::vector<PhaseRecord>* phases) {
+void check_args(const TransformerStepArgs& a) {
   if (a.ranks.empty() || a.group.empty() || a.tokens <= 0 || a.o.count <= 0 || a.ffn.count <= 0 ||
       a.vocab.count <= 0 || a.kv.count <= 0)
     throw std::invalid_argument(
         "prefill_step: every rank needs O rows, FFN and vocabulary columns and "
         "at least one of the prompt's positions");
-  Step s(tl, a, phases, a.batch * a.tokens);
-  open_rings(tl, a);
+}
 
-  const uint64_t stream_bytes = static_cast<uint64_t>(s.B * s.H) * 4;
-  s.partial = stream_bytes * 4 <= a.tcm_budget ? tl.empty({s.B, s.H}, DType::kFp32) : a.partial;
-  s.xn_in_tcm = static_cast<uint64_t>(s.B * s.H) * dtype_bytes(s.dt) * 4 <= a.tcm_budget;
-
-  for (size_t l = 0; l < a.layers.size(); ++l) {
-    s.layer = static_cast<int>(l);
-    layer(s, a.layers[l]);
-    if (a.layer_done) a.layer_done(static_cast<int>(l));
+void run_layers(Step& s, int first_layer) {
+  for (size_t l = 0; l < s.a.layers.size(); ++l) {
+    s.layer = first_layer + static_cast<int>(l);
+    layer(s, s.a.layers[l]);
+    if (s.a.layer_done) s.a.layer_done(s.layer);
   }
-  // Only each prompt's last row goes on to the LM head.
+}
+
+// Only each prompt's last row goes on to the LM head.
+void tail(Step& s) {
+  Tl& tl = s.tl;
+  const TransformerStepArgs& a = s.a;
   s.layer = -1;
   const int64_t T = a.tokens;
   const Tensor x_last =
@@ -330,6 +329,30 @@ void prefill_step(Tl& tl, const TransformerStepArgs& a, std::vector<PhaseRecord>
   s.begin("lm_head");
   gemm(tl, xn_last, a.lm_head, a.logits);
   s.end();
+}
+
+}  // namespace
+
+void prefill_step(Tl& tl, const TransformerStepArgs& a, std::vector<PhaseRecord>* phases) {
+  check_args(a);
+  Step s(tl, a, phases, a.batch * a.tokens);
+  open_rings(tl, a);
+  run_layers(s, 0);
+  tail(s);
+}
+
+void prefill_layers(Tl& tl, const TransformerStepArgs& a, std::vector<PhaseRecord>* phases,
+                    int first_layer) {
+  check_args(a);
+  auto scope = tl.scratch_scope();
+  Step s(tl, a, phases, a.batch * a.tokens);
+  run_layers(s, first_layer);
+}
+
+void prefill_tail(Tl& tl, const TransformerStepArgs& a, std::vector<PhaseRecord>* phases) {
+  auto scope = tl.scratch_scope();
+  Step s(tl, a, phases, a.batch * a.tokens);
+  tail(s);
 }
 
 }  // namespace fw

@@ -41,5 +41,13 @@ namespace fw {
 // (optional) receives this rank's phase times.
 void prefill_step(Tl& tl, const TransformerStepArgs& a, std::vector<PhaseRecord>* phases);
 
+// The parts of prefill_step for a driver that sequences them itself (the
+// pipeline, transformer_pipeline.h): the layers of `a` (their records and
+// layer_done numbered from first_layer), and the final norm and LM head.
+// Neither opens IPCQ rings; each releases its TCM when it returns.
+void prefill_layers(Tl& tl, const TransformerStepArgs& a, std::vector<PhaseRecord>* phases,
+                    int first_layer);
+void prefill_tail(Tl& tl, const TransformerStepArgs& a, std::vector<PhaseRecord>* phases);
+
 }  // namespace fw
 }  // namespace kb

@@ -103,7 +103,7 @@ struct PhaseRecord {
 };
 
 // The op class a phase counts towards: gemm, attention, allreduce,
-// norm_elementwise.
+// norm_elementwise, pipeline (a stage handing the stream to the next).
 const char* phase_class(const std::string& phase);
 
 }  // namespace fw

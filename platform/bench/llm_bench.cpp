@@ -6,8 +6,10 @@
 #include <cmath>
 #include <iostream>
 #include <map>
+#include <memory>
 
 #include "firmware/kernels/transformer_decode.h"
+#include "firmware/kernels/transformer_pipeline.h"
 #include "firmware/kernels/transformer_prefill.h"
 #include "models/common/errors.h"
 #include "platform/bench/activity_counters.h"
@@ -68,6 +70,200 @@ std::string ratio(double measured, double bound) {
   return bound > 0 ? fmt(measured / bound, 2) : "-";
 }
 
+// What one run planned and measured, whichever the mapping.
+struct Executed {
+  // The plan.
+  struct Stage {
+    LlmRun run;
+    std::unique_ptr<TpMapping> map;
+  };
+  std::vector<Stage> stages_;  // tp: one
+  int64_t micro = 1;           // micro-batches (tp: one)
+  unsigned stages = 1;
+  std::vector<fw::Slice> micro_rows;  // sequences of each micro-batch
+  StepBound bound;
+  nlohmann::json mapping;
+  std::string title;  // ", mapping ..." for the table
+  std::string fits = "yes";
+  size_t ranks = 0;
+  unsigned ranks_per_group = 0;
+  bool prefill = false;
+  // The measurement.
+  double latency = 0;
+  ActivityCounters act;
+  std::vector<fw::PhaseRecord> phases;
+  std::vector<float> logits;  // data mode
+};
+
+// With fewer layers simulated, whether the whole model would fit `run`'s mapping.
+std::string whole_model_fits(const ModelSpec& model, LlmRun run, const TopologyConfig& cfg) {
+  if (run.layers >= model.layers) return "yes";
+  run.layers = model.layers;
+  try {
+    const TpMapping whole(model, run, cfg);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "yes";
+}
+
+Executed plan_tensor_parallel(const ModelSpec& model, const LlmRun& run,
+                              const TopologyConfig& cfg) {
+  Executed ex;
+  ex.prefill = run.prefill;
+  ex.stages_.push_back({run, std::make_unique<TpMapping>(model, run, cfg)});
+  const TpMapping& map = *ex.stages_.front().map;
+  ex.fits = whole_model_fits(model, run, cfg);
+  ex.bound = step_bound(map, model, run, cfg);
+  ex.mapping = map.describe();
+  ex.ranks = map.ranks().size();
+  ex.ranks_per_group = map.ranks_per_group();
+  ex.micro_rows = {{0, run.batch}};
+  ex.title = ", mapping tp over " + std::to_string(ex.ranks) + " PEs";
+  return ex;
+}
+
+Executed plan_pipeline(const ModelSpec& model, const LlmRun& run, const BenchParams& p,
+                       const TopologyConfig& cfg) {
+  Executed ex;
+  ex.prefill = run.prefill;
+  const long long stages = p.integer_within("stages", 1 << 12);
+  const long long micro = p.integer_within("micro_batches", 1 << 16);
+  const unsigned S = stages > 0 ? static_cast<unsigned>(stages) : cfg.system.n_sips;
+  const unsigned W = run.ranks > 0 ? run.ranks : cfg.total_pes();
+  if (stages < 0 || micro < 0) throw UsageError("llm: stages and micro_batches must be >= 0");
+  if (W > cfg.total_pes() || W % S != 0 || W / S == 0)
+    throw UsageError("llm: mapping pp cuts " + std::to_string(W) + " PEs into " +
+                     std::to_string(S) + " equal stages: use --param stages=N with N dividing " +
+                     "the PEs (" + std::to_string(cfg.total_pes()) + " on " + cfg.name + ")");
+  if (run.layers < S)
+    throw UsageError("llm: mapping pp gives each of " + std::to_string(S) +
+                     " stages a layer at least; " + std::to_string(run.layers) +
+                     " layers do not go round (use --param layers=N with N >= stages)");
+  ex.micro = micro > 0 ? micro : std::min<int64_t>(run.batch, S);
+  if (ex.micro > run.batch)
+    throw UsageError("llm: --param micro_batches=" + std::to_string(ex.micro) +
+                     " is more than the batch of " + std::to_string(run.batch));
+  ex.stages = S;
+  for (int64_t k = 0; k < ex.micro; ++k)
+    ex.micro_rows.push_back(even_slice(run.batch, ex.micro, k));
+  nlohmann::json stage_json = nlohmann::json::array();
+  std::vector<std::vector<StepBound>> bounds;
+  for (unsigned s = 0; s < S; ++s) {
+    const fw::Slice layers = even_slice(run.layers, S, s);
+    LlmRun r = run;
+    r.ranks = W / S;
+    r.first_pe = s * (W / S);
+    r.layers = layers.count;
+    r.first_layer = layers.first;
+    r.has_head = s + 1 == S;
+    ex.stages_.push_back({r, std::make_unique<TpMapping>(model, r, cfg)});
+    const TpMapping& map = *ex.stages_.back().map;
+    LlmRun whole = r;  // the stage's share of the whole model
+    whole.layers = even_slice(model.layers, S, s).count;
+    if (ex.fits == "yes" && run.layers < model.layers) {
+      try {
+        const TpMapping m(model, whole, cfg);
+      } catch (const UsageError& e) {
+        ex.fits = e.what();
+      }
+    }
+    std::vector<StepBound> per_micro;
+    for (const fw::Slice& m : ex.micro_rows) {
+      LlmRun rm = r;
+      rm.batch = m.count;
+      per_micro.push_back(step_bound(map, model, rm, cfg));
+    }
+    bounds.push_back(per_micro);
+    nlohmann::json j = map.describe();
+    j["layers"] = {{"first", layers.first}, {"count", layers.count}};
+    stage_json.push_back(j);
+    ex.ranks += map.ranks().size();
+    ex.ranks_per_group = map.ranks_per_group();
+  }
+  ex.bound = pipeline_bound(bounds);
+  ex.mapping = {{"name", "pp"},
+                {"stages", S},
+                {"micro_batches", ex.micro},
+                {"stage_handoff",
+                 "the residual stream of a micro-batch, first rank to first rank, then a "
+                 "binomial-tree broadcast in the stage"},
+                {"stage", stage_json}};
+  ex.title = ", mapping pp: " + std::to_string(S) + " stages of " + std::to_string(W / S) +
+             " PEs, " + std::to_string(ex.micro) + " micro-batches";
+  return ex;
+}
+
+// Places every stage, runs the step on every rank, and reads the result.
+void execute(HostRuntime& rt, const ModelSpec& model, Executed& ex, const ModelWeights* data,
+             Progress* progress) {
+  Platform& platform = rt.platform();
+  struct Rank {
+    unsigned stage;
+    size_t index;
+  };
+  std::vector<std::vector<fw::TransformerStepArgs>> args;
+  std::map<PeAddr, Rank> where;
+  std::vector<PeId> pes;
+  for (unsigned s = 0; s < ex.stages_.size(); ++s) {
+    const Executed::Stage& st = ex.stages_[s];
+    args.push_back(place_step(rt, *st.map, model, st.run, data));
+    for (size_t i = 0; i < st.map->ranks().size(); ++i) {
+      const PeAddr& pe = st.map->ranks()[i].pe;
+      where[pe] = {s, i};
+      pes.push_back({pe.sip, pe.cube, pe.pe});
+    }
+  }
+  const bool pp = ex.stages_.size() > 1 || ex.micro > 1;
+  int64_t done = 0;
+  std::vector<std::vector<fw::PhaseRecord>> phases(ex.stages_.size());
+  std::vector<fw::PipelineArgs> pipe;
+  if (pp) {
+    std::vector<PeAddr> roots;
+    for (const Executed::Stage& st : ex.stages_) roots.push_back(st.map->ranks().front().pe);
+    for (unsigned s = 0; s < ex.stages_.size(); ++s)
+      for (fw::TransformerStepArgs& a : args[s]) {
+        fw::PipelineArgs pa;
+        pa.prefill = ex.prefill;
+        pa.stage = s;
+        pa.stages = static_cast<unsigned>(ex.stages_.size());
+        pa.roots = roots;
+        pa.first_layer = static_cast<int>(ex.stages_[s].run.first_layer);
+        for (const fw::Slice& m : ex.micro_rows) {
+          pa.micro.push_back(micro_batch(a, m.first, m.count));
+          if (progress && a.rank == 0)
+            pa.micro.back().layer_done = [progress, &done](int) { progress->layer_done(done++); };
+        }
+        pipe.push_back(std::move(pa));
+      }
+  } else if (progress) {
+    args[0].front().layer_done = [progress](int l) { progress->layer_done(l); };
+  }
+  const ActivityCounters before = ActivityCounters::take(platform);
+  const double t0 = platform.now_ns();
+  std::vector<size_t> first_of_stage(args.size(), 0);
+  for (size_t s = 1; s < args.size(); ++s)
+    first_of_stage[s] = first_of_stage[s - 1] + args[s - 1].size();
+  rt.launch_on(pes, [&](fw::Tl& tl) {
+    const Rank r = where.at(tl.self());
+    std::vector<fw::PhaseRecord>* rec = r.index == 0 ? &phases[r.stage] : nullptr;
+    if (pp)
+      fw::pipeline_step(tl, pipe[first_of_stage[r.stage] + r.index], rec);
+    else if (ex.prefill)
+      fw::prefill_step(tl, args[0][r.index], rec);
+    else
+      fw::decode_step(tl, args[0][r.index], rec);
+  });
+  rt.run();
+  ex.latency = platform.now_ns() - t0;
+  ex.act = ActivityCounters::take(platform).since(before);
+  for (const auto& v : phases) ex.phases.insert(ex.phases.end(), v.begin(), v.end());
+  if (data) {
+    const Executed::Stage& last = ex.stages_.back();
+    ex.logits = read_logits(rt, *last.map, args.back(), last.run.batch, model.vocab);
+  }
+}
+
 }  // namespace
 
 std::vector<ParamSpec> LlmBench::params() const {
@@ -82,7 +278,13 @@ std::vector<ParamSpec> LlmBench::params() const {
        "at this position)"},
       {"prompt", "2048", "prefill: tokens in each sequence's prompt (any)"},
       {"layers", "0", "layers to simulate (0 = the model's depth; fewer is reported as such)"},
-      {"mapping", "tp", "tp: tensor parallel over the PEs (see docs/ARCHITECTURE.md)"},
+      {"mapping", "tp",
+       "tp: tensor parallel over the PEs | pp: pipeline stages (one per SIP by default), each "
+       "tensor parallel over its PEs, micro-batches flowing through them (see "
+       "docs/ARCHITECTURE.md)"},
+      {"stages", "0", "pp: pipeline stages, each over an equal run of the PEs (0 = one per SIP)"},
+      {"micro_batches", "0",
+       "pp: micro-batches the batch is cut into (0 = as many as stages, at most the batch)"},
       {"ranks", "0", "PEs the model is spread over, from sip0.cube0.pe0 on (0 = every PE)"},
       {"tile", "64", "KV positions per attention tile"},
       {"variant", "opt2", "attention loop of every rank: opt1 | opt2 | opt3"},
@@ -109,9 +311,11 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   const std::string phase = p.str("phase");
   if (phase != "decode" && phase != "prefill")
     throw UsageError("llm: --param phase=" + phase + ": expected decode or prefill");
-  if (p.str("mapping") != "tp")
-    throw UsageError("llm: --param mapping=" + p.str("mapping") +
-                     ": the mappings are tp (tensor parallel over the PEs)");
+  const std::string mapping = p.str("mapping");
+  if (mapping != "tp" && mapping != "pp")
+    throw UsageError("llm: --param mapping=" + mapping +
+                     ": the mappings are tp (tensor parallel over the PEs) and pp (pipeline "
+                     "stages, each tensor parallel over its PEs)");
   const std::string variant = p.str("variant");
   if (variant != "opt1" && variant != "opt2" && variant != "opt3")
     throw UsageError("llm: --param variant=" + variant + ": expected opt1, opt2 or opt3");
@@ -140,53 +344,29 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   run.ranks = static_cast<unsigned>(ranks);
 
   Platform& platform = ctx.platform;
-  const TopologyConfig& cfg = platform.config();
-  const TpMapping map(model, run, cfg);
-  // With fewer layers simulated, whether the whole model would fit.
-  std::string full_model_fits = "yes";
-  if (run.layers < model.layers) {
-    LlmRun full = run;
-    full.layers = model.layers;
-    try {
-      const TpMapping whole(model, full, cfg);
-    } catch (const UsageError& e) {
-      full_model_fits = e.what();
-    }
-  }
-  const StepBound bound = step_bound(map, model, run, cfg);
-
   HostRuntime rt(platform);
   std::optional<ModelWeights> weights;
+  const bool pp = mapping == "pp";
+  // Built (and checked) before anything is written.
+  Executed ex = pp ? plan_pipeline(model, run, p, platform.config())
+                   : plan_tensor_parallel(model, run, platform.config());
   if (ctx.data_mode)
     weights = random_model(model, run.layers, run.batch, run.prefill ? 0 : run.context,
                            static_cast<uint64_t>(p.integer("seed")), run.prefill ? run.prompt : 1);
-  std::vector<fw::TransformerStepArgs> args =
-      place_step(rt, map, model, run, weights ? &*weights : nullptr);
+  Progress progress(run.layers * ex.micro);
+  execute(rt, model, ex, weights ? &*weights : nullptr, ctx.quiet ? nullptr : &progress);
+  const double latency = ex.latency;
+  const ActivityCounters& act = ex.act;
+  const StepBound& bound = ex.bound;
+  const std::vector<fw::PhaseRecord>& phases = ex.phases;
+  const TopologyConfig& cfg = platform.config();
+  std::vector<const char*> classes(std::begin(kClasses), std::end(kClasses));
+  if (pp) classes.push_back("pipeline");
 
-  Progress progress(run.layers);
-  if (!ctx.quiet) args.front().layer_done = [&progress](int l) { progress.layer_done(l); };
-  std::map<PeAddr, size_t> index;
-  for (size_t i = 0; i < map.ranks().size(); ++i) index[map.ranks()[i].pe] = i;
-  std::vector<PeId> pes;
-  for (const RankPlan& r : map.ranks()) pes.push_back({r.pe.sip, r.pe.cube, r.pe.pe});
-  std::vector<fw::PhaseRecord> phases;
-  const ActivityCounters before = ActivityCounters::take(platform);
-  const double t0 = platform.now_ns();
-  rt.launch_on(pes, [&](fw::Tl& tl) {
-    const size_t i = index.at(tl.self());
-    if (run.prefill)
-      fw::prefill_step(tl, args[i], i == 0 ? &phases : nullptr);
-    else
-      fw::decode_step(tl, args[i], i == 0 ? &phases : nullptr);
-  });
-  rt.run();
-  const double latency = platform.now_ns() - t0;
-  const ActivityCounters act = ActivityCounters::take(platform).since(before);
-
-  // The per-layer op-class breakdown, as rank 0 saw it.
+  // The per-layer op-class breakdown, as rank 0 (pp: each stage's first rank) saw it.
   const auto L = static_cast<size_t>(run.layers);
   std::map<std::string, std::vector<double>> per_layer;
-  for (const char* c : kClasses) per_layer[c].assign(L, 0.0);
+  for (const char* c : classes) per_layer[c].assign(L, 0.0);
   std::map<std::string, double> tail;  // final norm and LM head
   std::map<std::string, double> by_phase;
   for (const fw::PhaseRecord& r : phases) {
@@ -207,12 +387,13 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   const double tokens = static_cast<double>(stream_rows(run));
   const double tokens_per_s = tokens / latency * 1e9;
   const double bound_tokens_per_s = tokens / bound.bound_ns * 1e9;
-  const double W = static_cast<double>(map.ranks().size());
+  const double W = static_cast<double>(ex.ranks);
   const double hbm_util =
       static_cast<double>(bound.total_hbm_bytes) / (latency * W * cfg.pe_hbm_bandwidth_gbps());
-  const double n_allreduce = 2.0 * static_cast<double>(run.layers);
-  const double ar_measured = (by_phase["o_allreduce"] + by_phase["ffn_allreduce"]) / n_allreduce;
-  const double gather_measured = by_phase["qkv_gather"] / static_cast<double>(run.layers);
+  // Every layer runs once per micro-batch (tp: one).
+  const double passes = static_cast<double>(run.layers * ex.micro);
+  const double ar_measured = (by_phase["o_allreduce"] + by_phase["ffn_allreduce"]) / (2 * passes);
+  const double gather_measured = by_phase["qkv_gather"] / passes;
 
   BenchResult res;
   res.metrics = {{"model", model.name},
@@ -223,8 +404,8 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                  {"layers_simulated", run.layers},
                  {"model_layers", model.layers},
                  {"all_layers_simulated", run.layers == model.layers},
-                 {"all_layers_fit", full_model_fits},
-                 {"mapping", map.describe()},
+                 {"all_layers_fit", ex.fits},
+                 {"mapping", ex.mapping},
                  {"tokens_per_s", tokens_per_s},
                  {"roofline", bound.to_json()},
                  {"roofline_tokens_per_s", bound_tokens_per_s},
@@ -243,9 +424,9 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   double attn_gather_measured = 0, attn_gather_model = 0;
   if (run.prefill) {
     res.metrics["prompt"] = run.prompt;
-    attn_gather_measured = by_phase["attn_gather"] / static_cast<double>(run.layers);
+    attn_gather_measured = by_phase["attn_gather"] / passes;
     attn_gather_model = tree_allreduce_model_ns(
-        map.ranks_per_group(),
+        ex.ranks_per_group,
         static_cast<uint64_t>(stream_rows(run) * model.group() * model.d_head) * 4, cfg);
     res.metrics["attn_gather_measured_ns"] = attn_gather_measured;
     res.metrics["attn_gather_over_model"] = attn_gather_measured / attn_gather_model;
@@ -255,7 +436,7 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                        {"batch", run.batch},
                        {"context", run.context},
                        {"layers", run.layers},
-                       {"ranks", map.ranks().size()},
+                       {"ranks", ex.ranks},
                        {"latency_ns", latency},
                        {"bound_ns", bound.bound_ns},
                        {"latency_over_bound", latency / bound.bound_ns},
@@ -264,17 +445,17 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                        {"hbm_util", hbm_util},
                        {"allreduce_ns", ar_measured},
                        {"allreduce_model_ns", bound.allreduce_model_ns}};
-  for (const char* c : kClasses)
+  for (const char* c : classes)
     pt[std::string(c) + "_ns_per_layer"] = total_of(c) / static_cast<double>(run.layers);
   if (run.prefill) {
     pt["phase"] = phase;
     pt["prompt"] = run.prompt;
   }
   res.points.push_back(pt);
-  nlohmann::json classes = nlohmann::json::object();
-  for (const char* c : kClasses)
-    classes[c] = {{"total_ns", total_of(c)}, {"per_layer_ns", per_layer[c]}};
-  res.metrics["op_classes_rank0"] = classes;
+  nlohmann::json class_json = nlohmann::json::object();
+  for (const char* c : classes)
+    class_json[c] = {{"total_ns", total_of(c)}, {"per_layer_ns", per_layer[c]}};
+  res.metrics["op_classes_rank0"] = class_json;
   nlohmann::json phase_json = nlohmann::json::object();
   for (const auto& [k, v] : by_phase) phase_json[k] = v;
   res.metrics["phases_rank0_ns"] = phase_json;
@@ -285,7 +466,7 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                      std::to_string(run.batch) +
                      (run.prefill ? ", prompt " + std::to_string(run.prompt)
                                   : ", context " + std::to_string(run.context)) +
-                     ", mapping tp over " + std::to_string(map.ranks().size()) + " PEs",
+                     ex.title,
                  {"figure", "measured", "bound / model", "ratio"},
                  {}};
   t.rows.push_back({run.prefill ? "time to first token (ns)" : "latency per token (ns)",
@@ -307,21 +488,30 @@ BenchResult LlmBench::run(BenchContext& ctx) {
     t.rows.push_back({"attention gather in a group (ns, mean)", fmt(attn_gather_measured, 0),
                       fmt(attn_gather_model, 0), ratio(attn_gather_measured, attn_gather_model)});
   t.rows.push_back({"HBM bandwidth utilisation", fmt(100 * hbm_util, 1) + "%", "100%", "-"});
-  if (full_model_fits != "yes")
-    t.title += "\n  (the whole model would not fit: " + full_model_fits + ")";
+  if (ex.fits != "yes") t.title += "\n  (the whole model would not fit: " + ex.fits + ")";
   res.tables.push_back(t);
 
-  SummaryTable b{
-      "where the time goes (rank 0, every layer summed)", {"op class", "ns", "share"}, {}};
-  for (const char* c : kClasses)
-    b.rows.push_back({c, fmt(total_of(c), 0), fmt(100 * total_of(c) / latency, 1) + "%"});
+  SummaryTable b{pp ? "where the time goes (each stage's first rank, every layer and micro-batch "
+                      "summed; share of the stages' time)"
+                    : "where the time goes (rank 0, every layer summed)",
+                 {"op class", "ns", "share"},
+                 {}};
+  const double stage_time = latency * static_cast<double>(ex.stages);
+  for (const char* c : classes)
+    b.rows.push_back({c, fmt(total_of(c), 0), fmt(100 * total_of(c) / stage_time, 1) + "%"});
+  if (pp) {
+    double busy = 0;
+    for (const char* c : classes) busy += total_of(c);
+    b.rows.push_back({"idle (pipeline fill and drain)", fmt(stage_time - busy, 0),
+                      fmt(100 * (stage_time - busy) / stage_time, 1) + "%"});
+  }
   res.tables.push_back(b);
 
   if (weights) {
     const std::vector<double> ref =
         run.prefill ? reference_logits(model, *weights, run.batch, 0, run.prompt)
                     : reference_logits(model, *weights, run.batch, run.context);
-    const std::vector<float> got = read_logits(rt, map, args, run.batch, model.vocab);
+    const std::vector<float>& got = ex.logits;
     double max_err = 0, max_ref = 0;
     for (size_t i = 0; i < ref.size(); ++i) {
       max_err = std::max(max_err, std::abs(static_cast<double>(got[i]) - ref[i]));

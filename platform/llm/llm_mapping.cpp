@@ -46,7 +46,7 @@ uint64_t layer_tcm_bytes(const fw::TransformerShape& s, int64_t B, int64_t tile,
 
 TpMapping::TpMapping(const ModelSpec& model, const LlmRun& run, const TopologyConfig& cfg)
     : model_(model), run_(run) {
-  const unsigned total = cfg.total_pes();
+  const unsigned total = cfg.total_pes() - std::min(run.first_pe, cfg.total_pes());
   const unsigned W = run.ranks == 0 ? total : run.ranks;
   if (W > total)
     throw UsageError("llm: mapping tp over " + str(W) + " PEs needs more PEs than the topology " +
@@ -84,9 +84,16 @@ TpMapping::TpMapping(const ModelSpec& model, const LlmRun& run, const TopologyCo
   need(model.ffn, W, "the FFN width");
   need(model.vocab, W, "the vocabulary");
 
-  for (unsigned s = 0, r = 0; s < cfg.system.n_sips && r < W; ++s)
+  for (unsigned s = 0, r = 0, skip = run.first_pe; s < cfg.system.n_sips && r < W; ++s)
     for (unsigned c = 0; c < cfg.cubes_per_sip() && r < W; ++c)
-      for (unsigned p = 0; p < cfg.cube.pes && r < W; ++p, ++r) order_.push_back({s, c, p});
+      for (unsigned p = 0; p < cfg.cube.pes && r < W; ++p) {
+        if (skip > 0) {
+          --skip;
+          continue;
+        }
+        order_.push_back({s, c, p});
+        ++r;
+      }
 
   const auto e = static_cast<uint64_t>(dtype_bytes(model.dtype));
   const auto H = static_cast<uint64_t>(model.hidden), d = static_cast<uint64_t>(model.d_head);
@@ -106,7 +113,7 @@ TpMapping::TpMapping(const ModelSpec& model, const LlmRun& run, const TopologyCo
                nf = static_cast<uint64_t>(rp.ffn.count), nv = static_cast<uint64_t>(rp.vocab.count);
     // The RMSNorm weights are fp32, every matrix in the model's dtype.
     const uint64_t per_layer = 2 * H * 4 + (H * nq + no * H + 3 * H * nf) * e;
-    rp.weight_bytes = L * per_layer + H * 4 + H * nv * e;
+    rp.weight_bytes = L * per_layer + (run.has_head ? H * 4 + H * nv * e : 0);
     rp.kv_bytes = L * B * 2 * static_cast<uint64_t>(rp.kv.count) * d * e;
     const auto N = static_cast<uint64_t>(stream_rows(run)),
                qw = static_cast<uint64_t>(sh.qkv_width());

@@ -21,16 +21,22 @@ namespace kb {
 struct LlmRun {
   bool prefill = false;
   int64_t batch = 1;
-  int64_t context =
-      1;               // decode: tokens already in the KV cache; the new one is at position context
-  int64_t prompt = 0;  // prefill: tokens per sequence's prompt
-  int64_t layers = 0;  // layers simulated (the model's depth unless fewer are asked for)
-  int64_t tile = 64;   // KV positions per attention tile
-  unsigned ranks = 0;  // PEs the model is spread over (0 = every PE)
+  // Decode: tokens already in the KV cache; the new one is at position context.
+  int64_t context = 1;
+  int64_t prompt = 0;      // prefill: tokens per sequence's prompt
+  int64_t layers = 0;      // layers simulated (the model's depth unless fewer are asked for)
+  int64_t tile = 64;       // KV positions per attention tile
+  unsigned ranks = 0;      // PEs the model is spread over (0 = every PE)
   int64_t attn_chunk = 0;  // sequences per attention reduce (0 = as many as the TCM holds)
   std::string variant = "opt2";
-  bool cube_allreduce =
-      false;  // the all-reduces over every rank: hierarchical by cube, or the tree
+  // The all-reduces over every rank: hierarchical by cube, or the tree.
+  bool cube_allreduce = false;
+  // Pipeline stages: the PE a stage's tensor-parallel mapping starts at (in
+  // (SIP, cube, PE) order), the model's index of its first layer, and
+  // whether it ends with the final norm and the LM head (the last stage's).
+  unsigned first_pe = 0;
+  int64_t first_layer = 0;
+  bool has_head = true;
 };
 
 // The part of one rank: where it is and what it holds.

@@ -142,7 +142,7 @@ std::vector<fw::TransformerStepArgs> place_step(HostRuntime& rt, const TpMapping
       for (int64_t b = 0; b < B; ++b)
         w.kv.push_back({rt.alloc_hbm(pe, {d, n}, dt), rt.alloc_hbm(pe, {n, d}, dt)});
       if (data) {
-        const ModelWeights::Layer& L = data->layers[static_cast<size_t>(l)];
+        const ModelWeights::Layer& L = data->layers[static_cast<size_t>(run.first_layer + l)];
         rt.write(w.norm_attn, L.g_attn);
         rt.write(w.norm_ffn, L.g_ffn);
         rt.write(w.wqkv, qkv_shard(model, L, h, rp.qkv));
@@ -170,14 +170,16 @@ std::vector<fw::TransformerStepArgs> place_step(HostRuntime& rt, const TpMapping
       }
       a.layers.push_back(std::move(w));
     }
-    a.final_norm = rt.alloc_hbm(pe, {1, H}, DType::kFp32);
-    a.lm_head = tiled_weight(rt, pe, H, nv, dt);
+    if (run.has_head) {
+      a.final_norm = rt.alloc_hbm(pe, {1, H}, DType::kFp32);
+      a.lm_head = tiled_weight(rt, pe, H, nv, dt);
+    }
     a.x = rt.alloc_hbm(pe, {N, H}, DType::kFp32);
     a.xn = rt.alloc_hbm(pe, {N, H}, dt);
     a.qkv_mine = rt.alloc_hbm(pe, {N, sh.qkv_width()}, DType::kFp32);
     a.partial = rt.alloc_hbm(pe, {N, H}, DType::kFp32);
     a.rope = tiled_weight(rt, pe, d, d, dt);
-    a.logits = rt.alloc_hbm(pe, {B, nv}, DType::kFp32);
+    if (run.has_head) a.logits = rt.alloc_hbm(pe, {B, nv}, DType::kFp32);
     if (run.prefill) {
       const int64_t slots = sh.group() + 2, gd = sh.group() * d;
       a.rope_cos = rt.alloc_hbm(pe, {T * slots, d}, DType::kFp32);
@@ -195,14 +197,44 @@ std::vector<fw::TransformerStepArgs> place_step(HostRuntime& rt, const TpMapping
       }
     }
     if (data) {
-      rt.write(a.final_norm, data->g_final);
-      rt.write(a.lm_head, cols(data->wlm, H, model.vocab, rp.vocab.first, nv));
-      rt.write(a.x, data->x0);
+      if (run.has_head) {
+        rt.write(a.final_norm, data->g_final);
+        rt.write(a.lm_head, cols(data->wlm, H, model.vocab, rp.vocab.first, nv));
+      }
+      // (A later pipeline stage receives x from the one before.)
+      if (run.first_layer == 0) rt.write(a.x, data->x0);
       rt.write(a.rope, rope_f);
     }
     all.push_back(std::move(a));
   }
   return all;
+}
+
+namespace {
+
+// Rows [r0, r0 + n) of a 2-D HBM tensor, as its own handle.
+fw::Tensor rows_view(fw::Tensor t, int64_t r0, int64_t n) {
+  if (t.h.shape.empty()) return t;  // not allocated (a stage without the LM head)
+  t.h.addr += static_cast<uint64_t>(r0 * t.h.stride()) * dtype_bytes(t.h.dtype);
+  t.h.shape[0] = n;
+  return t;
+}
+
+}  // namespace
+
+fw::TransformerStepArgs micro_batch(const fw::TransformerStepArgs& a, int64_t b0, int64_t n) {
+  fw::TransformerStepArgs m = a;
+  const int64_t T = a.tokens, slots = a.shape.group() + 2;
+  m.batch = n;
+  for (fw::Tensor* t :
+       {&m.x, &m.xn, &m.qkv_mine, &m.partial, &m.attn_mine, &m.attn_rows, &m.gate, &m.up, &m.h})
+    *t = rows_view(*t, b0 * T, n * T);
+  m.qkv_rows = rows_view(m.qkv_rows, b0 * T * slots, n * T * slots);
+  m.rot_rows = rows_view(m.rot_rows, b0 * T * slots, n * T * slots);
+  m.logits = rows_view(m.logits, b0, n);
+  for (fw::LayerShard& w : m.layers)
+    w.kv = std::vector<fw::KvSegment>(w.kv.begin() + b0, w.kv.begin() + b0 + n);
+  return m;
 }
 
 std::vector<float> read_logits(HostRuntime& rt, const TpMapping& map,

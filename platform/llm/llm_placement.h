@@ -18,6 +18,10 @@ std::vector<fw::TransformerStepArgs> place_step(HostRuntime& rt, const TpMapping
                                                 const ModelSpec& model, const LlmRun& run,
                                                 const ModelWeights* data);
 
+// The arguments of a micro-batch: sequences [b0, b0 + n) of `a` (their rows
+// of every activation, their KV blocks), the rest unchanged.
+fw::TransformerStepArgs micro_batch(const fw::TransformerStepArgs& a, int64_t b0, int64_t n);
+
 // The logits [batch, vocab] read back from every rank's slice.
 std::vector<float> read_logits(HostRuntime& rt, const TpMapping& map,
                                const std::vector<fw::TransformerStepArgs>& args, int64_t batch,

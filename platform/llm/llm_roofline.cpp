@@ -94,11 +94,11 @@ StepBound step_bound(const TpMapping& map, const ModelSpec& model, const LlmRun&
     }
     const double flops =
         L * (2 * N * (H * nq + no * H + 3 * H * nf) + 2 * N * (G + 2) * d * d + attn_flops) +
-        2 * B * H * nv;
+        (run.has_head ? 2 * B * H * nv : 0);
     tiles += L * (gemm_tiles(N, H, nq, cfg) + gemm_tiles(N * (G + 2), d, d, cfg) +
                   gemm_tiles(N, no, H, cfg) + 2 * gemm_tiles(N, H, nf, cfg) +
                   gemm_tiles(N, nf, H, cfg)) +
-             gemm_tiles(B, H, nv, cfg);
+             (run.has_head ? gemm_tiles(B, H, nv, cfg) : 0);
     const double tile_ns = tiles * native_tile_ns + (run.prefill ? L * attn_flops / peak : 0);
     b.gemm_tile_ns = std::max(b.gemm_tile_ns, tile_ns);
     b.total_hbm_bytes += bytes;
@@ -113,6 +113,35 @@ StepBound step_bound(const TpMapping& map, const ModelSpec& model, const LlmRun&
       cube_allreduce_model_ns(W, map.allreduce_per_cube(), static_cast<uint64_t>(N * H) * 4, cfg);
   b.qkv_gather_model_ns = tree_allreduce_model_ns(
       map.ranks_per_group(), static_cast<uint64_t>(N) * map.shape().qkv_width() * 4, cfg);
+  return b;
+}
+
+StepBound pipeline_bound(const std::vector<std::vector<StepBound>>& stage_micro) {
+  StepBound b = stage_micro.at(0).at(0);
+  double fill = 0, busiest = -1;
+  b.total_hbm_bytes = 0;
+  for (const std::vector<StepBound>& stage : stage_micro) {
+    fill += stage.at(0).bound_ns;
+    StepBound sum;
+    for (const StepBound& m : stage) {
+      sum.bytes += m.bytes;
+      sum.flops += m.flops;
+      sum.hbm_ns += m.hbm_ns;
+      sum.compute_ns += m.compute_ns;
+      sum.gemm_tile_ns += m.gemm_tile_ns;
+      sum.bound_ns += m.bound_ns;
+      b.total_hbm_bytes += m.total_hbm_bytes;
+    }
+    if (sum.bound_ns > busiest) {
+      busiest = sum.bound_ns;
+      b.bytes = sum.bytes;
+      b.flops = sum.flops;
+      b.hbm_ns = sum.hbm_ns;
+      b.compute_ns = sum.compute_ns;
+      b.gemm_tile_ns = sum.gemm_tile_ns;
+    }
+  }
+  b.bound_ns = std::max(busiest, fill);
   return b;
 }
 

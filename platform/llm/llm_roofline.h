@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "platform/config/topology_config.h"
 #include "platform/llm/llm_mapping.h"
@@ -36,6 +37,16 @@ struct StepBound {
 
 StepBound step_bound(const TpMapping& map, const ModelSpec& model, const LlmRun& run,
                      const TopologyConfig& cfg);
+
+// A pipeline's bound from each stage's bound for each micro-batch
+// (stage_micro[s][k]): every stage must take every micro-batch through its
+// layers (streaming its weights once per micro-batch), and the first
+// micro-batch must pass every stage in turn, so the step takes at least
+// max(max over stages of the sum over micro-batches, the sum over stages of
+// the first micro-batch). The HBM, flop and tile terms are the busiest
+// stage's sums; total_hbm_bytes is every stage's; the collective models
+// stage 0's first micro-batch's.
+StepBound pipeline_bound(const std::vector<std::vector<StepBound>>& stage_micro);
 
 // The α-β-γ model of tree_allreduce over `ranks` ranks `stride` apart in
 // (SIP, cube, PE) order, of `bytes` (fp32) per rank.

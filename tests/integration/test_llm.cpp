@@ -134,6 +134,61 @@ TEST(LlmDecode, Llama70bRunsOnTheFourSipTopologyByDefault) {
   EXPECT_EQ(j["metrics"]["model"], "llama3_70b");
 }
 
+// tiny.yaml on two SIPs: 16 PEs, a pipeline stage of 6 on each side.
+std::vector<std::string> two_sips(std::vector<std::string> extra) {
+  extra.insert(extra.end(), {"--set", "system.n_sips=2", "-p", "ranks=12"});
+  return args(extra);
+}
+
+TEST(LlmPipeline, BothPhasesMatchTheReferenceAndTheTensorParallelLogits) {
+  TempDir tmp;
+  for (const std::string phase : {"decode", "prefill"}) {
+    std::vector<double> err;
+    for (const std::string mapping : {"tp", "pp"}) {
+      const nlohmann::json j =
+          run_json(two_sips({"--data", "-p", "phase=" + phase, "-p", "mapping=" + mapping, "-p",
+                             "prompt=23", "-p", "batch=3", "-p", "context=37"}),
+                   tmp, phase + mapping + ".json");
+      ASSERT_FALSE(j.is_null());
+      EXPECT_LE(j["metrics"]["logits_max_rel_err"].get<double>(), 1e-2) << j["metrics"].dump();
+      EXPECT_GT(j["metrics"]["logits_max_abs_ref"].get<double>(), 0.1);
+      err.push_back(j["metrics"]["logits_max_abs_err"].get<double>());
+      if (mapping == "pp") {
+        const nlohmann::json& m = j["metrics"]["mapping"];
+        EXPECT_EQ(m["stages"], 2);
+        EXPECT_EQ(m["micro_batches"], 2);
+        EXPECT_EQ(m["stage"][0]["layers"]["count"], 1);  // 3 layers: 1 + 2
+        EXPECT_EQ(m["stage"][1]["layers"]["count"], 2);
+        EXPECT_EQ(m["stage"][1]["rank0"]["pe"], "sip0.cube3.pe0");
+      }
+    }
+    std::cout << phase << ": max abs err tp " << err[0] << ", pp " << err[1] << "\n";
+  }
+}
+
+TEST(LlmPipeline, NoResultBeatsItsBoundAndMicroBatchesOverlapAPrefillsStages) {
+  TempDir tmp;
+  std::vector<double> latency;
+  for (const std::string phase : {"decode", "prefill"})
+    for (const std::string micro : {"1", "4"}) {
+      const nlohmann::json j =
+          run_json(two_sips({"-p", "mapping=pp", "-p", "phase=" + phase, "-p", "batch=4", "-p",
+                             "context=200", "-p", "prompt=64", "-p", "micro_batches=" + micro}),
+                   tmp, phase + micro + ".json");
+      ASSERT_FALSE(j.is_null());
+      const nlohmann::json& m = j["metrics"];
+      const double t = m[phase == "decode" ? "latency_per_token_ns" : "ttft_ns"].get<double>();
+      EXPECT_GE(t, m["roofline"]["bound_ns"].get<double>()) << m.dump();
+      EXPECT_GT(m["op_classes_rank0"]["pipeline"]["total_ns"].get<double>(), 0);
+      latency.push_back(t);
+    }
+  // A prefill's stages work on different micro-batches at once. (A decode
+  // step re-streams every stage's weights per micro-batch, so one step gets
+  // slower with more of them: pipelining pays across steps, not within one.)
+  EXPECT_LT(latency[3], latency[2]);
+  EXPECT_GT(latency[1], latency[0]);
+}
+
 TEST(LlmAllReduce, HierarchicalGivesTheSameLogitsAsTheTreeInDecodeAndPrefill) {
   TempDir tmp;
   // 6 ranks on tiny.yaml's cubes of 2 PEs: a ring of 2 in each of 3 cubes,
@@ -269,6 +324,18 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"unknown_field", {"-p", "model.hiden=64"}, kTiny, "did you mean 'model.hidden'"},
         BadCase{"unknown_model", {"-p", "model=llama3_7b"}, kTiny, "did you mean 'llama3_70b'"},
         BadCase{"unknown_mapping", {"-p", "mapping=zz"}, kTiny, "the mappings are tp"},
+        BadCase{"pp_stages_do_not_divide",
+                {"-p", "mapping=pp", "-p", "stages=4"},
+                kTiny,
+                "equal stages"},
+        BadCase{"pp_more_stages_than_layers",
+                {"-p", "mapping=pp", "-p", "stages=2", "-p", "layers=1"},
+                kTiny,
+                "a layer at least"},
+        BadCase{"pp_more_micro_batches_than_sequences",
+                {"-p", "mapping=pp", "-p", "stages=2", "-p", "micro_batches=3", "-p", "batch=2"},
+                kTiny,
+                "more than the batch"},
         BadCase{"too_many_layers", {"-p", "layers=4"}, kTiny, "has 3"},
         BadCase{"hierarchical_needs_whole_cubes",
                 {"-p", "ranks=3", "-p", "allreduce=hierarchical"},
