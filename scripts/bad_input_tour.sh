@@ -831,7 +831,15 @@ t llm-context-negative 2 "${LM[@]}" --param context=-1
 t llm-tile-0 2 "${LM[@]}" --param tile=0
 t llm-layers-too-many 2 "${LM[@]}" --param layers=3
 t llm-phase-typo 2 "${LM[@]}" --param phase=decod
-t llm-mapping-typo 2 "${LM[@]}" --param mapping=pp
+t llm-mapping-typo 2 "${LM[@]}" --param mapping=ppp
+t llm-prefill-small-ragged-data 0 "${LM[@]}" --data --param phase=prefill --param prompt=23 --param batch=2
+t llm-prefill-prompt-0 2 "${LM[@]}" --param phase=prefill --param prompt=0
+t llm-prefill-prompt-below-group 2 "${LM[@]}" --param phase=prefill --param prompt=1
+t llm-pp-prefill-two-sips-data 0 "${LM[@]}" --set system.n_sips=2 --param mapping=pp --data --param phase=prefill --param prompt=23
+t llm-pp-stages-do-not-divide 2 "${LM[@]}" --param mapping=pp --param stages=4
+t llm-pp-micro-batches-over-batch 2 "${LM[@]}" --param mapping=pp --param micro_batches=5 --param batch=2
+t llm-allreduce-typo 2 "${LM[@]}" --param allreduce=ring
+t llm-allreduce-hierarchical-not-whole-cubes 2 "${LM[@]/ranks=6/ranks=3}" --param allreduce=hierarchical
 t llm-variant-typo 2 "${LM[@]}" --param variant=opt4
 t llm-model-missing-file 2 --topology "$T" --bench llm --param model=/nonexistent/m.yaml
 t llm-model-dev-zero 2 --topology "$T" --bench llm --param model=/dev/zero

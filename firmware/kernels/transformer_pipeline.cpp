@@ -12,8 +12,9 @@ namespace fw {
 
 namespace {
 
-void record(Tl& tl, std::vector<PhaseRecord>* phases, const char* phase, double t0) {
-  if (phases) phases->push_back({-1, phase, t0, tl.now_ns()});
+// A hand-off counts towards the layer it feeds (receive) or ends (send).
+void record(Tl& tl, std::vector<PhaseRecord>* phases, int layer, const char* phase, double t0) {
+  if (phases) phases->push_back({layer, phase, t0, tl.now_ns()});
 }
 
 }  // namespace
@@ -23,6 +24,7 @@ void pipeline_step(Tl& tl, const PipelineArgs& p, std::vector<PhaseRecord>* phas
     throw std::invalid_argument("pipeline_step: a stage, its micro-batches and every stage's root");
   const TransformerStepArgs& a0 = p.micro.front();
   const bool root = a0.rank == 0;
+  const int last_layer = p.first_layer + static_cast<int>(a0.layers.size()) - 1;
   // The step's own rings, and the previous stage's root for the root.
   std::vector<PeAddr> prev;
   if (root && p.stage > 0) prev.push_back(p.roots[p.stage - 1]);
@@ -36,7 +38,7 @@ void pipeline_step(Tl& tl, const PipelineArgs& p, std::vector<PhaseRecord>* phas
       tl.wait(x);
       tree_broadcast(tl, a.x, a.ranks, a.rank);
       tl.wait();
-      record(tl, phases, "pp_recv", t0);
+      record(tl, phases, p.first_layer, "pp_recv", t0);
     }
     if (p.prefill)
       prefill_layers(tl, a, phases, p.first_layer);
@@ -45,7 +47,7 @@ void pipeline_step(Tl& tl, const PipelineArgs& p, std::vector<PhaseRecord>* phas
     if (p.stage + 1 < p.stages) {
       const double t0 = tl.now_ns();
       if (root) tl.wait(tl.send(p.roots[p.stage + 1], a.x));
-      record(tl, phases, "pp_send", t0);
+      record(tl, phases, last_layer, "pp_send", t0);
     } else if (p.prefill) {
       prefill_tail(tl, a, phases);
     } else {
