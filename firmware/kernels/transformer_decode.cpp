@@ -122,13 +122,7 @@ void layer(Step& s, const LayerShard& w) {
   }
   s.end();
 
-  s.begin("o_allreduce");
-  allreduce_all(s, s.partial);
-  s.end();
-
-  s.begin("o_residual");
-  residual(s);
-  s.end();
+  sum_into_stream(s, "o_allreduce", "o_residual");
 
   s.begin("ffn_norm");
   rmsnorm(s, w.norm_ffn, a.x, a.xn, s.B);
@@ -137,15 +131,7 @@ void layer(Step& s, const LayerShard& w) {
   const Tensor gate = tl.empty({s.B, a.ffn.count}, DType::kFp32);
   const Tensor up = tl.empty({s.B, a.ffn.count}, DType::kFp32);
   const Tensor h = tl.empty({s.B, a.ffn.count}, s.dt);
-  s.begin("gate_up");
-  {
-    auto g = tl.scratch_scope();
-    const Tensor xn = xn_operand(s);
-    gemm(tl, xn, w.wgate, gate);
-    gemm(tl, xn, w.wup, up);
-    tl.wait();
-  }
-  s.end();
+  gate_up(s, w, gate, up);
 
   s.begin("silu_mul");
   tl.math("mul", {tl.math("silu", {gate}, {}, gate), up}, {}, h);
@@ -155,13 +141,7 @@ void layer(Step& s, const LayerShard& w) {
   gemm(tl, h, w.wdown, s.partial);
   s.end();
 
-  s.begin("ffn_allreduce");
-  allreduce_all(s, s.partial);
-  s.end();
-
-  s.begin("ffn_residual");
-  residual(s);
-  s.end();
+  sum_into_stream(s, "ffn_allreduce", "ffn_residual");
 }
 
 void check_args(const TransformerStepArgs& a) {
@@ -170,14 +150,6 @@ void check_args(const TransformerStepArgs& a) {
     throw std::invalid_argument(
         "decode_step: every rank needs O rows, FFN and vocabulary columns and "
         "at least one KV position");
-}
-
-void run_layers(Step& s, int first_layer) {
-  for (size_t l = 0; l < s.a.layers.size(); ++l) {
-    s.layer = first_layer + static_cast<int>(l);
-    layer(s, s.a.layers[l]);
-    if (s.a.layer_done) s.a.layer_done(s.layer);
-  }
 }
 
 void tail(Step& s) {
@@ -202,7 +174,7 @@ void decode_step(Tl& tl, const TransformerStepArgs& a, std::vector<PhaseRecord>*
   check_args(a);
   Step s(tl, a, phases, a.batch);
   open_rings(tl, a);
-  run_layers(s, 0);
+  run_layers(s, 0, layer);
   tail(s);
 }
 
@@ -211,7 +183,7 @@ void decode_layers(Tl& tl, const TransformerStepArgs& a, std::vector<PhaseRecord
   check_args(a);
   auto scope = tl.scratch_scope();
   Step s(tl, a, phases, a.batch);
-  run_layers(s, first_layer);
+  run_layers(s, first_layer, layer);
 }
 
 void decode_tail(Tl& tl, const TransformerStepArgs& a, std::vector<PhaseRecord>* phases) {

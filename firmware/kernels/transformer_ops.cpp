@@ -135,6 +135,36 @@ void allreduce_all(Step& s, const Tensor& v) {
     tree_allreduce(s.tl, v, s.a.ranks, s.a.rank);
 }
 
+void sum_into_stream(Step& s, const char* allreduce_phase, const char* residual_phase) {
+  s.begin(allreduce_phase);
+  allreduce_all(s, s.partial);
+  s.end();
+  s.begin(residual_phase);
+  residual(s);
+  s.end();
+}
+
+void gate_up(Step& s, const LayerShard& w, const Tensor& gate, const Tensor& up) {
+  Tl& tl = s.tl;
+  s.begin("gate_up");
+  {
+    auto g = tl.scratch_scope();
+    const Tensor xn = xn_operand(s);
+    gemm(tl, xn, w.wgate, gate);
+    gemm(tl, xn, w.wup, up);
+    tl.wait();
+  }
+  s.end();
+}
+
+void run_layers(Step& s, int first_layer, void (*layer)(Step&, const LayerShard&)) {
+  for (size_t l = 0; l < s.a.layers.size(); ++l) {
+    s.layer = first_layer + static_cast<int>(l);
+    layer(s, s.a.layers[l]);
+    if (s.a.layer_done) s.a.layer_done(s.layer);
+  }
+}
+
 void open_rings(Tl& tl, const TransformerStepArgs& a, const std::vector<PeAddr>& also) {
   // Every peer this rank receives from, over all of its collectives (the
   // group's tree is a subtree of the whole one when groups are aligned).

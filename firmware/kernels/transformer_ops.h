@@ -61,6 +61,14 @@ void qkv_projection(Step& s, const LayerShard& w);
 // Sums `v` (contiguous) over every rank: the tree, or cube_allreduce.
 void allreduce_all(Step& s, const Tensor& v);
 
+// Two phases: the row-parallel partial sums all-reduced over every rank
+// (`allreduce_phase`), then added to the residual stream (`residual_phase`).
+void sum_into_stream(Step& s, const char* allreduce_phase, const char* residual_phase);
+// The gate_up phase: gate, up = xn · W_gate, W_up slices.
+void gate_up(Step& s, const LayerShard& w, const Tensor& gate, const Tensor& up);
+// Every layer of s.a with `layer`, records and layer_done numbered from first_layer.
+void run_layers(Step& s, int first_layer, void (*layer)(Step&, const LayerShard&));
+
 // Opens the IPCQ rings of every peer this rank receives from in the
 // collectives over all ranks and over its group, and of `also`.
 void open_rings(Tl& tl, const TransformerStepArgs& a, const std::vector<PeAddr>& also = {});

@@ -258,27 +258,13 @@ void layer(Step& s, const LayerShard& w) {
   gemm(tl, cols_of(tl, a.attn_rows, a.o.first, a.o.count), w.wo, s.partial);
   s.end();
 
-  s.begin("o_allreduce");
-  allreduce_all(s, s.partial);
-  s.end();
-
-  s.begin("o_residual");
-  residual(s);
-  s.end();
+  sum_into_stream(s, "o_allreduce", "o_residual");
 
   s.begin("ffn_norm");
   rmsnorm(s, w.norm_ffn, a.x, a.xn, s.B);
   s.end();
 
-  s.begin("gate_up");
-  {
-    auto g = tl.scratch_scope();
-    const Tensor xn = xn_operand(s);
-    gemm(tl, xn, w.wgate, a.gate);
-    gemm(tl, xn, w.wup, a.up);
-    tl.wait();
-  }
-  s.end();
+  gate_up(s, w, a.gate, a.up);
 
   s.begin("silu_mul");
   silu_mul(s);
@@ -288,13 +274,7 @@ void layer(Step& s, const LayerShard& w) {
   gemm(tl, a.h, w.wdown, s.partial);
   s.end();
 
-  s.begin("ffn_allreduce");
-  allreduce_all(s, s.partial);
-  s.end();
-
-  s.begin("ffn_residual");
-  residual(s);
-  s.end();
+  sum_into_stream(s, "ffn_allreduce", "ffn_residual");
 }
 
 void check_args(const TransformerStepArgs& a) {
@@ -303,14 +283,6 @@ void check_args(const TransformerStepArgs& a) {
     throw std::invalid_argument(
         "prefill_step: every rank needs O rows, FFN and vocabulary columns and "
         "at least one of the prompt's positions");
-}
-
-void run_layers(Step& s, int first_layer) {
-  for (size_t l = 0; l < s.a.layers.size(); ++l) {
-    s.layer = first_layer + static_cast<int>(l);
-    layer(s, s.a.layers[l]);
-    if (s.a.layer_done) s.a.layer_done(s.layer);
-  }
 }
 
 // Only each prompt's last row goes on to the LM head.
@@ -337,7 +309,7 @@ void prefill_step(Tl& tl, const TransformerStepArgs& a, std::vector<PhaseRecord>
   check_args(a);
   Step s(tl, a, phases, a.batch * a.tokens);
   open_rings(tl, a);
-  run_layers(s, 0);
+  run_layers(s, 0, layer);
   tail(s);
 }
 
@@ -346,7 +318,7 @@ void prefill_layers(Tl& tl, const TransformerStepArgs& a, std::vector<PhaseRecor
   check_args(a);
   auto scope = tl.scratch_scope();
   Step s(tl, a, phases, a.batch * a.tokens);
-  run_layers(s, first_layer);
+  run_layers(s, first_layer, layer);
 }
 
 void prefill_tail(Tl& tl, const TransformerStepArgs& a, std::vector<PhaseRecord>* phases) {
