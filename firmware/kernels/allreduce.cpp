@@ -187,7 +187,8 @@ unsigned top_mask(unsigned p) {
 // position - lowbit(position), then sends to position + mask for every mask
 // below its lowbit (the root: every mask), largest first. ceil(log2 p)
 // levels each way, each moving the whole vector.
-void tree_allreduce(Tl& tl, const Tensor& v, const std::vector<PeAddr>& order, unsigned i) {
+void tree_allreduce(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order, unsigned i) {
+  const Tensor& v = data;
   const auto p = static_cast<unsigned>(order.size());
   if (p == 1) return;
   Tensor acc = v;
@@ -201,7 +202,8 @@ void tree_allreduce(Tl& tl, const Tensor& v, const std::vector<PeAddr>& order, u
   tree_broadcast(tl, acc, order, i);
 }
 
-void tree_broadcast(Tl& tl, const Tensor& v, const std::vector<PeAddr>& order, unsigned i) {
+void tree_broadcast(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order, unsigned i) {
+  const Tensor& v = data;
   const auto p = static_cast<unsigned>(order.size());
   if (p == 1) return;
   Tensor acc = v;
@@ -250,8 +252,9 @@ void check_cube_blocks(const std::vector<PeAddr>& order, unsigned per_cube) {
 
 }  // namespace
 
-void cube_allreduce(Tl& tl, const Tensor& v, const std::vector<PeAddr>& order, unsigned i,
+void cube_allreduce(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order, unsigned i,
                     unsigned per_cube) {
+  const Tensor& v = data;
   check_cube_blocks(order, per_cube);
   const RingView r = cube_ring_of(order, i, per_cube);
   Pending p;
