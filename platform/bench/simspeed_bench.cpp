@@ -19,6 +19,7 @@
 #include "platform/bench/allreduce_bench.h"
 #include "platform/bench/gemm_bench.h"
 #include "platform/bench/gqa_decode_bench.h"
+#include "platform/config/embedded_files.h"
 #include "platform/fabric/pe.h"
 #include "platform/platform.h"
 #include "platform/util/subprocess.h"
@@ -330,14 +331,22 @@ BenchResult SimSpeedBench::run(BenchContext& ctx) {
     SummaryTable el{"elaboration (child process: --check-topology)",
                     {"topology", "mode", "wall_s", "peak_rss_MB"},
                     {}};
-    // topologies/ beside the working directory, or beside the build directory.
-    std::string four_sip = "topologies/llama70b_4sip.yaml";
-    if (!std::filesystem::exists(four_sip))
-      four_sip = (std::filesystem::path(exe).parent_path().parent_path() / four_sip).string();
-    if (!std::filesystem::exists(four_sip))
-      throw UsageError(
-          "simspeed: cannot find topologies/llama70b_4sip.yaml (run from the source "
-          "tree, or --param elaborate=0)");
+    // The child elaborates the embedded 4-SIP topology, handed over in a
+    // temporary file (removed when this scope ends), so any working directory works.
+    const std::string* text = embedded_file("topologies/llama70b_4sip.yaml");
+    if (!text) throw SimulationError("simspeed: llama70b_4sip.yaml is not embedded in the binary");
+    const std::string four_sip = (std::filesystem::temp_directory_path() /
+                                  ("kb-simspeed-" + std::to_string(getpid()) + ".yaml"))
+                                     .string();
+    struct Remove {
+      std::string path;
+      ~Remove() { std::remove(path.c_str()); }
+    } remove_four_sip{four_sip};
+    {
+      std::ofstream f(four_sip);
+      f << *text;
+      if (!f) throw UsageError("simspeed: cannot write " + four_sip);
+    }
     for (const auto& [name, file] : {std::pair<std::string, std::string>{"ahbm_1sip (128 PEs)", ""},
                                      {"llama70b_4sip (512 PEs)", four_sip}})
       for (const bool data : {false, true}) {
