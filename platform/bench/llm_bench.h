@@ -1,7 +1,8 @@
-// Bench `llm`: one decode step of a whole Llama model on the platform, every
-// layer's kernels running as firmware on every PE of the mapping
-// (firmware/kernels/transformer_decode.h, platform/llm/): latency per token,
-// tokens/s, the per-layer time by op class, HBM and link traffic, each beside
+// Bench `llm`: one decode step or one prefill of a whole Llama model on the
+// platform, every layer's kernels running as firmware on every PE of the
+// mapping (firmware/kernels/transformer_{decode,prefill,pipeline}.h,
+// platform/llm/): latency per token and tokens/s or the time to first
+// token, the per-layer time by op class, HBM and link traffic, each beside
 // its roofline bound or model (platform/llm/llm_roofline.h); with --data the
 // logits against a double-precision reference forward pass.
 #pragma once
@@ -15,9 +16,10 @@ class LlmBench : public Bench {
   std::string name() const override { return "llm"; }
   std::string description() const override {
     return "a whole Llama model (llama3_70b, llama3_8b or any shape) on the platform: one decode "
-           "step of every layer as firmware on the PEs (tensor parallel), latency per token, "
-           "tokens/s and the per-layer op-class breakdown beside the roofline bound; with --data "
-           "the logits vs a double-precision reference";
+           "step or one prefill, every layer as firmware on the PEs (tensor parallel, or pipeline "
+           "stages of it), latency per token and tokens/s or the time to first token, and the "
+           "per-layer op-class breakdown beside the roofline bound; with --data the logits vs a "
+           "double-precision reference";
   }
   std::vector<ParamSpec> params() const override;
   bool uses_op_log() const override { return false; }
