@@ -29,15 +29,18 @@ std::string str(int64_t v) {
 // The TCM a rank's kernel holds across one layer's phases (bytes): the
 // group's QKV rows twice (as gathered and rotated), the attention output,
 // the FFN slice's gate, up and h, and the larger of the attention phase's
-// (for `chunk` sequences at a time) and the QKV gather's own buffers; 64
-// bytes of alignment for each allocation.
+// (for `chunk` sequences at a time: the rank's own packed states and, at a
+// reduce root, one more for each of its `children`, each received into its
+// own buffer) and the QKV gather's own buffers; 64 bytes of alignment for
+// each allocation.
 uint64_t layer_tcm_bytes(const fw::TransformerShape& s, int64_t B, int64_t tile, int64_t nf,
-                         int64_t chunk) {
+                         int64_t chunk, int64_t children) {
   const auto e = static_cast<int64_t>(dtype_bytes(s.dtype));
   const int64_t G = s.group(), d = s.d_head, rows = B * G, chunk_rows = chunk * G;
   const int64_t layer = 2 * B * (G + 2) * d * e + rows * d * e + B * nf * (4 + 4 + e);
   const int64_t sweep = 2 * (2 * G * tile * 4 + 2 * (G * tile * e + 4 * G * 4));
-  const int64_t attention = 2 * chunk_rows * (d + 2) * 4 + sweep + 5 * chunk_rows * 4;
+  const int64_t attention =
+      (1 + std::max<int64_t>(children, 1)) * chunk_rows * (d + 2) * 4 + sweep + 5 * chunk_rows * 4;
   const int64_t gather = B * s.qkv_width() * 4;
   return static_cast<uint64_t>(layer + std::max(attention, gather) + 64 * 48);
 }
@@ -186,8 +189,11 @@ void TpMapping::check_fits(const TopologyConfig& cfg) {
   const uint64_t row = static_cast<uint64_t>(model_.hidden) * (8 + dtype_bytes(model_.dtype));
   // The most sequences per attention reduce that fit (or the number asked for).
   int64_t chunk = run_.attn_chunk > 0 ? std::min(run_.attn_chunk, run_.batch) : run_.batch;
+  // The group's first rank receives a state from each of the tree's levels.
+  int64_t children = 0;
+  for (unsigned k = 1; k < per_group_; k <<= 1) ++children;
   auto tcm_need = [&](int64_t c) {
-    return layer_tcm_bytes(shape(), run_.batch, run_.tile, nf_max, c);
+    return layer_tcm_bytes(shape(), run_.batch, run_.tile, nf_max, c, children);
   };
   if (run_.attn_chunk <= 0)
     while (chunk > 1 && tcm_need(chunk) + 2 * row > arena) --chunk;
@@ -199,7 +205,10 @@ void TpMapping::check_fits(const TopologyConfig& cfg) {
                      " for a row of the hidden width) do not fit the TCM arena of " +
                      str(static_cast<int64_t>(arena)) + " bytes; lower the batch or the tile");
   attn_chunk_ = chunk;
-  tcm_budget_ = (arena - layer) / 2;
+  // The elementwise phases' budget leaves the layer's buffers with one
+  // received state: the others only exist inside the attention phase, which
+  // no elementwise phase overlaps.
+  tcm_budget_ = (arena - layer_tcm_bytes(shape(), run_.batch, run_.tile, nf_max, chunk, 1)) / 2;
 }
 
 nlohmann::json TpMapping::describe() const {

@@ -80,6 +80,31 @@ TEST(LlmDecode, AttentionInChunksOfSequencesGivesTheSameLogits) {
   EXPECT_EQ(err[0], err[1]);  // the same arithmetic, reduced in two rounds more
 }
 
+TEST(LlmDecode, AGroupRootWithSeveralChildrenHoldsEveryReceivedStateInTcm) {
+  TempDir tmp;
+  // Groups of 4 ranks: the first rank receives a packed state from each of
+  // two tree levels, each into its own buffer. 32 sequences of 8 query rows
+  // of 128 dimensions: the attention chunk must leave room for all three.
+  const nlohmann::json j = run_json({"-t", kTiny,
+                                     "-b", "llm",
+                                     "-q", "--data",
+                                     "-p", "model=llama3_8b",
+                                     "-p", "model.layers=1",
+                                     "-p", "model.hidden=256",
+                                     "-p", "model.heads=16",
+                                     "-p", "model.kv_heads=2",
+                                     "-p", "model.d_head=128",
+                                     "-p", "model.ffn=512",
+                                     "-p", "model.vocab=512",
+                                     "-p", "ranks=8",
+                                     "-p", "context=100",
+                                     "-p", "batch=32"},
+                                    tmp, "root.json");
+  ASSERT_FALSE(j.is_null());
+  EXPECT_LT(j["metrics"]["mapping"]["attention_chunk_sequences"].get<int>(), 32);
+  EXPECT_LE(j["metrics"]["logits_max_rel_err"].get<double>(), 1e-2);
+}
+
 TEST(LlmDecode, NoResultBeatsItsRoofline) {
   TempDir tmp;
   const std::vector<std::vector<std::string>> cases = {
