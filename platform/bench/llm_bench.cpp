@@ -77,9 +77,8 @@ struct Executed {
     LlmRun run;
     std::unique_ptr<TpMapping> map;
   };
-  std::vector<Stage> stages_;  // tp: one
-  int64_t micro = 1;           // micro-batches (tp: one)
-  unsigned stages = 1;
+  std::vector<Stage> plan;            // the pipeline's stages (tp: one)
+  int64_t micro = 1;                  // micro-batches (tp: one)
   std::vector<fw::Slice> micro_rows;  // sequences of each micro-batch
   StepBound bound;
   nlohmann::json mapping;
@@ -95,10 +94,12 @@ struct Executed {
   std::vector<float> logits;  // data mode
 };
 
-// With fewer layers simulated, whether the whole model would fit `run`'s mapping.
-std::string whole_model_fits(const ModelSpec& model, LlmRun run, const TopologyConfig& cfg) {
-  if (run.layers >= model.layers) return "yes";
-  run.layers = model.layers;
+// With fewer layers simulated than `layers` (the model's, or a stage's share
+// of them), whether that many would fit `run`'s mapping: "yes" or why not.
+std::string fits_with(const ModelSpec& model, LlmRun run, int64_t layers,
+                      const TopologyConfig& cfg) {
+  if (run.layers >= layers) return "yes";
+  run.layers = layers;
   try {
     const TpMapping whole(model, run, cfg);
   } catch (const UsageError& e) {
@@ -111,9 +112,9 @@ Executed plan_tensor_parallel(const ModelSpec& model, const LlmRun& run,
                               const TopologyConfig& cfg) {
   Executed ex;
   ex.prefill = run.prefill;
-  ex.stages_.push_back({run, std::make_unique<TpMapping>(model, run, cfg)});
-  const TpMapping& map = *ex.stages_.front().map;
-  ex.fits = whole_model_fits(model, run, cfg);
+  ex.plan.push_back({run, std::make_unique<TpMapping>(model, run, cfg)});
+  const TpMapping& map = *ex.plan.front().map;
+  ex.fits = fits_with(model, run, model.layers, cfg);
   ex.bound = step_bound(map, model, run, cfg);
   ex.mapping = map.describe();
   ex.ranks = map.ranks().size();
@@ -144,7 +145,6 @@ Executed plan_pipeline(const ModelSpec& model, const LlmRun& run, const BenchPar
   if (ex.micro > run.batch)
     throw UsageError("llm: --param micro_batches=" + std::to_string(ex.micro) +
                      " is more than the batch of " + std::to_string(run.batch));
-  ex.stages = S;
   for (int64_t k = 0; k < ex.micro; ++k)
     ex.micro_rows.push_back(even_slice(run.batch, ex.micro, k));
   nlohmann::json stage_json = nlohmann::json::array();
@@ -157,17 +157,10 @@ Executed plan_pipeline(const ModelSpec& model, const LlmRun& run, const BenchPar
     r.layers = layers.count;
     r.first_layer = layers.first;
     r.has_head = s + 1 == S;
-    ex.stages_.push_back({r, std::make_unique<TpMapping>(model, r, cfg)});
-    const TpMapping& map = *ex.stages_.back().map;
-    LlmRun whole = r;  // the stage's share of the whole model
-    whole.layers = even_slice(model.layers, S, s).count;
-    if (ex.fits == "yes" && run.layers < model.layers) {
-      try {
-        const TpMapping m(model, whole, cfg);
-      } catch (const UsageError& e) {
-        ex.fits = e.what();
-      }
-    }
+    ex.plan.push_back({r, std::make_unique<TpMapping>(model, r, cfg)});
+    const TpMapping& map = *ex.plan.back().map;
+    // Would the stage's share of the whole model fit?
+    if (ex.fits == "yes") ex.fits = fits_with(model, r, even_slice(model.layers, S, s).count, cfg);
     std::vector<StepBound> per_micro;
     for (const fw::Slice& m : ex.micro_rows) {
       LlmRun rm = r;
@@ -205,8 +198,8 @@ void execute(HostRuntime& rt, const ModelSpec& model, Executed& ex, const ModelW
   std::vector<std::vector<fw::TransformerStepArgs>> args;
   std::map<PeAddr, Rank> where;
   std::vector<PeId> pes;
-  for (unsigned s = 0; s < ex.stages_.size(); ++s) {
-    const Executed::Stage& st = ex.stages_[s];
+  for (unsigned s = 0; s < ex.plan.size(); ++s) {
+    const Executed::Stage& st = ex.plan[s];
     args.push_back(place_step(rt, *st.map, model, st.run, data));
     for (size_t i = 0; i < st.map->ranks().size(); ++i) {
       const PeAddr& pe = st.map->ranks()[i].pe;
@@ -214,21 +207,21 @@ void execute(HostRuntime& rt, const ModelSpec& model, Executed& ex, const ModelW
       pes.push_back({pe.sip, pe.cube, pe.pe});
     }
   }
-  const bool pp = ex.stages_.size() > 1 || ex.micro > 1;
+  const bool pp = ex.plan.size() > 1 || ex.micro > 1;
   int64_t done = 0;
-  std::vector<std::vector<fw::PhaseRecord>> phases(ex.stages_.size());
+  std::vector<std::vector<fw::PhaseRecord>> phases(ex.plan.size());
   std::vector<fw::PipelineArgs> pipe;
   if (pp) {
     std::vector<PeAddr> roots;
-    for (const Executed::Stage& st : ex.stages_) roots.push_back(st.map->ranks().front().pe);
-    for (unsigned s = 0; s < ex.stages_.size(); ++s)
+    for (const Executed::Stage& st : ex.plan) roots.push_back(st.map->ranks().front().pe);
+    for (unsigned s = 0; s < ex.plan.size(); ++s)
       for (fw::TransformerStepArgs& a : args[s]) {
         fw::PipelineArgs pa;
         pa.prefill = ex.prefill;
         pa.stage = s;
-        pa.stages = static_cast<unsigned>(ex.stages_.size());
+        pa.stages = static_cast<unsigned>(ex.plan.size());
         pa.roots = roots;
-        pa.first_layer = static_cast<int>(ex.stages_[s].run.first_layer);
+        pa.first_layer = static_cast<int>(ex.plan[s].run.first_layer);
         for (const fw::Slice& m : ex.micro_rows) {
           pa.micro.push_back(micro_batch(a, m.first, m.count));
           if (progress && a.rank == 0)
@@ -259,7 +252,7 @@ void execute(HostRuntime& rt, const ModelSpec& model, Executed& ex, const ModelW
   ex.act = ActivityCounters::take(platform).since(before);
   for (const auto& v : phases) ex.phases.insert(ex.phases.end(), v.begin(), v.end());
   if (data) {
-    const Executed::Stage& last = ex.stages_.back();
+    const Executed::Stage& last = ex.plan.back();
     ex.logits = read_logits(rt, *last.map, args.back(), last.run.batch, model.vocab);
   }
 }
@@ -496,7 +489,7 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                     : "where the time goes (rank 0, every layer summed)",
                  {"op class", "ns", "share"},
                  {}};
-  const double stage_time = latency * static_cast<double>(ex.stages);
+  const double stage_time = latency * static_cast<double>(ex.plan.size());
   for (const char* c : classes)
     b.rows.push_back({c, fmt(total_of(c), 0), fmt(100 * total_of(c) / stage_time, 1) + "%"});
   if (pp) {
