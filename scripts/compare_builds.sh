@@ -34,6 +34,14 @@ runs=(
   "gqa-long --topology topologies/llama70b_4sip.yaml --param C=8 --param P=2 --param S_kv=4096"
   "llm --topology topologies/tiny.yaml --param model=llama3_8b --param model.layers=2 --param model.hidden=120 --param model.heads=6 --param model.kv_heads=3 --param model.d_head=20 --param model.ffn=200 --param model.vocab=250 --param ranks=6 --param batch=3 --param context=37"
   "llm --param model=llama3_70b --param layers=1 --param ranks=64 --param model.ffn=4096 --param model.vocab=4096 --param context=1000"
+  "llm --topology topologies/tiny.yaml --param model=llama3_8b --param model.layers=2 --param model.hidden=120 --param model.heads=6 --param model.kv_heads=3 --param model.d_head=20 --param model.ffn=200 --param model.vocab=250 --param ranks=6 --param batch=2 --param phase=prefill --param prompt=23"
+  "llm --topology topologies/tiny.yaml --param model=llama3_8b --param model.layers=2 --param model.hidden=120 --param model.heads=6 --param model.kv_heads=3 --param model.d_head=20 --param model.ffn=200 --param model.vocab=250 --set system.n_sips=2 --param ranks=12 --param batch=3 --param context=37 --param mapping=pp"
+  "llm --param model=llama3_70b --param layers=1 --param ranks=64 --param model.ffn=4096 --param model.vocab=4096 --param context=1000 --param allreduce=hierarchical"
+  "gemm-strategies --param shapes=32x256x32,128x1024x128 --param sync=wait"
+  "gemm-strategies --param shapes=32x1024x32 --param strategies=async-full,async-tiled --param sync=nowait"
+  "gemm-sweep --param shapes=32x1024x32,256x256x256"
+  "math"
+  "milestone"
 )
 rc=0
 i=0
@@ -64,5 +72,20 @@ for run in "${runs[@]}"; do
   fi
   printf '%-90s %7s records  %s\n' "$run" "$(wc -l < "$scratch/$i.old.jsonl")" "$verdict"
 done
+# The waveform of one run: the VCD minus its $date block.
+vcd_run="gemm --param M=64 --param K=512 --param N=64"
+for side in old new; do
+  bin=$old
+  [ "$side" = new ] && bin=$new
+  # shellcheck disable=SC2086
+  "$bin" --bench $vcd_run --vcd "$scratch/w.$side.vcd" > "$scratch/w.$side.out" 2>&1 || rc=1
+  sed '/^\$date/,/\$end/d' "$scratch/w.$side.vcd" > "$scratch/w.$side.nodate.vcd" 2>/dev/null
+done
+if cmp -s "$scratch/w.old.nodate.vcd" "$scratch/w.new.nodate.vcd" && [ -s "$scratch/w.old.nodate.vcd" ]; then
+  printf '%-90s %7s lines    identical\n' "$vcd_run --vcd" "$(wc -l < "$scratch/w.old.nodate.vcd")"
+else
+  printf '%-90s VCD DIFFERS (or missing)\n' "$vcd_run --vcd"
+  rc=1
+fi
 echo "outputs in $scratch"
 exit $rc

@@ -6,8 +6,7 @@
 //   load_load  both pre-loaded
 // The window runs from the composite's issue (PE_CPU starts its dispatch) to
 // its completion; the up-front loads are outside it. Beside each measurement
-// the analytic model fill + n_tiles x bottleneck + tail, computed from the
-// topology's configured latencies and bandwidths (no fitted constants).
+// its analytic model (platform/analytic/gemm_model.h).
 #pragma once
 
 #include <cstdint>
@@ -15,25 +14,13 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "platform/analytic/gemm_model.h"
+
 namespace kb {
 
 class Platform;
 class HostRuntime;
 struct TopologyConfig;
-
-struct GemmShape {
-  int64_t m = 32, k = 64, n = 32;
-};
-
-struct GemmAnalytic {
-  double fill_ns = 0, tail_ns = 0, bottleneck_ns = 0, window_ns = 0;
-  std::string bottleneck;  // which unit bounds the steady state
-  unsigned n_tiles = 0;
-};
-
-// The analytic model of one point.
-GemmAnalytic gemm_analytic(const TopologyConfig& cfg, const GemmShape& s,
-                           const std::string& variant);
 
 // "MxKxN" (e.g. 32x3072x32), each > 0; UsageError naming --param shapes.
 GemmShape parse_gemm_shape(const std::string& text);

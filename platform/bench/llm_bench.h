@@ -3,7 +3,7 @@
 // mapping (firmware/kernels/transformer_{decode,prefill,pipeline}.h,
 // platform/llm/): latency per token and tokens/s or the time to first
 // token, the per-layer time by op class, HBM and link traffic, each beside
-// its roofline bound or model (platform/llm/llm_roofline.h); with --data the
+// its roofline bound or model (platform/analytic/llm_roofline.h); with --data the
 // logits against a double-precision reference forward pass.
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "platform/llm/llm_roofline.h"
+#include "platform/analytic/llm_roofline.h"
 
 #include <algorithm>
 #include <cmath>

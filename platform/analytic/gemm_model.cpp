@@ -1,0 +1,233 @@
+#include "platform/analytic/gemm_model.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "models/commands/commands.h"
+#include "models/hbm/pc_mapping.h"
+#include "platform/config/topology_config.h"
+
+namespace kb {
+
+namespace {
+
+constexpr unsigned kElem = 2;  // fp16
+
+uint64_t ceil_div(int64_t a, int64_t b) {
+  return static_cast<uint64_t>((a + b - 1) / b);
+}
+uint64_t ceil_div(uint64_t a, uint64_t b) {
+  return (a + b - 1) / b;
+}
+
+// Bytes each pseudo-channel serves for a strided access, split as the DMA
+// splits it (rows, then bursts) and as the controller interleaves it.
+void add_pc_bytes(const HbmConfig& h, uint64_t burst, uint64_t base, uint64_t rows,
+                  uint64_t row_bytes, uint64_t stride, std::vector<double>& pc) {
+  if (stride == row_bytes) {  // contiguous rows move as one run
+    row_bytes *= rows;
+    rows = 1;
+  }
+  for (uint64_t r = 0; r < rows; ++r)
+    for (uint64_t off = 0; off < row_bytes; off += burst) {
+      uint64_t pos = base + r * stride + off;
+      const uint64_t end = pos + std::min(burst, row_bytes - off);
+      while (pos < end) {
+        const uint64_t chunk_end =
+            std::min(end, (pos / h.interleave_bytes + 1) * h.interleave_bytes);
+        pc[pc_of_offset(h, pos)] += static_cast<double>(chunk_end - pos);
+        pos = chunk_end;
+      }
+    }
+}
+
+// Latency of one tile's DMA read into TCM on the local path, alone.
+double dma_read_ns(const TopologyConfig& c, double pc_time_ns, uint64_t last_burst) {
+  const auto& pe = c.pe;
+  return pe.dma.setup_ns + 4 * pe.xbar_latency_ns + pc_time_ns + pe.hbm.access_latency_ns +
+         static_cast<double>(last_burst) / pe.tcm.bandwidth_gbps + pe.tcm.latency_ns;
+}
+
+// Latency of one tile's DMA write from TCM to the local HBM, alone.
+double dma_write_ns(const TopologyConfig& c, uint64_t bytes, uint64_t last_burst) {
+  const auto& pe = c.pe;
+  return pe.dma.setup_ns + 4 * pe.xbar_latency_ns +
+         static_cast<double>(bytes) / pe.tcm.bandwidth_gbps + pe.tcm.latency_ns +
+         static_cast<double>(last_burst) / pe.hbm.pc_bandwidth_gbps + pe.hbm.access_latency_ns;
+}
+
+// The traffic of the GEMM's tokens (native tiles, in the composite's
+// (m, n, k) order) as the analytic model counts it.
+struct TokenTraffic {
+  TokenTraffic(const PeConfig& pe, const GemmShape& s, const std::string& variant)
+      : pe(pe),
+        s(s),
+        a_streamed(gemm_streams_a(variant)),
+        b_streamed(gemm_streams_b(variant)),
+        tm(pe.gemm.tile_m),
+        tk(pe.gemm.tile_k),
+        tn(pe.gemm.tile_n),
+        burst(pe.dma.burst_bytes),
+        first_pc(pe.hbm.num_pcs, 0.0),
+        first_burst(burst) {}
+
+  // Token (mi, ni, ki): `last_k` on an output tile's last K step, `last` on
+  // the kernel's last token.
+  void add(uint64_t mi, uint64_t ni, uint64_t ki, bool last_k, bool last) {
+    const uint64_t mm = std::min<int64_t>(tm, s.m - static_cast<int64_t>(mi) * tm);
+    const uint64_t kk = std::min<int64_t>(tk, s.k - static_cast<int64_t>(ki) * tk);
+    const uint64_t nnn = std::min<int64_t>(tn, s.n - static_cast<int64_t>(ni) * tn);
+    const bool first = mi == 0 && ni == 0 && ki == 0;
+    token_pc.emplace_back(pe.hbm.num_pcs, 0.0);
+    auto& target = token_pc.back();
+    if (a_streamed) {
+      add_pc_bytes(pe.hbm, burst, (mi * tm * s.k + ki * tk) * kElem, mm, kk * kElem, s.k * kElem,
+                   target);
+      dma_port_bytes += mm * kk * kElem;
+      read_transfers += 1;
+      if (first) {
+        first_burst = std::min<uint64_t>(burst, kk * kElem);
+        token_bursts += static_cast<double>(mm * ceil_div(kk * kElem, burst));  // strided rows
+      }
+    }
+    if (b_streamed) {
+      add_pc_bytes(pe.hbm, burst, (ki * tk * s.n + ni * tn) * kElem, kk, nnn * kElem, s.n * kElem,
+                   target);
+      dma_port_bytes += kk * nnn * kElem;
+      read_transfers += 1;
+      if (first) {
+        first_burst = std::min<uint64_t>(burst, nnn * kElem);
+        // Rows of a full-width W tile are contiguous and move as one run.
+        token_bursts += nnn == static_cast<uint64_t>(s.n)
+                            ? static_cast<double>(ceil_div(kk * nnn * kElem, burst))
+                            : static_cast<double>(kk * ceil_div(nnn * kElem, burst));
+      }
+    }
+    if (first) first_pc = target;
+    fetch_bytes += (mm * kk + kk * nnn) * kElem;
+    if (last_k && !last) {  // the last tile's write-back is in the tail
+      add_pc_bytes(pe.hbm, burst, (mi * tm * s.n + ni * tn) * kElem, mm, nnn * kElem, s.n * kElem,
+                   target);
+      dma_port_bytes += mm * nnn * kElem;
+    }
+    if (last_k) store_bytes += mm * nnn * kElem;
+  }
+
+  const PeConfig& pe;
+  const GemmShape& s;
+  const bool a_streamed, b_streamed;
+  const int64_t tm, tk, tn;
+  const uint64_t burst;
+  // Bytes per pseudo-channel for each token (reads, and the write of the
+  // output tile on the last K step).
+  std::vector<std::vector<double>> token_pc;
+  std::vector<double> first_pc;
+  double fetch_bytes = 0, store_bytes = 0, dma_port_bytes = 0, read_transfers = 0;
+  uint64_t first_burst;
+  double token_bursts = 0;  // DMA bursts of the first token's reads
+};
+
+}  // namespace
+
+bool gemm_streams_a(const std::string& variant) {
+  return variant == "ref_ref";
+}
+bool gemm_streams_b(const std::string& variant) {
+  return variant != "load_load";
+}
+
+GemmAnalytic gemm_analytic(const TopologyConfig& c, const GemmShape& s,
+                           const std::string& variant) {
+  const auto& pe = c.pe;
+  const int64_t tm = pe.gemm.tile_m, tk = pe.gemm.tile_k, tn = pe.gemm.tile_n;
+  const uint64_t nm = ceil_div(s.m, tm), nk = ceil_div(s.k, tk), nn = ceil_div(s.n, tn);
+  const double tile_ns = 2.0 * tm * tk * tn / (pe.gemm.peak_tflops * 1000.0);
+  const uint64_t burst = pe.dma.burst_bytes;
+  TokenTraffic tr(pe, s, variant);
+  for (uint64_t mi = 0; mi < nm; ++mi)
+    for (uint64_t ni = 0; ni < nn; ++ni)
+      for (uint64_t ki = 0; ki < nk; ++ki)
+        tr.add(mi, ni, ki, ki + 1 == nk, mi + 1 == nm && ni + 1 == nn && ki + 1 == nk);
+  GemmAnalytic a;
+  a.n_tiles = static_cast<unsigned>(nm * nn * nk);
+  double first_pc_ns = 0;
+  for (double b : tr.first_pc) first_pc_ns = std::max(first_pc_ns, b / pe.hbm.pc_bandwidth_gbps);
+  // HBM steady state: the pseudo-channels can only balance their load across
+  // the tokens whose reads are in flight together: at most `staging_buffers`
+  // tokens, and at most as many as the DMA channel's outstanding-burst window
+  // holds. Each token is charged the busiest channel's share of the window of
+  // in-flight tokens that starts with it.
+  const double bursts_per_token = std::max(1.0, tr.token_bursts);
+  const size_t window = std::max<size_t>(
+      1, std::min<size_t>(pe.scheduler.staging_buffers,
+                          static_cast<size_t>(pe.dma.max_outstanding / bursts_per_token)));
+  double pc_max = 0;
+  for (size_t t = 0; t < tr.token_pc.size(); ++t) {
+    const size_t end = std::min(tr.token_pc.size(), t + window);
+    std::vector<double> sum(pe.hbm.num_pcs, 0.0);
+    for (size_t u = t; u < end; ++u)
+      for (unsigned i = 0; i < sum.size(); ++i) sum[i] += tr.token_pc[u][i];
+    pc_max += *std::max_element(sum.begin(), sum.end()) / pe.hbm.pc_bandwidth_gbps /
+              static_cast<double>(end - t);
+  }
+  struct Unit {
+    const char* name;
+    double total_ns;
+  };
+  const std::vector<Unit> units = {{"hbm", pc_max},
+                                   {"tcm_dma_port", tr.dma_port_bytes / pe.tcm.bandwidth_gbps},
+                                   {"dma_setup", tr.read_transfers * pe.dma.setup_ns},
+                                   {"fetch", tr.fetch_bytes / pe.tcm.bandwidth_gbps},
+                                   {"gemm", a.n_tiles * tile_ns},
+                                   {"store", tr.store_bytes / pe.tcm.bandwidth_gbps}};
+  const Unit* b = units.data();
+  for (const Unit& u : units)
+    if (u.total_ns > b->total_ns) b = &u;
+  a.bottleneck = b->name;
+  a.bottleneck_ns = b->total_ns / a.n_tiles;
+
+  // First-token and last-token stage times of the chain
+  // [DMA_READ] FETCH GEMM ... STORE DMA_WRITE.
+  const bool streams = gemm_streams_a(variant) || gemm_streams_b(variant);
+  const uint64_t first_fetch = (std::min<int64_t>(tm, s.m) * std::min<int64_t>(tk, s.k) +
+                                std::min<int64_t>(tk, s.k) * std::min<int64_t>(tn, s.n)) *
+                               kElem;
+  const uint64_t last_store =
+      static_cast<uint64_t>((s.m - (nm - 1) * tm) * (s.n - (nn - 1) * tn)) * kElem;
+  const double t_din = streams ? dma_read_ns(c, first_pc_ns, tr.first_burst) : 0;
+  const double t_fetch = first_fetch / pe.tcm.bandwidth_gbps;
+  const double t_store = last_store / pe.tcm.bandwidth_gbps;
+  // The output tile's rows are contiguous when it spans all of N (coalesced).
+  const uint64_t out_row = (s.n - (nn - 1) * tn) * kElem;
+  const double t_dout =
+      dma_write_ns(c, last_store, std::min<uint64_t>(burst, nn == 1 ? last_store : out_row));
+  const std::string bn = a.bottleneck;
+  CompositeCmd probe;  // the one-op GEMM composite this study issues
+  OpSpec g;
+  g.kind = "gemm";
+  g.operands = {{"a", {}}, {"b", {}}};
+  g.out = TensorHandle{};
+  g.extra = {{"m", int64_t{0}}, {"k", int64_t{0}}, {"n", int64_t{0}}};
+  probe.ops.push_back(g);
+  const double dispatch =
+      (pe.cost_model.fixed_per_composite_cycles +
+       static_cast<double>(probe.logical_bytes()) * pe.cost_model.per_byte_cycles) /
+      pe.clock_ghz;
+  if (bn == "hbm" || bn == "tcm_dma_port" || bn == "dma_setup") {
+    a.fill_ns = dispatch + (t_din - first_pc_ns);
+    a.tail_ns = t_fetch + tile_ns + t_store + t_dout;
+  } else if (bn == "fetch") {
+    a.fill_ns = dispatch + t_din;
+    a.tail_ns = tile_ns + t_store + t_dout;
+  } else if (bn == "gemm") {
+    a.fill_ns = dispatch + t_din + t_fetch;
+    a.tail_ns = t_store + t_dout;
+  } else {  // store
+    a.fill_ns = dispatch + t_din + t_fetch + tile_ns;
+    a.tail_ns = t_dout;
+  }
+  a.window_ns = a.fill_ns + b->total_ns + a.tail_ns;
+  return a;
+}
+
+}  // namespace kb

@@ -1,0 +1,39 @@
+// The analytic model of the gemm study's composite GEMM on one PE
+// (C = A·W, A [M,K], W [K,N], C [M,N] fp16 in the PE's HBM): fill +
+// n_tiles x bottleneck + tail, computed from the topology's configured
+// latencies and bandwidths (no fitted constants). The bottleneck is the busiest
+// of the HBM pseudo-channels, the TCM's DMA port, DMA setup, FETCH, the GEMM
+// engine and STORE over the whole kernel.
+//
+// Operand-staging variants:
+//   load_ref   A pre-loaded to TCM, W streamed from HBM
+//   ref_ref    both streamed
+//   load_load  both pre-loaded
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace kb {
+
+struct TopologyConfig;
+
+struct GemmShape {
+  int64_t m = 32, k = 64, n = 32;
+};
+
+struct GemmAnalytic {
+  double fill_ns = 0, tail_ns = 0, bottleneck_ns = 0, window_ns = 0;
+  std::string bottleneck;  // which unit bounds the steady state
+  unsigned n_tiles = 0;
+};
+
+// The analytic model of one point.
+GemmAnalytic gemm_analytic(const TopologyConfig& cfg, const GemmShape& s,
+                           const std::string& variant);
+
+// Whether the variant streams A (respectively W) from HBM inside the window.
+bool gemm_streams_a(const std::string& variant);
+bool gemm_streams_b(const std::string& variant);
+
+}  // namespace kb
