@@ -6,19 +6,10 @@
 #include <systemc>
 
 #include "models/common/errors.h"
-#include "models/common/service_queue.h"
 #include "models/common/sim_time.h"
-#include "models/cpu/pe_cpu.h"
-#include "models/dma/pe_dma.h"
 #include "models/hbm/hbm_ctrl.h"
-#include "models/ipcq/pe_ipcq.h"
 #include "models/link/link.h"
 #include "models/memory/memory_target.h"
-#include "models/pe/pe_engine.h"
-#include "models/router/router.h"
-#if KB_HAVE_RTL
-#include "models/rtl/pe_math_rtl.h"
-#endif
 #include "models/trace/op_log.h"
 #include "platform/fabric/elaboration_budget.h"
 #include "platform/fabric/pe.h"
@@ -26,6 +17,7 @@
 #include "platform/fabric/system.h"
 #include "platform/runtime/sanitizer_support.h"
 #include "platform/runtime/stack_overflow_report.h"
+#include "platform/runtime/stats_sinks.h"
 
 namespace kb {
 
@@ -218,103 +210,22 @@ void Platform::debug_read(uint64_t addr, uint8_t* data, uint64_t len) {
   debug_access(*system_, map_, tlm::TLM_READ_COMMAND, addr, data, len);
 }
 
-namespace {
-
-nlohmann::json queue_stats(const ServiceQueue& q, double now) {
-  const auto& s = q.stats();
-  nlohmann::json j;
-  j["requests"] = s.requests;
-  j["bytes"] = s.bytes;
-  j["busy_ns"] = to_ns(s.busy_time);
-  j["utilization"] = now > 0 ? to_ns(s.busy_time) / now : 0.0;
-  j["max_queue_depth"] = s.max_depth;
-  return j;
-}
-
-void add_cpu_stats(nlohmann::json& out, const PeCpu& cpu) {
-  const auto& s = cpu.stats();
-  if (s.commands == 0) return;
-  nlohmann::json j;
-  j["commands"] = s.commands;
-  j["dispatch_ns"] = s.dispatch_ns;
-  j["commands_by_kind"] = s.by_kind;
-  j["dispatch_ns_by_kind"] = s.dispatch_ns_by_kind;
-  out[cpu.name()] = j;
-}
-
-void add_ipcq_stats(nlohmann::json& out, const PeIpcq& q) {
-  const auto& s = q.stats();
-  if (s.commands == 0) return;
-  nlohmann::json j;
-  j["commands"] = s.commands;
-  j["chunks_sent"] = s.chunks_sent;
-  j["chunks_received"] = s.chunks_received;
-  j["bytes_sent"] = s.bytes_sent;
-  j["messages"] = s.messages;
-  j["credit_stalls"] = s.credit_stalls;
-  j["credit_wait_ns"] = s.credit_wait_ns;
-  out[std::string(q.name()) + ".queues"] = j;
-}
-
-void add_dma_stats(nlohmann::json& out, const PeDma& d) {
-  for (auto c : {PeDma::Channel::kRead, PeDma::Channel::kWrite}) {
-    const auto& s = d.stats(c);
-    if (s.transfers == 0) continue;
-    nlohmann::json j;
-    j["transfers"] = s.transfers;
-    j["bursts"] = s.bursts;
-    j["bytes"] = s.bytes;
-    j["busy_ns"] = to_ns(s.busy_time);
-    j["max_outstanding"] = s.max_outstanding;
-    out[std::string(d.name()) + "." + PeDma::to_string(c) + "_channel"] = j;
-  }
-}
-
-void add_lane_stats(nlohmann::json& out, const PeEngine& e, double now) {
-  for (unsigned l = 0; l < e.num_lanes(); ++l) {
-    const auto& s = e.lane_stats(l);
-    if (s.stages == 0) continue;
-    nlohmann::json j;
-    j["stages"] = s.stages;
-    j["bytes"] = s.bytes;
-    j["busy_ns"] = s.busy_ns;
-    j["utilization"] = now > 0 ? s.busy_ns / now : 0.0;
-    j["max_queue_depth"] = s.max_queue;
-#if KB_HAVE_RTL
-    // PE_MATH on RTL: which implementation, and the clock cycles it ran.
-    if (const auto* r = dynamic_cast<const PeMathRtl*>(&e)) {
-      j["impl"] = r->impl_name();
-      j["rtl_cycles"] = r->rtl_cycles();
-      j["rtl_beats"] = r->rtl_beats();
-      if (r->mode() == PeMathRtl::Mode::kScoreboard)
-        j["scoreboard_elements_checked"] = r->scoreboard_checked();
-    }
-#endif
-    out[e.pe_path() + "." + s.label + ".stages"] = j;
-  }
-}
-
-}  // namespace
-
 nlohmann::json Platform::stats() const {
   nlohmann::json out = nlohmann::json::object();
   const double now = now_ns();
+  JsonStatsSink sink(out);
   for_each_object([&](sc_core::sc_object* o) {
-    if (auto* q = dynamic_cast<ServiceQueue*>(o)) {
-      if (q->stats().requests > 0) out[q->name()] = queue_stats(*q, now);
-    } else if (auto* cpu = dynamic_cast<PeCpu*>(o)) {
-      add_cpu_stats(out, *cpu);
-    } else if (auto* ipcq = dynamic_cast<PeIpcq*>(o)) {
-      add_ipcq_stats(out, *ipcq);
-    }
-    if (auto* d = dynamic_cast<PeDma*>(o)) add_dma_stats(out, *d);
-    if (auto* e = dynamic_cast<PeEngine*>(o)) {
-      add_lane_stats(out, *e, now);
-    } else if (auto* r = dynamic_cast<Router*>(o)) {
-      if (r->transactions() > 0) out[r->name()] = {{"transactions", r->transactions()}};
-    }
+    if (const auto* m = dynamic_cast<const Instrumented*>(o)) m->report_stats(sink, now);
   });
   return out;
+}
+
+std::string Platform::describe_stats() const {
+  DescribeStatsSink sink;
+  for_each_object([&](sc_core::sc_object* o) {
+    if (const auto* m = dynamic_cast<const Instrumented*>(o)) m->report_stats(sink, 0);
+  });
+  return sink.listing();
 }
 
 std::string Platform::describe() const {

@@ -66,6 +66,9 @@ class Platform {
 
   // End-of-run statistics per module with any activity, keyed by hierarchical name.
   nlohmann::json stats() const;
+  // Every counter stats() can report, with its unit and description, once per
+  // kind of module (kernbench --describe-stats).
+  std::string describe_stats() const;
 
   // Bytes carried so far, summed over link directions (request and response
   // payload): every link, the cube<->cube links alone and the SIP<->SIP links alone.

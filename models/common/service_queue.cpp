@@ -1,5 +1,7 @@
 #include "models/common/service_queue.h"
 
+#include "models/common/sim_time.h"
+
 #include <algorithm>
 #include <tuple>
 
@@ -86,6 +88,24 @@ void ServiceQueue::admit_stalled() {
 
 void ServiceQueue::update_depth() {
   depth_.set(depth());
+}
+
+void ServiceQueue::report_stats(StatsSink& out, double now_ns) const {
+  const Stats s = stats();
+  if (s.requests == 0 && !out.describing()) return;
+  const double busy = to_ns(s.busy_time);
+  out.group(name());
+  out.count("requests", s.requests, "", "requests served");
+  out.count("bytes", s.bytes, "B", "bytes the requests carried");
+  out.real("busy_ns", busy, "ns", "time with a request in service");
+  out.real("utilization", now_ns > 0 ? busy / now_ns : 0.0, "", "busy_ns over the simulated time");
+  out.count("max_queue_depth", s.max_depth, "", "most requests queued or in service at once");
+}
+
+unsigned ServiceQueue::trace_signals(sc_core::sc_trace_file* tf, const std::string& name) const {
+  sc_core::sc_trace(tf, busy_flag(), name + ".busy");
+  sc_core::sc_trace(tf, depth_value(), name + ".depth");
+  return 2;
 }
 
 }  // namespace kb

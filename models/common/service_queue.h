@@ -26,11 +26,12 @@
 #include <systemc>
 
 #include "models/common/completion.h"
+#include "models/common/instrumented.h"
 #include "models/common/settled_peak.h"
 
 namespace kb {
 
-class ServiceQueue : public sc_core::sc_module {
+class ServiceQueue : public sc_core::sc_module, public Instrumented {
  public:
   ServiceQueue(const sc_core::sc_module_name& name, unsigned capacity = 0);
 
@@ -57,6 +58,10 @@ class ServiceQueue : public sc_core::sc_module {
     s.max_depth = depth_.peak();
     return s;
   }
+
+  // Instrumented: the Stats above; busy and depth.
+  void report_stats(StatsSink& out, double now_ns) const override;
+  unsigned trace_signals(sc_core::sc_trace_file* tf, const std::string& name) const override;
 
  private:
   struct Request {

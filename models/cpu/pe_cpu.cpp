@@ -266,4 +266,20 @@ void PeCpu::wait_all() {
   }
 }
 
+void PeCpu::report_stats(StatsSink& out, double /*now_ns*/) const {
+  if (stats_.commands == 0 && !out.describing()) return;
+  out.group(name());
+  out.count("commands", stats_.commands, "", "commands dispatched");
+  out.real("dispatch_ns", stats_.dispatch_ns, "ns", "time spent dispatching them");
+  out.count_by("commands_by_kind", stats_.by_kind, "", "commands dispatched, by command kind");
+  out.real_by("dispatch_ns_by_kind", stats_.dispatch_ns_by_kind, "ns",
+              "dispatch time, by command kind");
+}
+
+unsigned PeCpu::trace_signals(sc_core::sc_trace_file* tf, const std::string& name) const {
+  sc_core::sc_trace(tf, dispatching_flag(), name + ".dispatching");
+  sc_core::sc_trace(tf, last_cmd_value(), name + ".cmd_id");
+  return 2;
+}
+
 }  // namespace kb

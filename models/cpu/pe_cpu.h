@@ -21,6 +21,7 @@
 #include "models/commands/commands.h"
 #include "models/commands/cost_model.h"
 #include "models/common/address_map.h"
+#include "models/common/instrumented.h"
 #include "models/cpu/cpu_config.h"
 #include "models/gemm/gemm_config.h"
 #include "models/pe/stage.h"
@@ -38,7 +39,7 @@ struct CommandStatus {
 };
 using CommandHandle = std::shared_ptr<CommandStatus>;
 
-class PeCpu : public sc_core::sc_module {
+class PeCpu : public sc_core::sc_module, public Instrumented {
  public:
   tlm_utils::simple_initiator_socket<PeCpu> cmd_out;               // to PE_SCHEDULER
   tlm_utils::multi_passthrough_initiator_socket<PeCpu> stage_out;  // engines, EngineKind order
@@ -69,6 +70,10 @@ class PeCpu : public sc_core::sc_module {
   const Stats& stats() const { return stats_; }
   const bool& dispatching_flag() const { return dispatching_; }
   const uint64_t& last_cmd_value() const { return last_cmd_; }
+
+  // Instrumented: the Stats above; dispatching and cmd_id.
+  void report_stats(StatsSink& out, double now_ns) const override;
+  unsigned trace_signals(sc_core::sc_trace_file* tf, const std::string& name) const override;
 
  private:
   struct InFlight {

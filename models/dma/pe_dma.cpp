@@ -263,4 +263,27 @@ void PeDma::fault(const Pending& p, uint64_t addr, uint64_t len, const char* wha
   raise_fault(kMsgType, msg.str());
 }
 
+void PeDma::report_stats(StatsSink& out, double now_ns) const {
+  for (auto c : {Channel::kRead, Channel::kWrite}) {
+    const ChannelStats s = stats(c);
+    if (s.transfers == 0 && !out.describing()) continue;
+    out.group(std::string(name()) + "." + to_string(c) + "_channel");
+    out.count("transfers", s.transfers, "", "transfers (DMA stages) served");
+    out.count("bursts", s.bursts, "", "bursts issued");
+    out.count("bytes", s.bytes, "B", "bytes moved");
+    out.real("busy_ns", to_ns(s.busy_time), "ns", "time with a burst in flight");
+    out.count("max_outstanding", s.max_outstanding, "", "most bursts in flight at once");
+  }
+  PeEngine::report_stats(out, now_ns);
+}
+
+unsigned PeDma::trace_signals(sc_core::sc_trace_file* tf, const std::string& name) const {
+  for (auto c : {Channel::kRead, Channel::kWrite}) {
+    const std::string ch = name + "." + to_string(c) + "_channel";
+    sc_core::sc_trace(tf, busy_flag(c), ch + ".busy");
+    sc_core::sc_trace(tf, outstanding_value(c), ch + ".outstanding");
+  }
+  return 4 + PeEngine::trace_signals(tf, name);
+}
+
 }  // namespace kb

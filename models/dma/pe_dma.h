@@ -75,6 +75,10 @@ class PeDma : public PeEngine {
   const bool& busy_flag(Channel c) const { return channel(c).busy; }
   const unsigned& outstanding_value(Channel c) const { return channel(c).outstanding.traced(); }
 
+  // Instrumented: per channel its ChannelStats, busy and outstanding; then the lanes.
+  void report_stats(StatsSink& out, double now_ns) const override;
+  unsigned trace_signals(sc_core::sc_trace_file* tf, const std::string& name) const override;
+
  protected:
   void accept(TileToken* token) override;
   sc_core::sc_time service_time(const Stage&) const override { return sc_core::SC_ZERO_TIME; }

@@ -655,4 +655,20 @@ void PeIpcq::deliver(const Message& m) {
   }
 }
 
+void PeIpcq::report_stats(StatsSink& out, double now_ns) const {
+  if (stats_.commands > 0 || out.describing()) {
+    out.group(std::string(name()) + ".queues");
+    out.count("commands", stats_.commands, "", "open, send and recv commands served");
+    out.count("chunks_sent", stats_.chunks_sent, "",
+              "slot-sized pieces written into a peer's ring");
+    out.count("chunks_received", stats_.chunks_received, "", "slot-sized pieces consumed");
+    out.count("bytes_sent", stats_.bytes_sent, "B", "bytes sent");
+    out.count("messages", stats_.messages, "", "control messages sent (grant, doorbell, credit)");
+    out.count("credit_stalls", stats_.credit_stalls, "",
+              "chunks that waited for a credit or a grant");
+    out.real("credit_wait_ns", stats_.credit_wait_ns, "ns", "time those chunks waited");
+  }
+  PeEngine::report_stats(out, now_ns);
+}
+
 }  // namespace kb

@@ -85,6 +85,9 @@ class PeIpcq : public PeEngine {
   const Stats& stats() const { return stats_; }
   const IpcqConfig& config() const { return cfg_; }
 
+  // Instrumented: the Stats above as "<name>.queues", then the lanes.
+  void report_stats(StatsSink& out, double now_ns) const override;
+
  protected:
   void accept(TileToken* token) override;
   sc_core::sc_time service_time(const Stage&) const override { return sc_core::SC_ZERO_TIME; }

@@ -159,4 +159,32 @@ void PeEngine::lane_leave(unsigned lane) {
   }
 }
 
+void PeEngine::report_stats(StatsSink& out, double now_ns) const {
+  for (unsigned l = 0; l < num_lanes(); ++l) {
+    const LaneStats s = lane_stats(l);
+    if (s.stages == 0 && !out.describing()) continue;
+    out.group(pe_path() + "." + s.label + ".stages");
+    out.count("stages", s.stages, "", "stages served");
+    out.count("bytes", s.bytes, "B", "bytes the stages moved");
+    out.real("busy_ns", s.busy_ns, "ns", "time with at least one stage in service");
+    out.real("utilization", now_ns > 0 ? s.busy_ns / now_ns : 0.0, "",
+             "busy_ns over the simulated time");
+    out.count("max_queue_depth", s.max_queue, "", "most stages queued or in service at once");
+    report_lane_extras(out);
+  }
+}
+
+unsigned PeEngine::trace_signals(sc_core::sc_trace_file* tf, const std::string& name) const {
+  for (unsigned l = 0; l < num_lanes(); ++l) {
+    std::string lane = lanes_[l]->stats.label;
+    for (char& ch : lane)
+      if (ch == '.') ch = '_';
+    const std::string base = name + ".stage_" + lane;
+    sc_core::sc_trace(tf, lane_busy(l), base + ".busy");
+    sc_core::sc_trace(tf, lane_depth(l), base + ".queue_depth");
+    sc_core::sc_trace(tf, lane_cmd(l), base + ".cmd_id");
+  }
+  return 3 * num_lanes();
+}
+
 }  // namespace kb

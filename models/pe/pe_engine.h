@@ -18,6 +18,7 @@
 #include <tlm>
 #include <vector>
 
+#include "models/common/instrumented.h"
 #include "models/common/settled_peak.h"
 #include "models/common/sim_time.h"
 #include "models/pe/stage.h"
@@ -30,7 +31,7 @@ class PeData;
 // Posts a token to an engine's stage_in over a TLM socket (zero time).
 void post_token(tlm::tlm_fw_transport_if<>& engine, TileToken* token);
 
-class PeEngine : public sc_core::sc_module {
+class PeEngine : public sc_core::sc_module, public Instrumented {
  public:
   tlm_utils::multi_passthrough_target_socket<PeEngine> stage_in;
   tlm_utils::multi_passthrough_initiator_socket<PeEngine> stage_out;
@@ -63,8 +64,16 @@ class PeEngine : public sc_core::sc_module {
   const unsigned& lane_depth(unsigned lane) const { return lanes_.at(lane)->depth.traced(); }
   const uint64_t& lane_cmd(unsigned lane) const { return lanes_.at(lane)->current_cmd; }
 
+  // Instrumented: one group per lane that served a stage ("<PE>.<label>.stages");
+  // per lane the signals busy, queue_depth and cmd_id.
+  void report_stats(StatsSink& out, double now_ns) const override;
+  unsigned trace_signals(sc_core::sc_trace_file* tf, const std::string& name) const override;
+
  protected:
   PeEngine(const sc_core::sc_module_name& name, EngineKind kind, std::vector<std::string> lanes);
+
+  // Counters a subclass adds to each of its lanes' groups (report_stats).
+  virtual void report_lane_extras(StatsSink& /*out*/) const {}
 
   // A token arrived for its current stage. Default: queue it on its lane.
   virtual void accept(TileToken* token);

@@ -41,4 +41,14 @@ unsigned int Router::transport_dbg(int, tlm::tlm_generic_payload& trans) {
   return check.result(out[static_cast<int>(route_(*dest))]->transport_dbg(trans));
 }
 
+void Router::report_stats(StatsSink& out, double /*now_ns*/) const {
+  if (transactions_ == 0 && !out.describing()) return;
+  out.group(name());
+  out.count("transactions", transactions_, "", "transactions routed");
+}
+
+unsigned Router::trace_signals(sc_core::sc_trace_file* /*tf*/, const std::string& /*name*/) const {
+  return 0;
+}
+
 }  // namespace kb

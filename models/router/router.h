@@ -16,12 +16,13 @@
 #include <vector>
 
 #include "models/common/address_map.h"
+#include "models/common/instrumented.h"
 
 namespace kb {
 
 class Link;
 
-class Router : public sc_core::sc_module {
+class Router : public sc_core::sc_module, public Instrumented {
  public:
   using RoutePolicy = std::function<unsigned(const Location&)>;
 
@@ -46,6 +47,10 @@ class Router : public sc_core::sc_module {
   unsigned route(const Location& dest) const { return route_(dest); }
 
   uint64_t transactions() const { return transactions_; }
+
+  // Instrumented: the transactions routed; no signals.
+  void report_stats(StatsSink& out, double now_ns) const override;
+  unsigned trace_signals(sc_core::sc_trace_file* tf, const std::string& name) const override;
 
  private:
   void b_transport(int in_port, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);

@@ -241,4 +241,19 @@ void PeMathRtl::serve(TileToken& token, Stage& stage) {
           });
 }
 
+void PeMathRtl::report_lane_extras(StatsSink& out) const {
+  out.text("impl", impl_name(), "the PE_MATH implementation");
+  out.count("rtl_cycles", rtl_cycles(), "cycles", "clock cycles the RTL ran");
+  out.count("rtl_beats", rtl_beats(), "", "beats streamed through the RTL");
+  if (mode() == Mode::kScoreboard || out.describing())
+    out.count("scoreboard_elements_checked", scoreboard_checked(), "",
+              "elements compared against the TLM result");
+}
+
+unsigned PeMathRtl::trace_signals(sc_core::sc_trace_file* tf, const std::string& name) const {
+  const unsigned lanes = PeEngine::trace_signals(tf, name);
+  trace_pins(tf, name + ".rtl");
+  return lanes + 7;
+}
+
 }  // namespace kb

@@ -84,6 +84,8 @@ class PeMathRtl : public PeMath {
 
   // Traces the vector unit's pins into `tf` as `prefix`.<pin>.
   void trace_pins(sc_core::sc_trace_file* tf, const std::string& prefix) const;
+  // The lanes' signals, then the pins as `name`.rtl.<pin>.
+  unsigned trace_signals(sc_core::sc_trace_file* tf, const std::string& name) const override;
 
   // Test hook: XOR `mask` into lane 0 of the next result beat the bridge
   // reads from the RTL (a corrupted datapath, to prove the scoreboard sees it).
@@ -91,6 +93,8 @@ class PeMathRtl : public PeMath {
 
  protected:
   void serve(TileToken& token, Stage& stage) override;
+  // Which implementation, and the clock cycles it ran.
+  void report_lane_extras(StatsSink& out) const override;
 
  private:
   using Bus = sc_dt::sc_bv<kLanes * 32>;

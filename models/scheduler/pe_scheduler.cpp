@@ -140,4 +140,11 @@ void PeScheduler::feeder() {
   }
 }
 
+void PeScheduler::report_stats(StatsSink& /*out*/, double /*now_ns*/) const {}
+
+unsigned PeScheduler::trace_signals(sc_core::sc_trace_file* tf, const std::string& name) const {
+  sc_core::sc_trace(tf, in_flight_value(), name + ".tokens_in_flight");
+  return 1;
+}
+
 }  // namespace kb

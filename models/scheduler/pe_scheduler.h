@@ -21,6 +21,7 @@
 #include <tlm>
 #include <vector>
 
+#include "models/common/instrumented.h"
 #include "models/scheduler/hazard_tracker.h"
 #include "models/scheduler/tile_plan.h"
 
@@ -28,7 +29,7 @@ namespace kb {
 
 struct CompositeRequest;
 
-class PeScheduler : public sc_core::sc_module {
+class PeScheduler : public sc_core::sc_module, public Instrumented {
  public:
   tlm_utils::simple_target_socket<PeScheduler> cmd_in;
   tlm_utils::multi_passthrough_initiator_socket<PeScheduler> stage_out;  // EngineKind order
@@ -40,6 +41,10 @@ class PeScheduler : public sc_core::sc_module {
   uint64_t composites_done() const { return composites_done_; }
   uint64_t tokens_fed() const { return tokens_fed_; }
   const unsigned& in_flight_value() const { return in_flight_; }
+
+  // Instrumented: no counters; tokens_in_flight.
+  void report_stats(StatsSink& out, double now_ns) const override;
+  unsigned trace_signals(sc_core::sc_trace_file* tf, const std::string& name) const override;
 
  private:
   struct Entry {

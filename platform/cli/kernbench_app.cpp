@@ -38,6 +38,7 @@ constexpr int kExitOk = 0, kExitInternal = 1, kExitUsage = 2, kExitSimulation = 
 
 struct Options {
   bool help = false, list_benches = false, check_topology = false, describe_topology = false;
+  bool describe_stats = false;
   bool quiet = false, data = false;
   std::string topology, bench = "milestone", json, out, vcd, oplog, trace;
   std::vector<std::string> sets, params, vcd_scopes;
@@ -60,6 +61,8 @@ po::options_description make_options(Options& o) {
        "print every topology knob with its default and description")
       ("check-topology", po::bool_switch(&o.check_topology),
        "validate the topology, print SIPs, cubes, PEs, links and bandwidths, and exit")
+      ("describe-stats", po::bool_switch(&o.describe_stats),
+       "print every statistics counter of the topology's modules (unit, description) and exit")
       ("bench,b", po::value(&o.bench)->value_name("NAME"),
        "bench to run (default: milestone, the default study)")
       ("param,p", po::value(&o.params)->value_name("KEY=VALUE")->composing(),
@@ -317,11 +320,13 @@ int run(int argc, char* argv[]) {
   install_report_policy({}, o.quiet);
   Bench* bench = nullptr;
   std::optional<BenchParams> params;
-  if (!o.check_topology) {
+  const bool no_bench = o.check_topology || o.describe_stats;
+  if (!no_bench) {
     bench = &registry.find(o.bench);
     params.emplace(bench->name(), bench->params(), o.params);
   } else if (!o.params.empty()) {
-    throw UsageError("--param needs a bench; --check-topology runs none");
+    throw UsageError(std::string("--param needs a bench; ") +
+                     (o.check_topology ? "--check-topology" : "--describe-stats") + " runs none");
   }
   // Without --topology: the bench's own default (embedded), else ahbm_1sip.yaml.
   const std::string bench_topology = bench ? bench->default_topology(*params) : "";
@@ -340,6 +345,11 @@ int run(int argc, char* argv[]) {
   const auto t_elab = std::chrono::steady_clock::now();
   Platform platform(cfg);
   platform.set_data_mode(o.data);
+  if (o.describe_stats) {
+    platform.finish_elaboration();
+    std::cout << platform.describe_stats();
+    return kExitOk;
+  }
   if (o.check_topology) {
     platform.finish_elaboration();
     const double elab_s =

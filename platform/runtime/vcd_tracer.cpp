@@ -6,15 +6,8 @@
 #include <functional>
 #include <systemc>
 
-#include "models/common/service_queue.h"
-#include "models/cpu/pe_cpu.h"
-#include "models/dma/pe_dma.h"
-#include "models/pe/pe_engine.h"
-#include "models/scheduler/pe_scheduler.h"
+#include "models/common/instrumented.h"
 #include "platform/runtime/atomic_file.h"
-#if KB_HAVE_RTL
-#include "models/rtl/pe_math_rtl.h"
-#endif
 
 namespace kb {
 
@@ -49,47 +42,9 @@ VcdTracer::VcdTracer(const std::string& path, const std::vector<std::string>& sc
   tf_->set_time_unit(1, sc_core::SC_PS);
   std::function<void(sc_core::sc_object*)> walk = [&](sc_core::sc_object* o) {
     const std::string n = o->name();
-    if (in_vcd_scope(n, scopes)) {
-      if (auto* q = dynamic_cast<ServiceQueue*>(o)) {
-        sc_core::sc_trace(tf_, q->busy_flag(), n + ".busy");
-        sc_core::sc_trace(tf_, q->depth_value(), n + ".depth");
-        signals_ += 2;
-      } else if (auto* cpu = dynamic_cast<PeCpu*>(o)) {
-        sc_core::sc_trace(tf_, cpu->dispatching_flag(), n + ".dispatching");
-        sc_core::sc_trace(tf_, cpu->last_cmd_value(), n + ".cmd_id");
-        signals_ += 2;
-      } else if (auto* sch = dynamic_cast<PeScheduler*>(o)) {
-        sc_core::sc_trace(tf_, sch->in_flight_value(), n + ".tokens_in_flight");
-        signals_ += 1;
-      }
-      if (auto* d = dynamic_cast<PeDma*>(o)) {
-        for (auto c : {PeDma::Channel::kRead, PeDma::Channel::kWrite}) {
-          const std::string ch = n + "." + PeDma::to_string(c) + "_channel";
-          sc_core::sc_trace(tf_, d->busy_flag(c), ch + ".busy");
-          sc_core::sc_trace(tf_, d->outstanding_value(c), ch + ".outstanding");
-          signals_ += 2;
-        }
-      }
-      if (auto* e = dynamic_cast<PeEngine*>(o)) {
-        for (unsigned l = 0; l < e->num_lanes(); ++l) {
-          std::string lane = e->lane_stats(l).label;
-          for (char& ch : lane)
-            if (ch == '.') ch = '_';
-          const std::string base = n + ".stage_" + lane;
-          sc_core::sc_trace(tf_, e->lane_busy(l), base + ".busy");
-          sc_core::sc_trace(tf_, e->lane_depth(l), base + ".queue_depth");
-          sc_core::sc_trace(tf_, e->lane_cmd(l), base + ".cmd_id");
-          signals_ += 3;
-        }
-      }
-#if KB_HAVE_RTL
-      // The RTL vector unit's pins, on the same timebase.
-      if (auto* r = dynamic_cast<PeMathRtl*>(o)) {
-        r->trace_pins(tf_, n + ".rtl");
-        signals_ += 7;
-      }
-#endif
-    }
+    if (in_vcd_scope(n, scopes))
+      if (const auto* m = dynamic_cast<const Instrumented*>(o))
+        signals_ += m->trace_signals(tf_, n);
     for (sc_core::sc_object* c : o->get_child_objects()) walk(c);
   };
   for (sc_core::sc_object* o : sc_core::sc_get_top_level_objects()) walk(o);

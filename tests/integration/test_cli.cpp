@@ -131,6 +131,42 @@ TEST(CliInfo, DescribeTopologyListsKnobsWithDefaults) {
   EXPECT_TRUE(contains(r.out, "sip.cube_link.bandwidth_gbps")) << r.out;
 }
 
+// Every counter a run reports is listed by --describe-stats under its group's
+// pattern (indices as *), with a unit column and a description.
+TEST(CliInfo, DescribeStatsListsEveryCounterARunReports) {
+  TempDir tmp;
+  const RunResult run_r = run({"-t", kTiny, "-b", "gemm", "-q", "--json", tmp / "g.json"}, tmp);
+  ASSERT_EQ(run_r.exit_code, 0) << describe(run_r);
+  const nlohmann::json stats = nlohmann::json::parse(read_text(tmp / "g.json"))["stats"];
+  ASSERT_FALSE(stats.empty());
+  const RunResult r = run({"-t", kTiny, "--describe-stats"}, tmp);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  std::set<std::string> lines;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) lines.insert(line);
+  auto pattern_of = [](const std::string& key) {
+    std::string p;
+    for (size_t i = 0; i < key.size();) {
+      size_t j = i;
+      while (j < key.size() && std::isdigit(static_cast<unsigned char>(key[j]))) ++j;
+      const bool index = j > i && (j == key.size() || key[j] == '.' || key[j] == '_');
+      p += index ? std::string("*") : key.substr(i, std::max(j - i, size_t{1}));
+      i = std::max(j, i + 1);
+    }
+    return p;
+  };
+  for (const auto& [key, counters] : stats.items()) {
+    EXPECT_TRUE(lines.count(pattern_of(key))) << key << " as " << pattern_of(key) << "\n" << r.out;
+    for (const auto& [name, value] : counters.items())
+      EXPECT_TRUE(contains(r.out, "  " + name + " ") || contains(r.out, "  " + name + "{...} "))
+          << key << "." << name << "\n"
+          << r.out;
+  }
+  EXPECT_TRUE(lines.count("system.sip*.cube*.pe*.hbm.pc*")) << r.out;
+  EXPECT_TRUE(contains(expect_usage_error(run({"--describe-stats", "-p", "M=1"}, tmp)),
+                       "--describe-stats runs none"));
+}
+
 TEST(CliInfo, CheckTopologySummarisesFourSips) {
   TempDir tmp;
   const RunResult r =
