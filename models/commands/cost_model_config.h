@@ -1,20 +1,34 @@
 // PE_CPU dispatch cost (docs/ARCHITECTURE.md §2.3, models/commands/cost_model.h): what the
 // firmware pays to issue a command, in PE clock cycles, as a function of the
-// command's logical_bytes.
-//
-// The member defaults repeat the schema's (platform/config/topology_schema.cpp)
-// because tests/unit/test_commands.cpp builds the model from CostModelConfig{}.
+// command's logical_bytes. Each field's default, unit and bound: visit() below
+// (models/common/knob_spec.h).
 #pragma once
 
 #include <cstdint>
 
+#include "models/common/knob_spec.h"
+
 namespace kb {
 
 struct CostModelConfig {
-  double fixed_per_composite_cycles = 40;       // cycles, per composite command
-  double fixed_per_single_op_cmd_cycles = 8;    // cycles, per single-op command
-  double per_byte_cycles = 0.0625;              // cycles per logical byte of the descriptor
-  uint64_t max_composite_logical_bytes = 1024;  // logical bytes, largest composite accepted
+  double fixed_per_composite_cycles = 40;
+  double fixed_per_single_op_cmd_cycles = 8;
+  double per_byte_cycles = 0.0625;
+  uint64_t max_composite_logical_bytes = 1024;
+
+  template <class V>
+  void visit(V& v) {
+    v.real(fixed_per_composite_cycles, {"fixed_per_composite_cycles",
+                                        "fixed cycles per composite command", Bound::kNonNegative});
+    v.real(fixed_per_single_op_cmd_cycles,
+           {"fixed_per_single_op_cmd_cycles", "fixed cycles per single-op command",
+            Bound::kNonNegative});
+    v.real(per_byte_cycles,
+           {"per_byte_cycles", "cycles per logical byte of a command", Bound::kNonNegative});
+    v.size(max_composite_logical_bytes,
+           {"max_composite_logical_bytes", "largest composite accepted, logical bytes",
+            Bound::kAtLeastOne});
+  }
 };
 
 }  // namespace kb

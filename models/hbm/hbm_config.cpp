@@ -3,13 +3,7 @@
 namespace kb {
 
 const char* to_string(PcMapping m) {
-  switch (m) {
-    case PcMapping::kInterleave:
-      return "interleave";
-    case PcMapping::kXor:
-      return "xor";
-  }
-  return "?";
+  return name_of(kPcMappingNames, m);
 }
 
 }  // namespace kb

@@ -1,25 +1,48 @@
 // Parameters of one PE's HBM slice (models/hbm/hbm_ctrl.h) and how its
-// offsets map to pseudo-channels (models/hbm/pc_mapping.h). Defaults and
-// bounds: platform/config/topology_schema.cpp.
+// offsets map to pseudo-channels (models/hbm/pc_mapping.h). Each field's
+// default, unit and bound: visit() below (models/common/knob_spec.h).
 #pragma once
 
 #include <cstdint>
+
+#include "models/common/knob_spec.h"
 
 namespace kb {
 
 // How HBM addresses map to pseudo-channels (see models/hbm/pc_mapping.h).
 enum class PcMapping { kInterleave, kXor };
-
+constexpr EnumName<PcMapping> kPcMappingNames[] = {{PcMapping::kInterleave, "interleave"},
+                                                   {PcMapping::kXor, "xor"}};
 const char* to_string(PcMapping m);
 
 struct HbmConfig {
-  uint64_t size_bytes = 0;        // bytes, capacity of one PE's HBM slice
-  unsigned num_pcs = 0;           // pseudo-channels
-  double pc_bandwidth_gbps = 0;   // GB/s, per pseudo-channel
-  uint64_t interleave_bytes = 0;  // bytes, address interleave across PCs
-  double access_latency_ns = 0;   // ns, pipelined latency after a PC's service
-  unsigned queue_depth = 0;       // request-queue entries per PC (0 = unbounded)
-  PcMapping pc_mapping{};         // offset -> pseudo-channel
+  uint64_t size_bytes = uint64_t{1} << 30;
+  unsigned num_pcs = 2;
+  double pc_bandwidth_gbps = 128;
+  uint64_t interleave_bytes = 1024;
+  double access_latency_ns = 5;
+  unsigned queue_depth = 64;
+  PcMapping pc_mapping = PcMapping::kXor;
+
+  template <class V>
+  void visit(V& v) {
+    v.size(size_bytes, {"size_bytes", "capacity per PE (a multiple of interleave_bytes * num_pcs)",
+                        Bound::kAtLeastOne, addr_bits::kMaxRegionBytes, kRegionNote});
+    v.count(num_pcs, {"num_pcs", "pseudo-channels", Bound::kAtLeastOne});
+    v.real(pc_bandwidth_gbps,
+           {"pc_bandwidth_gbps", "bandwidth per pseudo-channel, GB/s", Bound::kPositive});
+    v.size(interleave_bytes,
+           {"interleave_bytes", "address interleave across pseudo-channels", Bound::kPowerOfTwo});
+    v.real(access_latency_ns,
+           {"access_latency_ns", "pipelined latency after a pseudo-channel's service, ns",
+            Bound::kNonNegative});
+    v.count(queue_depth,
+            {"queue_depth", "request-queue entries per pseudo-channel (0 = unbounded)"});
+    v.choice(pc_mapping, kPcMappingNames,
+             {"pc_mapping",
+              "address -> pseudo-channel: interleave (chunk mod PCs) or xor (chunk bits folded, "
+              "so strided rows spread over the PCs)"});
+  }
 };
 
 }  // namespace kb

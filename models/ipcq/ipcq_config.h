@@ -2,18 +2,36 @@
 // `slots` slots of `slot_bytes`, carved from a `ring_bytes` region the PE
 // reserves in each memory a ring may live in (top of its TCM below the
 // staging buffers, top of its HBM slice, its share of the top of the cube
-// SRAM). Defaults and bounds: platform/config/topology_schema.cpp.
+// SRAM). Each field's default, unit and bound: visit() below
+// (models/common/knob_spec.h).
 #pragma once
 
 #include <cstdint>
 
+#include "models/common/knob_spec.h"
+
 namespace kb {
 
 struct IpcqConfig {
-  unsigned slots = 0;          // slots per receive ring (= credits of its sender)
-  uint64_t slot_bytes = 0;     // bytes per slot; messages are chunked to this
-  uint64_t ring_bytes = 0;     // bytes, receive-ring region per memory kind, per PE
-  uint64_t message_bytes = 0;  // bytes, wire size of a doorbell / credit / grant message
+  unsigned slots = 32;
+  uint64_t slot_bytes = 512;
+  uint64_t ring_bytes = uint64_t{256} << 10;
+  uint64_t message_bytes = 32;
+
+  template <class V>
+  void visit(V& v) {
+    v.count(slots, {"slots", "slots per receive ring (credits a sender holds towards one receiver)",
+                    Bound::kAtLeastOne});
+    v.size(slot_bytes, {"slot_bytes", "bytes per slot; send/recv chunk messages to this size",
+                        Bound::kAtLeastOne, addr_bits::kMaxRegionBytes, kRegionNote});
+    v.size(ring_bytes,
+           {"ring_bytes",
+            "receive-ring region reserved per PE in each of its TCM, HBM and cube-SRAM share",
+            Bound::kAtLeastOne, addr_bits::kMaxRegionBytes, kRegionNote});
+    v.size(message_bytes,
+           {"message_bytes", "wire size of a control message (doorbell, credit, grant)",
+            Bound::kAtLeastOne, addr_bits::kIpcqRegionBytes, "the IPCQ register window"});
+  }
 };
 
 }  // namespace kb

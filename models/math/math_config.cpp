@@ -3,15 +3,7 @@
 namespace kb {
 
 const char* to_string(MathImpl m) {
-  switch (m) {
-    case MathImpl::kTlm:
-      return "tlm";
-    case MathImpl::kRtl:
-      return "rtl";
-    case MathImpl::kScoreboard:
-      return "scoreboard";
-  }
-  return "?";
+  return name_of(kMathImplNames, m);
 }
 
 }  // namespace kb

@@ -1,10 +1,12 @@
 // Parameters of PE_MATH (models/math/pe_math.h, and the RTL bridge
-// models/rtl/pe_math_rtl.h). Defaults and bounds:
-// platform/config/topology_schema.cpp; the rtl_pes selector syntax is
-// checked by the loader (platform/config/topology_config.h, rtl_pes_error).
+// models/rtl/pe_math_rtl.h). Each field's default, unit and bound: visit()
+// below (models/common/knob_spec.h); the rtl_pes selector syntax is checked by
+// the loader (platform/config/topology_config.h, rtl_pes_error).
 #pragma once
 
 #include <string>
+
+#include "models/common/knob_spec.h"
 
 namespace kb {
 
@@ -12,16 +14,31 @@ namespace kb {
 // the verilated RTL vector unit behind a bridge, or the RTL with the TLM
 // numerics checked beside it on every stage (scoreboard).
 enum class MathImpl { kTlm, kRtl, kScoreboard };
-
+constexpr EnumName<MathImpl> kMathImplNames[] = {
+    {MathImpl::kTlm, "tlm"}, {MathImpl::kRtl, "rtl"}, {MathImpl::kScoreboard, "scoreboard"}};
 const char* to_string(MathImpl m);
 
 struct MathConfig {
-  unsigned lanes = 0;  // elements per cycle
-  MathImpl impl{};     // implementation of the PEs rtl_pes selects (the others: kTlm)
-  // The PEs that get `impl` (the others keep the TLM model): "*" for all,
-  // else a comma-separated list of "S.C.P" selectors whose fields are a
-  // number or "*", e.g. "0.0.0, 0.1.*". Validated by the loader.
-  std::string rtl_pes;
+  unsigned lanes = 64;
+  MathImpl impl = MathImpl::kTlm;  // of the PEs rtl_pes selects (the others: kTlm)
+  std::string rtl_pes = "*";
+
+  template <class V>
+  void visit(V& v) {
+    v.count(lanes, {"lanes", "elements per cycle (latency = ceil(elements / lanes) cycles)",
+                    Bound::kAtLeastOne});
+    // Its own label: the description names the block itself.
+    v.choice(impl, kMathImplNames,
+             {"impl",
+              "PE_MATH implementation: tlm (the TLM model), rtl (the verilated "
+              "models/rtl/vector_unit.sv behind a bridge; timing from its clock cycles), "
+              "scoreboard (rtl, with the TLM numerics run beside it on every stage; a mismatch "
+              "is a simulation fault). rtl and scoreboard need a build with Verilator"});
+    v.text(rtl_pes, {"rtl_pes",
+                     "the PEs that get pe.math.impl (the others keep tlm): * for all, or a "
+                     "comma-separated list of S.C.P selectors, each field a number or *, e.g. "
+                     "\"0.0.0, 0.1.*\""});
+  }
 };
 
 }  // namespace kb

@@ -1,12 +1,19 @@
 // How cubes are linked inside a SIP and SIPs inside a system. The routing
 // over them is models/topology/cube_grid.h; the knobs are sip.topology and
-// system.sip_topology (platform/config/topology_schema.cpp).
+// system.sip_topology (platform/config/topology_config.h).
 #pragma once
+
+#include "models/common/knob_spec.h"
 
 namespace kb {
 
 enum class CubeTopology { kMesh, kRing, kTorus2d };
 enum class SipTopology { kRing, kFull };
+constexpr EnumName<CubeTopology> kCubeTopologyNames[] = {{CubeTopology::kMesh, "mesh"},
+                                                         {CubeTopology::kRing, "ring"},
+                                                         {CubeTopology::kTorus2d, "torus2d"}};
+constexpr EnumName<SipTopology> kSipTopologyNames[] = {{SipTopology::kRing, "ring"},
+                                                       {SipTopology::kFull, "full"}};
 
 const char* to_string(CubeTopology t);
 const char* to_string(SipTopology t);

@@ -8,16 +8,15 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <iomanip>
 #include <map>
-#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
 
 #include "models/common/address_map.h"
 #include "models/common/errors.h"
+#include "platform/config/knob_visitors.h"
 #include "platform/config/topology_schema.h"
 #include "platform/util/input_file.h"
 #include "platform/util/spelling.h"
@@ -30,238 +29,6 @@ const char* embedded_default_topology_text();
 namespace {
 
 constexpr const char* kEmbeddedSource = "<embedded ahbm_1sip.yaml>";
-
-// ---------------------------------------------------------------------------
-// Knob path -> TopologyConfig field. Every schema knob is bound exactly once.
-
-using Setter = std::function<void(TopologyConfig&, const KnobValue&)>;
-
-struct Binding {
-  std::string path;
-  Setter set;
-};
-
-void assign(unsigned& dst, const KnobValue& v) {
-  dst = static_cast<unsigned>(v.u);
-}
-void assign(uint64_t& dst, const KnobValue& v) {
-  dst = v.u;
-}
-void assign(double& dst, const KnobValue& v) {
-  dst = v.d;
-}
-void assign(std::string& dst, const KnobValue& v) {
-  dst = v.text;
-}
-void assign(CubeTopology& dst, const KnobValue& v) {
-  for (CubeTopology t : {CubeTopology::kMesh, CubeTopology::kRing, CubeTopology::kTorus2d}) {
-    if (v.text == to_string(t)) dst = t;
-  }
-}
-void assign(PcMapping& dst, const KnobValue& v) {
-  for (PcMapping m : {PcMapping::kInterleave, PcMapping::kXor}) {
-    if (v.text == to_string(m)) dst = m;
-  }
-}
-void assign(MathImpl& dst, const KnobValue& v) {
-  for (MathImpl m : {MathImpl::kTlm, MathImpl::kRtl, MathImpl::kScoreboard}) {
-    if (v.text == to_string(m)) dst = m;
-  }
-}
-void assign(SipTopology& dst, const KnobValue& v) {
-  for (SipTopology t : {SipTopology::kRing, SipTopology::kFull}) {
-    if (v.text == to_string(t)) dst = t;
-  }
-}
-
-class BindingTable {
- public:
-  // `get` maps a TopologyConfig to the field the knob at `path` sets.
-  template <typename Get>
-  void bind(const std::string& path, Get get) {
-    bindings_.push_back(
-        {path, [get](TopologyConfig& c, const KnobValue& v) { assign(get(c), v); }});
-  }
-
-  template <typename Get>
-  void bind_link(const std::string& prefix, Get get) {
-    bind(
-        prefix + ".bandwidth_gbps", [get](TopologyConfig & c) -> auto& {
-          return get(c).bandwidth_gbps;
-        });
-    bind(
-        prefix + ".latency_ns", [get](TopologyConfig & c) -> auto& { return get(c).latency_ns; });
-    bind(
-        prefix + ".packet_bytes", [get](TopologyConfig & c) -> auto& {
-          return get(c).packet_bytes;
-        });
-    bind(
-        prefix + ".header_bytes", [get](TopologyConfig & c) -> auto& {
-          return get(c).header_bytes;
-        });
-  }
-
-  template <typename Get>
-  void bind_memory(const std::string& prefix, Get get) {
-    bind(
-        prefix + ".size_bytes", [get](TopologyConfig & c) -> auto& { return get(c).size_bytes; });
-    bind(
-        prefix + ".bandwidth_gbps", [get](TopologyConfig & c) -> auto& {
-          return get(c).bandwidth_gbps;
-        });
-    bind(
-        prefix + ".latency_ns", [get](TopologyConfig & c) -> auto& { return get(c).latency_ns; });
-  }
-
-  // Throws std::logic_error unless the table covers the schema exactly.
-  void check_against(const TopologySchema& schema) const {
-    std::set<std::string> bound;
-    for (const Binding& b : bindings_) {
-      if (!schema.find_knob(b.path)) {
-        throw std::logic_error("topology loader: binding for unknown knob '" + b.path + "'");
-      }
-      if (!bound.insert(b.path).second) {
-        throw std::logic_error("topology loader: knob '" + b.path + "' bound twice");
-      }
-    }
-    for (const Knob& k : schema.knobs()) {
-      if (!bound.count(k.path)) {
-        throw std::logic_error("topology loader: knob '" + k.path + "' has no binding");
-      }
-    }
-  }
-
-  const std::vector<Binding>& bindings() const { return bindings_; }
-
- private:
-  std::vector<Binding> bindings_;
-};
-
-using C = TopologyConfig;
-
-BindingTable build_bindings() {
-  BindingTable t;
-  t.bind(
-      "name", [](C & c) -> auto& { return c.name; });
-
-  t.bind(
-      "system.n_sips", [](C & c) -> auto& { return c.system.n_sips; });
-  t.bind(
-      "system.sip_topology", [](C & c) -> auto& { return c.system.sip_topology; });
-  t.bind(
-      "system.host_sip", [](C & c) -> auto& { return c.system.host_sip; });
-  t.bind_link(
-      "system.sip_link", [](C & c) -> auto& { return c.system.sip_link; });
-
-  t.bind(
-      "host.memory_bytes", [](C & c) -> auto& { return c.host.memory_bytes; });
-  t.bind(
-      "host.memory_bandwidth_gbps", [](C & c) -> auto& { return c.host.memory_bandwidth_gbps; });
-  t.bind(
-      "host.memory_latency_ns", [](C & c) -> auto& { return c.host.memory_latency_ns; });
-  t.bind_link(
-      "host.h2d", [](C & c) -> auto& { return c.host.h2d; });
-  t.bind_link(
-      "host.d2h", [](C & c) -> auto& { return c.host.d2h; });
-
-  t.bind(
-      "sip.cubes_x", [](C & c) -> auto& { return c.sip.cubes_x; });
-  t.bind(
-      "sip.cubes_y", [](C & c) -> auto& { return c.sip.cubes_y; });
-  t.bind(
-      "sip.topology", [](C & c) -> auto& { return c.sip.topology; });
-  t.bind(
-      "sip.io_cube", [](C & c) -> auto& { return c.sip.io_cube; });
-  t.bind(
-      "sip.hub_latency_ns", [](C & c) -> auto& { return c.sip.hub_latency_ns; });
-  t.bind_link(
-      "sip.cube_link", [](C & c) -> auto& { return c.sip.cube_link; });
-  t.bind_link(
-      "sip.io_link", [](C & c) -> auto& { return c.sip.io_link; });
-
-  t.bind(
-      "cube.pes", [](C & c) -> auto& { return c.cube.pes; });
-  t.bind(
-      "cube.router_latency_ns", [](C & c) -> auto& { return c.cube.router_latency_ns; });
-  t.bind_link(
-      "cube.pe_link", [](C & c) -> auto& { return c.cube.pe_link; });
-  t.bind_memory(
-      "cube.sram", [](C & c) -> auto& { return c.cube.sram; });
-
-  t.bind(
-      "pe.clock_ghz", [](C & c) -> auto& { return c.pe.clock_ghz; });
-  t.bind(
-      "pe.xbar_latency_ns", [](C & c) -> auto& { return c.pe.xbar_latency_ns; });
-  t.bind(
-      "pe.hbm.size_bytes", [](C & c) -> auto& { return c.pe.hbm.size_bytes; });
-  t.bind(
-      "pe.hbm.num_pcs", [](C & c) -> auto& { return c.pe.hbm.num_pcs; });
-  t.bind(
-      "pe.hbm.pc_bandwidth_gbps", [](C & c) -> auto& { return c.pe.hbm.pc_bandwidth_gbps; });
-  t.bind(
-      "pe.hbm.interleave_bytes", [](C & c) -> auto& { return c.pe.hbm.interleave_bytes; });
-  t.bind(
-      "pe.hbm.access_latency_ns", [](C & c) -> auto& { return c.pe.hbm.access_latency_ns; });
-  t.bind(
-      "pe.hbm.queue_depth", [](C & c) -> auto& { return c.pe.hbm.queue_depth; });
-  t.bind(
-      "pe.hbm.pc_mapping", [](C & c) -> auto& { return c.pe.hbm.pc_mapping; });
-  t.bind_memory(
-      "pe.tcm", [](C & c) -> auto& { return c.pe.tcm; });
-  t.bind(
-      "pe.dma.burst_bytes", [](C & c) -> auto& { return c.pe.dma.burst_bytes; });
-  t.bind(
-      "pe.dma.max_outstanding", [](C & c) -> auto& { return c.pe.dma.max_outstanding; });
-  t.bind(
-      "pe.dma.setup_ns", [](C & c) -> auto& { return c.pe.dma.setup_ns; });
-  t.bind(
-      "pe.cost_model.fixed_per_composite_cycles",
-      [](C & c) -> auto& { return c.pe.cost_model.fixed_per_composite_cycles; });
-  t.bind(
-      "pe.cost_model.fixed_per_single_op_cmd_cycles",
-      [](C & c) -> auto& { return c.pe.cost_model.fixed_per_single_op_cmd_cycles; });
-  t.bind(
-      "pe.cost_model.per_byte_cycles",
-      [](C & c) -> auto& { return c.pe.cost_model.per_byte_cycles; });
-  t.bind(
-      "pe.cost_model.max_composite_logical_bytes",
-      [](C & c) -> auto& { return c.pe.cost_model.max_composite_logical_bytes; });
-  t.bind(
-      "pe.cpu.stack_bytes", [](C & c) -> auto& { return c.pe.cpu.stack_bytes; });
-  t.bind(
-      "pe.gemm.peak_tflops", [](C & c) -> auto& { return c.pe.gemm.peak_tflops; });
-  t.bind(
-      "pe.gemm.tile_m", [](C & c) -> auto& { return c.pe.gemm.tile_m; });
-  t.bind(
-      "pe.gemm.tile_k", [](C & c) -> auto& { return c.pe.gemm.tile_k; });
-  t.bind(
-      "pe.gemm.tile_n", [](C & c) -> auto& { return c.pe.gemm.tile_n; });
-  t.bind(
-      "pe.math.lanes", [](C & c) -> auto& { return c.pe.math.lanes; });
-  t.bind(
-      "pe.math.impl", [](C & c) -> auto& { return c.pe.math.impl; });
-  t.bind(
-      "pe.math.rtl_pes", [](C & c) -> auto& { return c.pe.math.rtl_pes; });
-  t.bind(
-      "pe.scheduler.staging_buffers",
-      [](C & c) -> auto& { return c.pe.scheduler.staging_buffers; });
-  t.bind(
-      "pe.ipcq.slots", [](C & c) -> auto& { return c.pe.ipcq.slots; });
-  t.bind(
-      "pe.ipcq.slot_bytes", [](C & c) -> auto& { return c.pe.ipcq.slot_bytes; });
-  t.bind(
-      "pe.ipcq.ring_bytes", [](C & c) -> auto& { return c.pe.ipcq.ring_bytes; });
-  t.bind(
-      "pe.ipcq.message_bytes", [](C & c) -> auto& { return c.pe.ipcq.message_bytes; });
-
-  t.check_against(topology_schema());
-  return t;
-}
-
-const BindingTable& topology_bindings() {
-  static const BindingTable table = build_bindings();
-  return table;
-}
 
 // ---------------------------------------------------------------------------
 // Helpers.
@@ -696,7 +463,8 @@ class Loader {
 
   TopologyConfig build() const {
     TopologyConfig c;
-    for (const Binding& b : topology_bindings().bindings()) b.set(c, values_.at(b.path));
+    KnobApplier apply(values_);
+    c.visit(apply);
     c.source = source_;
     return c;
   }

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "platform/config/knob_visitors.h"
 #include "platform/util/spelling.h"
 
 namespace kb {
@@ -16,211 +17,6 @@ namespace kb {
 namespace {
 
 constexpr uint64_t kUnsignedMax = std::numeric_limits<unsigned>::max();
-constexpr uint64_t kRegionMax = uint64_t{1} << 40;  // addr_bits::kMaxRegionBytes
-constexpr const char* kRegionNote = "the address map's region limit";
-
-// ---------------------------------------------------------------------------
-// The schema as data.
-
-// One field of a sub-schema (a block of knobs reused at several paths).
-struct Field {
-  const char* name;
-  KnobType type;
-  Bound bound;
-  const char* description;
-  uint64_t max = 0;
-  const char* max_note = "";
-};
-
-// A link direction: FIFO serialiser + propagation latency, packetised.
-const std::vector<Field>& link_block() {
-  static const std::vector<Field> fields = {
-      {"bandwidth_gbps", KnobType::kDouble, Bound::kPositive,
-       "serialisation bandwidth per direction, GB/s (= B/ns)"},
-      {"latency_ns", KnobType::kDouble, Bound::kNonNegative,
-       "propagation latency after serialisation, ns"},
-      {"packet_bytes", KnobType::kSize, Bound::kAtLeastOne,
-       "max payload per packet (transfers are split into packets)"},
-      {"header_bytes", KnobType::kSize, Bound::kNone, "wire overhead per packet, bytes"},
-  };
-  return fields;
-}
-
-// A memory with one port: capacity, bandwidth, access latency.
-const std::vector<Field>& memory_block() {
-  static const std::vector<Field> fields = {
-      {"size_bytes", KnobType::kSize, Bound::kAtLeastOne, "capacity", kRegionMax, kRegionNote},
-      {"bandwidth_gbps", KnobType::kDouble, Bound::kPositive, "port bandwidth, GB/s (= B/ns)"},
-      {"latency_ns", KnobType::kDouble, Bound::kNonNegative, "access latency, ns"},
-  };
-  return fields;
-}
-
-class SchemaBuilder {
- public:
-  void add(const std::string& path, KnobType type, const std::string& default_text, Bound bound,
-           const std::string& description, uint64_t max = 0, const std::string& max_note = "") {
-    Knob k;
-    k.path = path;
-    k.type = type;
-    k.default_text = default_text;
-    k.description = description;
-    k.bound = bound;
-    k.max = max;
-    k.max_note = max_note;
-    knobs_.push_back(std::move(k));
-  }
-  // A lower bound for the knob added last (uint or size), with its reason.
-  void at_least(uint64_t min, const std::string& note) {
-    knobs_.back().min = min;
-    knobs_.back().min_note = note;
-  }
-
-  void add_enum(const std::string& path, std::vector<std::string> allowed,
-                const std::string& default_text, const std::string& description) {
-    add(path, KnobType::kEnum, default_text, Bound::kNone, description);
-    knobs_.back().allowed = std::move(allowed);
-  }
-
-  // Instantiates a sub-schema under `prefix`; `defaults` in field order.
-  void add_block(const std::string& prefix, const std::vector<Field>& fields,
-                 const std::vector<std::string>& defaults, const std::string& what) {
-    if (defaults.size() != fields.size()) {
-      throw std::logic_error("topology schema: block '" + prefix + "' needs " +
-                             std::to_string(fields.size()) + " defaults");
-    }
-    for (size_t i = 0; i < fields.size(); ++i) {
-      const Field& f = fields[i];
-      add(prefix + "." + f.name, f.type, defaults[i], f.bound, what + ": " + f.description, f.max,
-          f.max_note);
-    }
-  }
-
-  std::vector<Knob> take() { return std::move(knobs_); }
-
- private:
-  std::vector<Knob> knobs_;
-};
-
-std::vector<Knob> build_topology_knobs() {
-  SchemaBuilder b;
-  using T = KnobType;
-  using B = Bound;
-
-  b.add("name", T::kString, "unnamed", B::kNone, "topology name, shown in reports");
-
-  // system
-  b.add("system.n_sips", T::kUint, "1", B::kAtLeastOne, "number of SIPs", 64,
-        "the address map has 6 SIP bits");
-  b.add_enum("system.sip_topology", {"ring", "full"}, "ring",
-             "SIP interconnect: ring (neighbours) or full (all-to-all)");
-  b.add("system.host_sip", T::kUint, "0", B::kNone,
-        "SIP whose I/O hub the host link attaches to (< n_sips)");
-  b.add_block("system.sip_link", link_block(), {"64", "100", "4096", "0"}, "SIP<->SIP link");
-
-  // host
-  b.add("host.memory_bytes", T::kSize, "16GiB", B::kAtLeastOne, "host memory capacity", kRegionMax,
-        kRegionNote);
-  b.add("host.memory_bandwidth_gbps", T::kDouble, "100", B::kPositive,
-        "host memory bandwidth, GB/s");
-  b.add("host.memory_latency_ns", T::kDouble, "80", B::kNonNegative,
-        "host memory access latency, ns");
-  b.add_block("host.h2d", link_block(), {"64", "250", "4096", "0"}, "host->device link");
-  b.add_block("host.d2h", link_block(), {"32", "250", "4096", "0"},
-              "device->host link (never faster than h2d)");
-
-  // sip
-  b.add("sip.cubes_x", T::kUint, "4", B::kAtLeastOne, "cube grid width", 256,
-        "the address map has 8 cube bits");
-  b.add("sip.cubes_y", T::kUint, "4", B::kAtLeastOne, "cube grid height", 256,
-        "the address map has 8 cube bits");
-  b.add_enum("sip.topology", {"mesh", "ring", "torus2d"}, "torus2d",
-             "cube interconnect inside a SIP");
-  b.add("sip.io_cube", T::kUint, "0", B::kNone,
-        "cube (row-major y*cubes_x+x) whose router attaches to the SIP I/O hub");
-  b.add("sip.hub_latency_ns", T::kDouble, "5", B::kNonNegative,
-        "SIP I/O hub latency per traversal, ns");
-  b.add_block("sip.cube_link", link_block(), {"128", "5", "256", "0"}, "cube<->cube link");
-  b.add_block("sip.io_link", link_block(), {"128", "10", "4096", "0"}, "io cube<->SIP hub link");
-
-  // cube
-  b.add("cube.pes", T::kUint, "8", B::kAtLeastOne, "PEs per cube", 64,
-        "the address map has 6 PE bits");
-  b.add("cube.router_latency_ns", T::kDouble, "2", B::kNonNegative,
-        "cube router latency per traversal, ns");
-  b.add_block("cube.pe_link", link_block(), {"256", "2", "256", "0"}, "PE<->cube router link");
-  b.add_block("cube.sram", memory_block(), {"8MiB", "512", "10"}, "cube SRAM (shared by its PEs)");
-
-  // pe
-  b.add("pe.clock_ghz", T::kDouble, "1.0", B::kPositive, "PE clock, GHz (cycles <-> ns)");
-  b.add("pe.xbar_latency_ns", T::kDouble, "0.5", B::kNonNegative,
-        "PE-local crossbar latency per traversal, ns");
-  b.add("pe.hbm.size_bytes", T::kSize, "1GiB", B::kAtLeastOne,
-        "HBM slice: capacity per PE (a multiple of interleave_bytes * num_pcs)", kRegionMax,
-        kRegionNote);
-  b.add("pe.hbm.num_pcs", T::kUint, "2", B::kAtLeastOne, "HBM slice: pseudo-channels");
-  b.add("pe.hbm.pc_bandwidth_gbps", T::kDouble, "128", B::kPositive,
-        "HBM slice: bandwidth per pseudo-channel, GB/s");
-  b.add("pe.hbm.interleave_bytes", T::kSize, "1024", B::kPowerOfTwo,
-        "HBM slice: address interleave across pseudo-channels");
-  b.add("pe.hbm.access_latency_ns", T::kDouble, "5", B::kNonNegative,
-        "HBM slice: pipelined latency after a pseudo-channel's service, ns");
-  b.add("pe.hbm.queue_depth", T::kUint, "64", B::kNone,
-        "HBM slice: request-queue entries per pseudo-channel (0 = unbounded)");
-  b.add_enum("pe.hbm.pc_mapping", {"interleave", "xor"}, "xor",
-             "HBM slice: address -> pseudo-channel: interleave (chunk mod PCs) or xor (chunk "
-             "bits folded, so strided rows spread over the PCs)");
-  b.add_block("pe.tcm", memory_block(), {"1MiB", "512", "1"},
-              "TCM scratchpad (DMA port and FETCH/STORE)");
-  b.add("pe.dma.burst_bytes", T::kSize, "1024", B::kAtLeastOne,
-        "DMA: a transfer is split into bursts of this size");
-  b.add("pe.dma.max_outstanding", T::kUint, "64", B::kAtLeastOne,
-        "DMA: bursts in flight per channel");
-  b.add("pe.dma.setup_ns", T::kDouble, "2", B::kNonNegative,
-        "DMA: setup per transfer, before its first burst, ns");
-  b.add("pe.cost_model.fixed_per_composite_cycles", T::kDouble, "40", B::kNonNegative,
-        "PE_CPU dispatch: fixed cycles per composite command");
-  b.add("pe.cost_model.fixed_per_single_op_cmd_cycles", T::kDouble, "8", B::kNonNegative,
-        "PE_CPU dispatch: fixed cycles per single-op command");
-  b.add("pe.cost_model.per_byte_cycles", T::kDouble, "0.0625", B::kNonNegative,
-        "PE_CPU dispatch: cycles per logical byte of a command");
-  b.add("pe.cost_model.max_composite_logical_bytes", T::kSize, "1024", B::kAtLeastOne,
-        "PE_CPU dispatch: largest composite accepted, logical bytes");
-  b.add("pe.cpu.stack_bytes", T::kSize, "4MiB", B::kAtLeastOne,
-        "PE_CPU: stack of the firmware thread (kernels run on it; deep kernels need more)",
-        256ull << 20, "each PE reserves it; larger stacks exhaust the address space");
-  b.at_least(256 << 10, "every bench's kernels run on 256 KiB; SystemC needs more than 2 pages");
-  b.add("pe.gemm.peak_tflops", T::kDouble, "8", B::kPositive,
-        "PE_GEMM: peak throughput, TFLOP/s (a native tile takes 2*m*k*n / peak)");
-  b.add("pe.gemm.tile_m", T::kUint, "32", B::kAtLeastOne, "PE_GEMM: native tile rows (M)");
-  b.add("pe.gemm.tile_k", T::kUint, "64", B::kAtLeastOne, "PE_GEMM: native tile depth (K)");
-  b.add("pe.gemm.tile_n", T::kUint, "32", B::kAtLeastOne, "PE_GEMM: native tile columns (N)");
-  b.add("pe.math.lanes", T::kUint, "64", B::kAtLeastOne,
-        "PE_MATH: elements per cycle (latency = ceil(elements / lanes) cycles)");
-  b.add_enum("pe.math.impl", {"tlm", "rtl", "scoreboard"}, "tlm",
-             "PE_MATH implementation: tlm (the TLM model), rtl (the verilated "
-             "models/rtl/vector_unit.sv behind a bridge; timing from its clock cycles), "
-             "scoreboard (rtl, with the TLM numerics run beside it on every stage; a mismatch "
-             "is a simulation fault). rtl and scoreboard need a build with Verilator");
-  b.add("pe.math.rtl_pes", T::kString, "*", B::kNone,
-        "PE_MATH: the PEs that get pe.math.impl (the others keep tlm): * for all, or a "
-        "comma-separated list of S.C.P selectors, each field a number or *, e.g. "
-        "\"0.0.0, 0.1.*\"");
-  b.add("pe.scheduler.staging_buffers", T::kUint, "8", B::kAtLeastOne,
-        "PE_SCHEDULER: TCM staging buffers = tile tokens in flight per PE");
-  b.add("pe.ipcq.slots", T::kUint, "32", B::kAtLeastOne,
-        "PE_IPCQ: slots per receive ring (credits a sender holds towards one receiver)");
-  b.add("pe.ipcq.slot_bytes", T::kSize, "512", B::kAtLeastOne,
-        "PE_IPCQ: bytes per slot; send/recv chunk messages to this size", kRegionMax, kRegionNote);
-  b.add("pe.ipcq.ring_bytes", T::kSize, "256KiB", B::kAtLeastOne,
-        "PE_IPCQ: receive-ring region reserved per PE in each of its TCM, HBM and cube-SRAM share",
-        kRegionMax, kRegionNote);
-  b.add("pe.ipcq.message_bytes", T::kSize, "32", B::kAtLeastOne,
-        "PE_IPCQ: wire size of a control message (doorbell, credit, grant)", 4096,
-        "the IPCQ register window");
-
-  return b.take();
-}
 
 // ---------------------------------------------------------------------------
 // Value parsing helpers.
@@ -639,7 +435,8 @@ std::string TopologySchema::describe_constraint(const Knob& knob) {
 }
 
 const TopologySchema& topology_schema() {
-  static const TopologySchema schema(build_topology_knobs());
+  // The knobs of a default configuration: each block lists its own (visit()).
+  static const TopologySchema schema(knobs_of(TopologyConfig{}));
   return schema;
 }
 

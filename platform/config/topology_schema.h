@@ -4,8 +4,9 @@
 // ("sip.cube_link.bandwidth_gbps"). Each knob has a type, a default (as text,
 // parsed by the same rules as a value written in a file), a one-line
 // description and a constraint. Sections (the YAML mappings) are implied by
-// the knob paths. Repeated shapes (a link block, a memory block) are one
-// sub-schema instantiated at several paths.
+// the knob paths. The knobs are not written here: topology_schema() collects
+// them from the configuration's visit() (knob_visitors.h), where each block
+// lists its fields with their defaults.
 //
 // The schema also owns value parsing and single-field validation, so that a
 // value is checked the same way whether it comes from a file, an override or
@@ -16,6 +17,8 @@
 #include <map>
 #include <string>
 #include <vector>
+
+#include "models/common/knob_spec.h"  // Bound
 
 namespace kb {
 
@@ -28,15 +31,6 @@ enum class KnobType {
   kString,  // any scalar
 };
 const char* to_string(KnobType t);
-
-// Lower bound / shape rule of a numeric knob.
-enum class Bound {
-  kNone,         // any value of the type
-  kNonNegative,  // >= 0
-  kPositive,     // > 0
-  kAtLeastOne,   // >= 1
-  kPowerOfTwo,   // 1, 2, 4, 8, ...
-};
 
 struct Knob {
   std::string path;  // dotted key path

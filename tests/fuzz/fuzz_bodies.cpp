@@ -44,7 +44,7 @@ void check_non_negative(double v, const std::string& name) {
 }
 
 // What the loader promises about every TopologyConfig it returns (the
-// constraints in topology_schema.cpp and the loader's cross-field checks).
+// constraints in the blocks' visit() lists and the loader's cross-field checks).
 void check_topology(const TopologyConfig& c) {
   expect(c.system.n_sips >= 1 && c.system.n_sips <= addr_bits::kMaxSips, "1 <= n_sips <= 64");
   expect(c.system.host_sip < c.system.n_sips, "host_sip < n_sips");

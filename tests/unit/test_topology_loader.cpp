@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/common/errors.h"
+#include "platform/config/knob_visitors.h"
 #include "platform/config/topology_loader.h"
 #include "platform/config/topology_schema.h"
 #include "platform/util/spelling.h"
@@ -125,6 +126,27 @@ TEST(TopologyLoader, DefaultsWhenKeysOmitted) {
   EXPECT_EQ(c.pe.hbm.size_bytes, 1ull << 30);
   EXPECT_EQ(c.total_pes(), 128u);
   expect_default_calibration(c);
+}
+
+// A knob's default is written once: the member initialiser of its field. A
+// default-constructed configuration, a file that sets nothing and the schema
+// agree on every knob, and the schema lists each field exactly once.
+TEST(TopologyLoader, DefaultsAreTheFieldInitialisers) {
+  const std::vector<Knob> built = knobs_of(TopologyConfig{});
+  const std::vector<Knob> loaded = knobs_of(load_topology_text("", "empty.yaml"));
+  const std::vector<Knob>& schema = topology_schema().knobs();
+  ASSERT_EQ(built.size(), schema.size());
+  ASSERT_EQ(loaded.size(), schema.size());
+  std::set<std::string> paths;
+  for (size_t i = 0; i < schema.size(); ++i) {
+    EXPECT_EQ(built[i].path, schema[i].path);
+    EXPECT_EQ(loaded[i].default_text, schema[i].default_text) << schema[i].path;
+    EXPECT_FALSE(schema[i].description.empty()) << schema[i].path;
+    EXPECT_TRUE(paths.insert(schema[i].path).second) << schema[i].path;
+  }
+  // A value set in a file comes back out through the same fields.
+  const TopologyConfig c = load_topology_text("pe:\n  hbm:\n    pc_mapping: interleave\n", "x");
+  EXPECT_EQ(c.pe.hbm.pc_mapping, PcMapping::kInterleave);
 }
 
 TEST(TopologyLoader, PartialSectionsKeepOtherDefaults) {

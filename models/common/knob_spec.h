@@ -1,0 +1,88 @@
+// How a block describes its parameters: the one place where a knob's name,
+// description (with its unit), bound and default live.
+//
+// Each block's parameter struct (models/<block>/<block>_config.h) gives every
+// field its default as the member initialiser and lists its fields in a
+//
+//   template <class V> void visit(V& v) { v.real(bandwidth_gbps, {"bandwidth_gbps", "…"}); … }
+//
+// The visitor decides what to do with each field: platform/config builds the
+// topology schema from a default-constructed configuration (the YAML key, the
+// type, the default as text, the description, the bound), and the loader
+// writes each parsed value back into its field. A visitor provides
+//
+//   count(unsigned&, const KnobSpec&)       a non-negative integer
+//   size(uint64_t&, const KnobSpec&)        bytes ("32KiB" in YAML)
+//   real(double&, const KnobSpec&)          a finite real
+//   text(std::string&, const KnobSpec&)     any scalar
+//   choice(E&, const EnumName<E> (&)[N], const KnobSpec&)   one of the names
+//   section(const char* key, const char* label, F&& body)   a YAML mapping;
+//       `label` (or null) prefixes its knobs' descriptions ("HBM slice: …")
+//
+// docs/ARCHITECTURE.md, "Configuration in two layers", has the whole path.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "models/common/address_map.h"
+
+namespace kb {
+
+// Lower bound / shape rule of a numeric knob.
+enum class Bound {
+  kNone,         // any value of the type
+  kNonNegative,  // >= 0
+  kPositive,     // > 0
+  kAtLeastOne,   // >= 1
+  kPowerOfTwo,   // 1, 2, 4, 8, ...
+};
+
+struct KnobSpec {
+  const char* name;         // the YAML key (the last segment of the knob's path)
+  const char* description;  // one line, unit included
+  Bound bound = Bound::kNone;
+  uint64_t max = 0;           // inclusive upper bound of a count or size; 0 = none
+  const char* max_note = "";  // why the upper bound exists (for messages)
+  uint64_t min = 0;           // inclusive lower bound beyond `bound`
+  const char* min_note = "";
+};
+
+// One value of an enumerated knob and its YAML spelling.
+template <class E>
+struct EnumName {
+  E value;
+  const char* name;
+};
+
+template <class E, size_t N>
+const char* name_of(const EnumName<E> (&names)[N], E value) {
+  for (const EnumName<E>& n : names)
+    if (n.value == value) return n.name;
+  return "?";
+}
+
+template <class E, size_t N>
+bool value_of(const EnumName<E> (&names)[N], const char* name, E* value) {
+  for (const EnumName<E>& n : names)
+    if (std::strcmp(n.name, name) == 0) {
+      *value = n.value;
+      return true;
+    }
+  return false;
+}
+
+constexpr const char* kRegionNote = "the address map's region limit";
+
+// A memory with one port (a PE's TCM, a cube's SRAM): capacity, bandwidth,
+// access latency.
+template <class V>
+void visit_memory_port(V& v, uint64_t& size_bytes, double& bandwidth_gbps, double& latency_ns) {
+  v.size(size_bytes,
+         {"size_bytes", "capacity", Bound::kAtLeastOne, addr_bits::kMaxRegionBytes, kRegionNote});
+  v.real(bandwidth_gbps, {"bandwidth_gbps", "port bandwidth, GB/s (= B/ns)", Bound::kPositive});
+  v.real(latency_ns, {"latency_ns", "access latency, ns", Bound::kNonNegative});
+}
+
+}  // namespace kb

@@ -1,0 +1,42 @@
+#include "platform/config/knob_visitors.h"
+
+#include <charconv>
+#include <cstring>
+
+namespace kb {
+
+std::string size_text(uint64_t bytes) {
+  return bytes < (uint64_t{64} << 10) ? std::to_string(bytes) : format_size(bytes);
+}
+
+std::string real_text(double v) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+void KnobCollector::add(const KnobSpec& s, KnobType type, std::string default_text) {
+  Knob k;
+  k.path = path(s.name);
+  k.type = type;
+  k.default_text = std::move(default_text);
+  // A description that already names its block keeps its own wording.
+  const char* label = this->label();
+  k.description = label && std::strncmp(s.description, label, std::strlen(label)) != 0
+                      ? std::string(label) + ": " + s.description
+                      : s.description;
+  k.bound = s.bound;
+  k.max = s.max;
+  k.max_note = s.max_note;
+  k.min = s.min;
+  k.min_note = s.min_note;
+  knobs_.push_back(std::move(k));
+}
+
+std::vector<Knob> knobs_of(TopologyConfig c) {
+  KnobCollector collector;
+  c.visit(collector);
+  return collector.take();
+}
+
+}  // namespace kb
