@@ -5,16 +5,11 @@
 #include "models/common/errors.h"
 #include "models/common/sim_time.h"
 #include "models/pe/borrowed_extension.h"
+#include "models/pe/lowering.h"
 #include "models/pe/pe_engine.h"
 #include "models/scheduler/composite_request.h"
 
 namespace kb {
-
-namespace {
-uint64_t ceil_div(int64_t a, unsigned b) {
-  return static_cast<uint64_t>((a + b - 1) / b);
-}
-}  // namespace
 
 PeCpu::PeCpu(const sc_core::sc_module_name& name, const CpuConfig& cfg,
              const CostModelConfig& cost_model, const GemmConfig& gemm, double clock_ghz,
@@ -58,21 +53,9 @@ void PeCpu::build_token(InFlight& f) {
             std::string(what) + " " + h.describe() + " is not in TCM: this command reads TCM only");
   };
   if (auto* c = std::get_if<DmaReadCmd>(&f.cmd)) {
-    Stage s;
-    s.kind = StageKind::kDmaRead;
-    s.op_kind = "dma_read";
-    s.transfer = {c->src, c->dst, c->row_bytes, c->rows, c->src_stride, c->dst_stride, t.cmd_id};
-    s.bytes = c->row_bytes * c->rows;
-    s.addr = c->src;
-    t.stages.push_back(s);
+    t.stages.push_back(lowering::dma_command(*c, t.cmd_id));
   } else if (auto* w = std::get_if<DmaWriteCmd>(&f.cmd)) {
-    Stage s;
-    s.kind = StageKind::kDmaWrite;
-    s.op_kind = "dma_write";
-    s.transfer = {w->src, w->dst, w->row_bytes, w->rows, w->src_stride, w->dst_stride, t.cmd_id};
-    s.bytes = w->row_bytes * w->rows;
-    s.addr = w->dst;
-    t.stages.push_back(s);
+    t.stages.push_back(lowering::dma_command(*w, t.cmd_id));
   } else if (auto* g = std::get_if<GemmCmd>(&f.cmd)) {
     need_tcm(g->a, "operand a");
     need_tcm(g->b, "operand b");
@@ -82,35 +65,11 @@ void PeCpu::build_token(InFlight& f) {
             "mismatched shapes: a " + g->a.describe() + ", b " + g->b.describe() + ", out " +
                 g->out.describe() + " for m,k,n = " + std::to_string(g->m) + "," +
                 std::to_string(g->k) + "," + std::to_string(g->n));
-    Stage fetch;
-    fetch.kind = StageKind::kFetch;
-    fetch.op_kind = "fetch";
-    fetch.bytes = g->a.bytes() + g->b.bytes() + (g->accumulate ? g->out.bytes() : 0);
-    fetch.addr = g->a.addr;
-    Stage gemm;
-    gemm.kind = StageKind::kGemm;
-    gemm.op_kind = "gemm";
-    gemm.native_tiles = static_cast<unsigned>(
-        ceil_div(g->m, gemm_.tile_m) * ceil_div(g->k, gemm_.tile_k) * ceil_div(g->n, gemm_.tile_n));
-    gemm.flops = static_cast<uint64_t>(2 * g->m * g->k * g->n);
-    gemm.addr = g->out.addr;
-    gemm.single_op = true;
-    gemm.accumulate_out = g->accumulate;
-    gemm.a_view = g->a;
-    gemm.b_view = g->b;
-    gemm.out_view = g->out;
     if (g->a.dtype != g->b.dtype)
       fault(t.cmd_id, f.status->kind,
             std::string("dtype mismatch: a is ") + to_string(g->a.dtype) + " but b is " +
                 to_string(g->b.dtype));
-    Stage store;
-    store.kind = StageKind::kStore;
-    store.op_kind = "store";
-    store.bytes = g->out.bytes();
-    store.addr = g->out.addr;
-    store.single_op = true;
-    store.out_view = g->out;
-    t.stages = {fetch, gemm, store};
+    t.stages = lowering::gemm_command(*g, gemm_.tile_m, gemm_.tile_k, gemm_.tile_n);
   } else if (auto* m = std::get_if<MathCmd>(&f.cmd)) {
     if (!is_math_kind(m->kind))
       fault(t.cmd_id, f.status->kind, "unknown op kind '" + m->kind + "'");
@@ -122,15 +81,7 @@ void PeCpu::build_token(InFlight& f) {
                   to_string(m->inputs.front().dtype) + " and " + to_string(in.dtype));
     }
     need_tcm(m->out, "output");
-    Stage s;
-    s.kind = StageKind::kMath;
-    s.op_kind = m->kind;
-    s.elements = static_cast<uint64_t>(m->out.numel());
-    s.addr = m->out.addr;
-    s.inputs = m->inputs;
-    s.output = m->out;
-    s.math_extra = m->extra;
-    t.stages.push_back(s);
+    t.stages.push_back(lowering::math_command(*m));
   } else if (std::holds_alternative<IpcqOpenCmd>(f.cmd) ||
              std::holds_alternative<IpcqSendCmd>(f.cmd) ||
              std::holds_alternative<IpcqRecvCmd>(f.cmd)) {
@@ -138,17 +89,7 @@ void PeCpu::build_token(InFlight& f) {
   } else if (auto* c = std::get_if<CopyCmd>(&f.cmd)) {
     need_tcm(c->src, "source");
     need_tcm(c->dst, "destination");
-    Stage fetch;
-    fetch.kind = StageKind::kFetch;
-    fetch.op_kind = "copy";
-    fetch.bytes = c->src.bytes();
-    fetch.addr = c->src.addr;
-    Stage store = fetch;
-    store.kind = StageKind::kStore;
-    store.addr = c->dst.addr;
-    store.inputs = {c->src};
-    store.output = c->dst;
-    t.stages = {fetch, store};
+    t.stages = lowering::copy_command(*c);
   }
 }
 
@@ -169,31 +110,20 @@ void PeCpu::build_ipcq_stage(InFlight& f) {
     if (p.sip == self_.sip && p.cube == self_.cube && p.pe == self_.pe)
       fault(t.cmd_id, f.status->kind, "peer " + to_string(p) + " is this PE itself");
   };
-  Stage s;
-  s.kind = StageKind::kIpcq;
-  s.ipcq.cmd = &f.cmd;
   if (auto* o = std::get_if<IpcqOpenCmd>(&f.cmd)) {
-    s.op_kind = "ipcq_open";
     for (const PeAddr& p : o->peers) not_self(p);
   } else if (auto* snd = std::get_if<IpcqSendCmd>(&f.cmd)) {
-    s.op_kind = "send";
     not_self(snd->peer);
     local(snd->src, "source");
     if (snd->src.row_stride != 0 && snd->src.row_stride != snd->src.cols())
       fault(t.cmd_id, f.status->kind, "source " + snd->src.describe() + " is not contiguous");
-    s.bytes = snd->src.bytes();
-    s.addr = snd->src.addr;
   } else {
     const auto& r = std::get<IpcqRecvCmd>(f.cmd);
-    s.op_kind = r.reduce ? (r.forward ? "recv_reduce_send" : "recv_reduce")
-                         : (r.forward ? "recv_copy_send" : "recv");
     not_self(r.peer);
     if (r.forward) not_self(r.forward_to);
     local(r.dst, "destination");
-    s.bytes = r.dst.bytes();
-    s.addr = r.dst.addr;
   }
-  t.stages.push_back(s);
+  t.stages.push_back(lowering::ipcq_command(f.cmd));
 }
 
 CommandHandle PeCpu::issue(Command cmd) {

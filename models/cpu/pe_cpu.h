@@ -83,6 +83,8 @@ class PeCpu : public sc_core::sc_module, public Instrumented {
   };
   void complete(InFlight& f);
   [[noreturn]] void fault(uint64_t id, const char* kind, const std::string& why);
+  // Check a single-op command (a fault names what is wrong) and build its
+  // token from the stages of models/pe/lowering.h.
   void build_token(InFlight& f);
   void build_ipcq_stage(InFlight& f);
 

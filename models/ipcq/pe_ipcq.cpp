@@ -10,6 +10,7 @@
 #include "models/common/sim_time.h"
 #include "models/common/thread_budget.h"
 #include "models/common/tlm_checker.h"
+#include "models/pe/lowering.h"
 
 namespace kb {
 
@@ -56,25 +57,6 @@ const char* type_name(int t) {
 std::string process_name(const char* what, const PeAddr& p) {
   return std::string(what) + "_" + std::to_string(p.sip) + "_" + std::to_string(p.cube) + "_" +
          std::to_string(p.pe);
-}
-
-uint64_t chunk_count(uint64_t bytes, uint64_t slot_bytes) {
-  return bytes == 0 ? 1 : (bytes + slot_bytes - 1) / slot_bytes;
-}
-
-TensorHandle view(uint64_t addr, uint64_t bytes, DType dtype, uint64_t id) {
-  TensorHandle h;
-  h.id = id;
-  h.addr = addr;
-  h.dtype = dtype;
-  h.shape = {static_cast<int64_t>(bytes / dtype_bytes(dtype))};
-  return h;
-}
-
-bool is_own_tcm(uint64_t addr, const Location& self) {
-  auto loc = decode_address(addr);
-  return loc && loc->space == Space::kTcm && loc->sip == self.sip && loc->cube == self.cube &&
-         loc->pe == self.pe;
 }
 
 }  // namespace
@@ -255,7 +237,7 @@ void PeIpcq::accept_command(TileToken* token) {
   auto job = std::make_unique<RecvJob>();
   job->token = token;
   job->cmd = &r;
-  job->chunks = chunk_count(r.dst.bytes(), cfg_.slot_bytes);
+  job->chunks = lowering::chunk_count(r.dst.bytes(), cfg_.slot_bytes);
   job->start_ns = start;
   lane_enter(kRecvLane);
   RecvQueue& q = *it->second;
@@ -328,7 +310,7 @@ void PeIpcq::send_loop(SendQueue* q) {
     SendJob job = std::move(q->jobs.front());
     q->jobs.pop_front();
     q->active = true;
-    const uint64_t chunks = chunk_count(job.bytes, cfg_.slot_bytes);
+    const uint64_t chunks = lowering::chunk_count(job.bytes, cfg_.slot_bytes);
     auto left = std::make_shared<uint64_t>(chunks);
     auto on_done = std::make_shared<std::function<void()>>(std::move(job.on_done));
     for (uint64_t k = 0; k < chunks; ++k) {
@@ -344,27 +326,13 @@ void PeIpcq::send_loop(SendQueue* q) {
       const unsigned slot = q->tail;
       q->credit[slot] = false;
       q->tail = (q->tail + 1) % q->slots;
-      const uint64_t off = k * cfg_.slot_bytes;
-      const uint64_t len = std::min<uint64_t>(cfg_.slot_bytes, job.bytes - off);
+      const uint64_t len = lowering::chunk_bytes(job.bytes, k, cfg_.slot_bytes);
       auto* t = new TileToken;
       t->cmd_id = job.cmd_id;
       t->tile = "send" + std::to_string(k);
-      Stage dma;
-      dma.kind = StageKind::kDmaWrite;
-      dma.op_kind = "ipcq_send";
-      dma.transfer = DmaTransfer::contiguous(job.src + off, q->ring_base + slot * cfg_.slot_bytes,
-                                             len, job.cmd_id);
-      dma.bytes = len;
-      dma.addr = dma.transfer.dst;
-      Stage bell;
-      bell.kind = StageKind::kIpcqSignal;
-      bell.op_kind = "doorbell";
-      bell.ipcq.signal = IpcqStage::Signal::kDoorbell;
-      bell.ipcq.peer = q->peer;
-      bell.ipcq.slot = slot;
-      bell.ipcq.bytes = len;
-      bell.addr = map_.ipcq(q->peer.sip, q->peer.cube, q->peer.pe);
-      t->stages = {dma, bell};
+      t->stages = lowering::send_chunk(job.cmd_id, job.src + k * cfg_.slot_bytes,
+                                       q->ring_base + slot * cfg_.slot_bytes, len, q->peer, slot,
+                                       map_.ipcq(q->peer.sip, q->peer.cube, q->peer.pe));
       ++chunks_in_flight_;
       ++stats_.chunks_sent;
       stats_.bytes_sent += len;
@@ -394,7 +362,7 @@ void PeIpcq::recv_loop(RecvQueue* q) {
     for (uint64_t k = 0; k < job.chunks; ++k) {
       while (q->slots.empty() || q->slots[q->head] != SlotState::kFull) sc_core::wait(q->kick);
       const unsigned slot = q->head;
-      const uint64_t len = std::min<uint64_t>(cfg_.slot_bytes, total - k * cfg_.slot_bytes);
+      const uint64_t len = lowering::chunk_bytes(total, k, cfg_.slot_bytes);
       if (q->slot_bytes[slot] != len)
         fault(job.token->cmd_id, "message size mismatch from " + to_string(q->peer) + ": slot " +
                                      std::to_string(slot) + " holds a chunk of " +
@@ -415,57 +383,26 @@ void PeIpcq::recv_loop(RecvQueue* q) {
 
 void PeIpcq::consume_chunk(RecvQueue& q, RecvJob& job, uint64_t k, unsigned slot, uint64_t len) {
   const IpcqRecvCmd& r = *job.cmd;
-  const uint64_t off = k * cfg_.slot_bytes;
-  const uint64_t slot_addr = q.ring_base + slot * cfg_.slot_bytes;
-  const uint64_t dst = r.dst.addr + off;
+  const uint64_t scratch_bytes = 2 * uint64_t{cfg_.slots} * cfg_.slot_bytes;
+  lowering::RecvChunk c;
+  c.cmd_id = job.token->cmd_id;
+  c.ring = q.ring_base + slot * cfg_.slot_bytes;
+  c.dst = r.dst.addr + k * cfg_.slot_bytes;
+  c.len = len;
+  c.scratch = r.scratch.addr + uint64_t{slot} * 2 * cfg_.slot_bytes;  // this slot's share
+  c.slot_bytes = cfg_.slot_bytes;
+  if (r.reduce && lowering::reduce_needs_scratch(c, self_) &&
+      (!r.scratch.valid() || r.scratch.bytes() < scratch_bytes || !r.scratch.in_tcm()))
+    fault(c.cmd_id,
+          "a reduce with its ring or destination outside TCM needs TCM scratch of "
+          "2 * slots * slot_bytes = " +
+              std::to_string(scratch_bytes) + " bytes");
   auto* t = new TileToken;
-  t->cmd_id = job.token->cmd_id;
+  t->cmd_id = c.cmd_id;
   t->tile = "recv" + std::to_string(k);
-  auto dma = [&](uint64_t from, uint64_t to, const char* what) {
-    Stage s;
-    s.kind = is_own_tcm(to, self_) ? StageKind::kDmaRead : StageKind::kDmaWrite;
-    s.op_kind = what;
-    s.transfer = DmaTransfer::contiguous(from, to, len, t->cmd_id);
-    s.bytes = len;
-    s.addr = from;
-    t->stages.push_back(s);
-  };
-  if (!r.reduce) {
-    dma(slot_addr, dst, "ipcq_copy");
-  } else {
-    const bool ring_tcm = is_own_tcm(slot_addr, self_);
-    const bool dst_tcm = is_own_tcm(dst, self_);
-    const bool staged = !ring_tcm || !dst_tcm;
-    if (staged &&
-        (!r.scratch.valid() || r.scratch.bytes() < 2 * uint64_t{cfg_.slots} * cfg_.slot_bytes ||
-         !r.scratch.in_tcm()))
-      fault(t->cmd_id,
-            "a reduce with its ring or destination outside TCM needs TCM scratch of "
-            "2 * slots * slot_bytes = " +
-                std::to_string(2 * uint64_t{cfg_.slots} * cfg_.slot_bytes) + " bytes");
-    const uint64_t scratch = r.scratch.addr + uint64_t{slot} * 2 * cfg_.slot_bytes;
-    const uint64_t msg = ring_tcm ? slot_addr : scratch;
-    const uint64_t acc = dst_tcm ? dst : scratch + cfg_.slot_bytes;
-    if (!ring_tcm) dma(slot_addr, msg, "ipcq_stage");
-    if (!dst_tcm) dma(dst, acc, "ipcq_stage");
-    Stage add;
-    add.kind = StageKind::kMath;
-    add.op_kind = "add";
-    add.elements = len / dtype_bytes(r.dst.dtype);
-    add.addr = acc;
-    add.inputs = {view(acc, len, r.dst.dtype, r.dst.id), view(msg, len, r.dst.dtype, r.dst.id)};
-    add.output = add.inputs[0];
-    t->stages.push_back(add);
-    if (!dst_tcm) dma(acc, dst, "ipcq_unstage");
-  }
-  Stage credit;
-  credit.kind = StageKind::kIpcqSignal;
-  credit.op_kind = "credit";
-  credit.ipcq.signal = IpcqStage::Signal::kCredit;
-  credit.ipcq.peer = q.peer;
-  credit.ipcq.slot = slot;
-  credit.addr = map_.ipcq(q.peer.sip, q.peer.cube, q.peer.pe);
-  t->stages.push_back(credit);
+  t->stages = lowering::recv_chunk(r, c, self_);
+  t->stages.push_back(
+      lowering::credit(q.peer, slot, map_.ipcq(q.peer.sip, q.peer.cube, q.peer.pe)));
   ++chunks_in_flight_;
   ++stats_.chunks_received;
   RecvQueue* qp = &q;
@@ -499,7 +436,7 @@ void PeIpcq::chunk_consumed(RecvQueue& q, RecvJob& job, uint64_t k) {
       SendJob s;
       s.cmd_id = j.token->cmd_id;
       s.src = r.dst.addr + c * cfg_.slot_bytes;
-      s.bytes = std::min<uint64_t>(cfg_.slot_bytes, r.dst.bytes() - c * cfg_.slot_bytes);
+      s.bytes = lowering::chunk_bytes(r.dst.bytes(), c, cfg_.slot_bytes);
       ++j.forwarded;
       ++j.forwards_left;
       RecvQueue* qp = &q;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "models/commands/op_kinds.h"
+#include "models/pe/lowering.h"
 
 namespace kb {
 
@@ -19,62 +20,6 @@ void require_2d(const TensorHandle& h, const std::string& what) {
   if (h.shape.size() != 2)
     throw PlanError("gemm: " + what + " must be 2-D, got " + shape_str(h) + " (" + h.describe() +
                     ")");
-}
-
-Stage math_stage(const OpSpec& op, uint64_t elements) {
-  Stage s;
-  s.kind = StageKind::kMath;
-  s.op_kind = op.kind;
-  s.elements = elements;
-  s.op = &op;
-  s.addr = op.out ? op.out->addr : (op.operands.empty() ? 0 : op.operands.front().second.addr);
-  for (const auto& o : op.operands) {
-    s.inputs.push_back(o.second);
-    s.staged_inputs.push_back(false);
-  }
-  // An op without an output handle works in place on its first operand.
-  if (op.out)
-    s.output = *op.out;
-  else if (!op.operands.empty())
-    s.output = op.operands.front().second;
-  return s;
-}
-
-// A MATH stage of a GEMM plan that works on the current tile (its K step's
-// partial product, or the output tile's accumulator) with the op's operands
-// as further inputs.
-Stage tile_math_stage(const OpSpec& op, uint64_t elements, Stage::MathOn on) {
-  Stage s = math_stage(op, elements);
-  s.math_on = on;
-  s.output = TensorHandle{};
-  return s;
-}
-
-TensorHandle view(uint64_t addr, uint64_t rows, uint64_t cols, int64_t row_stride, DType dtype) {
-  TensorHandle v;
-  v.id = 0;
-  v.addr = addr;
-  v.shape = {static_cast<int64_t>(rows), static_cast<int64_t>(cols)};
-  v.row_stride = row_stride;
-  v.dtype = dtype;
-  return v;
-}
-
-Stage dma_stage(StageKind kind, uint64_t src, uint64_t dst, uint64_t row_bytes, uint64_t rows,
-                uint64_t src_stride, uint64_t dst_stride, uint8_t staged) {
-  Stage s;
-  s.kind = kind;
-  s.op_kind = kind == StageKind::kDmaRead ? "dma_read" : "dma_write";
-  s.transfer.src = src;
-  s.transfer.dst = dst;
-  s.transfer.row_bytes = row_bytes;
-  s.transfer.rows = static_cast<uint32_t>(rows);
-  s.transfer.src_stride = rows > 1 ? src_stride : 0;
-  s.transfer.dst_stride = rows > 1 ? dst_stride : 0;
-  s.bytes = row_bytes * rows;
-  s.addr = kind == StageKind::kDmaRead ? src : dst;
-  s.staged = staged;
-  return s;
 }
 
 void check_kind(const OpSpec& op, size_t index) {
@@ -127,7 +72,7 @@ TileToken single(uint64_t cmd_id, std::string tile, std::vector<Stage> stages) {
 // output.
 std::vector<Stage> math_op_stages(const OpSpec& op, size_t i, const TilingConfig& tiling) {
   std::vector<Stage> stages;
-  Stage math = math_stage(op, math_elements(op));
+  Stage math = lowering::math_op(op, math_elements(op));
   uint64_t staged_off = 0;
   for (size_t oi = 0; oi < op.operands.size(); ++oi) {
     const auto& [name, h] = op.operands[oi];
@@ -139,7 +84,7 @@ std::vector<Stage> math_op_stages(const OpSpec& op, size_t i, const TilingConfig
       throw PlanError("op #" + std::to_string(i) + " '" + op.kind + "' operand '" + name + "' " +
                       h.describe() + " is off-chip and larger than a staging slot (" +
                       std::to_string(tiling.slot_bytes()) + " bytes): load it into TCM first");
-    stages.push_back(dma_stage(
+    stages.push_back(lowering::plan_dma(
         StageKind::kDmaRead, h.addr, staged_off,
         static_cast<uint64_t>(h.cols()) * dtype_bytes(h.dtype), static_cast<uint64_t>(h.rows()),
         static_cast<uint64_t>(h.stride()) * dtype_bytes(h.dtype), 0, Stage::kStagedDst));
@@ -153,7 +98,7 @@ std::vector<Stage> math_op_stages(const OpSpec& op, size_t i, const TilingConfig
   stages.push_back(math);
   if (op.out && !op.out->in_tcm()) {
     const TensorHandle& o = *op.out;
-    stages.push_back(dma_stage(
+    stages.push_back(lowering::plan_dma(
         StageKind::kDmaWrite, tiling.slot_c_offset(), o.addr,
         static_cast<uint64_t>(o.cols()) * dtype_bytes(o.dtype), static_cast<uint64_t>(o.rows()), 0,
         static_cast<uint64_t>(o.stride()) * dtype_bytes(o.dtype), Stage::kStagedSrc));
@@ -211,7 +156,7 @@ void plan_prologue(const CompositeCmd& cmd, size_t gemm_idx, uint64_t cmd_id, Ti
                       to_string(op.scope) + ")");
     require_tcm(op, i, "prologue");
     plan.prologue.push_back(
-        single(cmd_id, "prologue" + std::to_string(i), {math_stage(op, math_elements(op))}));
+        single(cmd_id, "prologue" + std::to_string(i), {lowering::math_op(op, math_elements(op))}));
   }
 }
 
@@ -237,7 +182,7 @@ void plan_epilogue(const CompositeCmd& cmd, size_t gemm_idx, const TensorHandle&
     if (op.scope == Scope::kOutputTile) out_ops.push_back(&op);
     if (op.scope == Scope::kKernel)
       plan.post.push_back(
-          single(cmd_id, "post" + std::to_string(i), {math_stage(op, math_elements(op))}));
+          single(cmd_id, "post" + std::to_string(i), {lowering::math_op(op, math_elements(op))}));
   }
 }
 
@@ -272,65 +217,36 @@ std::vector<Stage> GemmTiler::stages(unsigned mi, unsigned ni, unsigned ki) cons
   const uint64_t b_stride = b->tiled() ? nn : static_cast<uint64_t>(b->stride());
   std::vector<Stage> st;
   if (!a->in_tcm())
-    st.push_back(dma_stage(StageKind::kDmaRead, a_at, tiling.slot_a_offset(), kk * ea, mm,
-                           a->stride() * ea, kk * ea, Stage::kStagedDst));
+    st.push_back(lowering::plan_dma(StageKind::kDmaRead, a_at, tiling.slot_a_offset(), kk * ea, mm,
+                                    a->stride() * ea, kk * ea, Stage::kStagedDst));
   if (!b->in_tcm())
-    st.push_back(dma_stage(StageKind::kDmaRead, b_at, tiling.slot_b_offset(), nn * eb, kk,
-                           b_stride * eb, nn * eb, Stage::kStagedDst));
-  Stage fetch;
-  fetch.kind = StageKind::kFetch;
-  fetch.op_kind = "fetch";
-  fetch.bytes = mm * kk * ea + kk * nn * eb;
-  fetch.addr = a->in_tcm() ? a_at : tiling.slot_a_offset();
-  if (!a->in_tcm()) fetch.staged = Stage::kStagedAddr;
-  st.push_back(fetch);
-  Stage gs;
-  gs.kind = StageKind::kGemm;
-  gs.op_kind = "gemm";
-  gs.native_tiles = 1;
-  gs.flops = 2 * mm * kk * nn;
-  gs.op = g.op;
-  gs.addr = out.addr;
-  if (a->in_tcm()) {
-    gs.a_view = view(a_at, mm, kk, a->stride(), a->dtype);
-  } else {
-    gs.a_view = view(tiling.slot_a_offset(), mm, kk, 0, a->dtype);
-    gs.staged |= Stage::kStagedA;
-  }
-  if (b->in_tcm()) {
-    gs.b_view = view(b_at, kk, nn, b->stride(), b->dtype);
-  } else {
-    gs.b_view = view(tiling.slot_b_offset(), kk, nn, 0, b->dtype);
-    gs.staged |= Stage::kStagedB;
-  }
-  gs.first_k = ki == 0;
-  gs.accumulate_partial = k_ops.empty();
-  st.push_back(gs);
+    st.push_back(lowering::plan_dma(StageKind::kDmaRead, b_at, tiling.slot_b_offset(), nn * eb, kk,
+                                    b_stride * eb, nn * eb, Stage::kStagedDst));
+  const TensorHandle a_view =
+      a->in_tcm() ? lowering::tile_view(a_at, mm, kk, a->stride(), a->dtype)
+                  : lowering::tile_view(tiling.slot_a_offset(), mm, kk, 0, a->dtype);
+  const TensorHandle b_view =
+      b->in_tcm() ? lowering::tile_view(b_at, kk, nn, b->stride(), b->dtype)
+                  : lowering::tile_view(tiling.slot_b_offset(), kk, nn, 0, b->dtype);
+  st.push_back(lowering::tile_fetch(a_view, b_view, !a->in_tcm()));
+  st.push_back(lowering::tile_gemm(*g.op, a_view, !a->in_tcm(), b_view, !b->in_tcm(), out.addr,
+                                   k_ops.empty()));
   for (size_t q = 0; q < k_ops.size(); ++q) {
-    Stage m = tile_math_stage(*k_ops[q], mm * nn, Stage::MathOn::kPartial);
+    Stage m = lowering::tile_math_op(*k_ops[q], mm * nn, Stage::MathOn::kPartial);
     m.accumulate_partial = q + 1 == k_ops.size();
     st.push_back(m);
   }
   if (ki + 1 == k_tiles) {
     for (const OpSpec* op : out_ops)
-      st.push_back(tile_math_stage(*op, mm * nn, Stage::MathOn::kAccumulator));
+      st.push_back(lowering::tile_math_op(*op, mm * nn, Stage::MathOn::kAccumulator));
     const uint64_t o_at = out.addr + (uint64_t{mi} * tm * out.stride() + uint64_t{ni} * tn) * eo;
-    Stage store;
-    store.kind = StageKind::kStore;
-    store.op_kind = "store";
-    store.bytes = mm * nn * eo;
-    if (out.in_tcm()) {
-      store.addr = o_at;
-      store.out_view = view(o_at, mm, nn, out.stride(), out.dtype);
-    } else {
-      store.addr = tiling.slot_c_offset();
-      store.staged = Stage::kStagedAddr | Stage::kStagedOut;
-      store.out_view = view(tiling.slot_c_offset(), mm, nn, 0, out.dtype);
-    }
-    st.push_back(store);
+    st.push_back(lowering::tile_store(
+        out.in_tcm() ? lowering::tile_view(o_at, mm, nn, out.stride(), out.dtype)
+                     : lowering::tile_view(tiling.slot_c_offset(), mm, nn, 0, out.dtype),
+        !out.in_tcm()));
     if (!out.in_tcm())
-      st.push_back(dma_stage(StageKind::kDmaWrite, tiling.slot_c_offset(), o_at, nn * eo, mm,
-                             nn * eo, out.stride() * eo, Stage::kStagedSrc));
+      st.push_back(lowering::plan_dma(StageKind::kDmaWrite, tiling.slot_c_offset(), o_at, nn * eo,
+                                      mm, nn * eo, out.stride() * eo, Stage::kStagedSrc));
   }
   for (Stage& x : st) {
     x.mi = mi;
