@@ -28,9 +28,8 @@ Tensor tile_view(Tl& tl, const Tensor& t, int64_t r0, int64_t c0, int64_t rows, 
 }
 
 // One single-op DMA of `src` (a possibly strided HBM view) into the existing
-// TCM tensor `dst`: tl.load without the allocation, so that a kernel can
-// reuse a TCM buffer (Tl has no load-into form). The descriptor is the
-// one tl.load builds.
+// TCM tensor `dst`, keeping dst's row stride: an edge tile lands in the
+// top-left corner of a full-size buffer (tl.load_into would pack its rows).
 Tensor load_into(Tl& tl, const Tensor& dst, const Tensor& src) {
   const uint64_t e = dtype_bytes(src.h.dtype);
   DmaReadCmd c;
