@@ -34,6 +34,12 @@ namespace po = boost::program_options;
 namespace kb {
 namespace {
 
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
 constexpr int kExitOk = 0, kExitInternal = 1, kExitUsage = 2, kExitSimulation = 3;
 
 struct Options {
@@ -53,8 +59,9 @@ po::options_description make_options(Options& o) {
   d.add_options()
       ("help,h", po::bool_switch(&o.help), "print this help and exit")
       ("list-benches", po::bool_switch(&o.list_benches), "list the benches and their parameters")
-      ("topology,t", po::value(&o.topology)->value_name("FILE"),
-       "topology YAML (default: the embedded ahbm_1sip.yaml)")
+      ("topology,t", po::value(&o.topology)->value_name("FILE|NAME"),
+       ("topology YAML file, or a shipped topology by name (" + join_names(embedded_topology_names()) +
+        "); default: ahbm_1sip").c_str())
       ("set,s", po::value(&o.sets)->value_name("KEY=VALUE")->composing(),
        "override one topology knob, e.g. --set sip.cube_link.bandwidth_gbps=64 (repeatable)")
       ("describe-topology", po::bool_switch(&o.describe_topology),
@@ -181,7 +188,7 @@ void validate_sweep_points(const SweepSpec& spec, const BenchRegistry& registry)
         if (spec.topology.empty())
           load_default_topology(sets);
         else
-          load_topology_file(spec.topology, sets);
+          load_topology(spec.topology, sets);
       }
     } catch (const UsageError& e) {
       throw UsageError(where + e.what());
@@ -332,7 +339,7 @@ int run(int argc, char* argv[]) {
   const std::string bench_topology = bench ? bench->default_topology(*params) : "";
   const std::string* embedded = bench_topology.empty() ? nullptr : embedded_file(bench_topology);
   const TopologyConfig cfg =
-      !o.topology.empty() ? load_topology_file(o.topology, o.sets)
+      !o.topology.empty() ? load_topology(o.topology, o.sets)
       : embedded          ? load_topology_text(*embedded, bench_topology + " (embedded)", o.sets)
                           : load_default_topology(o.sets);
   std::string json_path = o.json;

@@ -24,6 +24,13 @@ TopologyConfig load_topology_file(const std::string& path,
 TopologyConfig load_topology_text(const std::string& yaml_text, const std::string& source_name,
                                   const std::vector<std::string>& overrides = {});
 
+// `--topology ARG`: the file ARG when it exists, else the shipped topology
+// named ARG ("llama70b_4sip", or its repository path
+// "topologies/llama70b_4sip.yaml"), embedded in the binary so it loads from
+// any directory. ConfigError naming the shipped ones when ARG is neither.
+TopologyConfig load_topology(const std::string& arg,
+                             const std::vector<std::string>& overrides = {});
+
 // The default topology (topologies/ahbm_1sip.yaml), embedded in the binary.
 TopologyConfig load_default_topology(const std::vector<std::string>& overrides = {});
 const std::string& embedded_default_topology_yaml();

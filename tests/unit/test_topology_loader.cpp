@@ -1,6 +1,7 @@
 // The first config layer: topology YAML -> validated TopologyConfig.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <regex>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "models/common/errors.h"
+#include "platform/config/embedded_files.h"
 #include "platform/config/knob_visitors.h"
 #include "platform/config/topology_loader.h"
 #include "platform/config/topology_schema.h"
@@ -147,6 +149,27 @@ TEST(TopologyLoader, DefaultsAreTheFieldInitialisers) {
   // A value set in a file comes back out through the same fields.
   const TopologyConfig c = load_topology_text("pe:\n  hbm:\n    pc_mapping: interleave\n", "x");
   EXPECT_EQ(c.pe.hbm.pc_mapping, PcMapping::kInterleave);
+}
+
+// Every shipped topology is in the binary and loads by name from any
+// directory, the same as its file; a name that is neither a file nor a
+// shipped topology is an error that names the nearest one.
+TEST(TopologyLoader, ShippedTopologiesLoadByName) {
+  const std::vector<std::string> names = embedded_topology_names();
+  for (const std::string n :
+       {"ahbm_1sip", "ahbm_1sip_mesh", "ahbm_1sip_ring", "llama70b_4sip", "tiny"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
+    const std::vector<Knob> by_name = knobs_of(load_topology(n));
+    const std::vector<Knob> by_file =
+        knobs_of(load_topology_file(test::source_path("topologies/" + n + ".yaml")));
+    ASSERT_EQ(by_name.size(), by_file.size());
+    for (size_t i = 0; i < by_name.size(); ++i)
+      EXPECT_EQ(by_name[i].default_text, by_file[i].default_text) << n << " " << by_name[i].path;
+  }
+  EXPECT_EQ(load_topology("topologies/tiny.yaml").cube.pes, load_topology("tiny").cube.pes);
+  const std::string e = config_error([] { load_topology("tinny"); });
+  EXPECT_TRUE(HasSubstr(e, "did you mean tiny?"));
+  EXPECT_TRUE(HasSubstr(e, "llama70b_4sip"));
 }
 
 TEST(TopologyLoader, PartialSectionsKeepOtherDefaults) {
