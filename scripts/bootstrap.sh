@@ -2,7 +2,9 @@
 # The README's two set-up commands, from a fresh Debian machine:
 #   bash scripts/bootstrap.sh run [kernbench args...]   install, build, run the default study
 #   bash scripts/bootstrap.sh test                      install, build, run the whole test suite,
-#                                                       then again under ASan + UBSan
+#                                                       build and run the examples against the
+#                                                       installed package, then the suite again
+#                                                       under ASan + UBSan
 # Builds into ./build and ./build-asan (warnings are errors), with -j2 and ccache when present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +24,8 @@ if [ "$mode" = run ]; then
 fi
 
 (cd build && ctest -j2 --output-on-failure --timeout 600)
+# The installed package: every example in examples/ built out of tree against it.
+bash scripts/check_examples.sh build
 
 # The same suite again under AddressSanitizer + UndefinedBehaviorSanitizer
 # (KB_SANITIZE; the runtime options are set for every test in

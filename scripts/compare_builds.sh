@@ -57,7 +57,7 @@ for run in "${runs[@]}"; do
       failed="$failed $side"
       continue
     fi
-    grep -v '"wall_s' "$scratch/$i.$side.json" > "$scratch/$i.$side.nowall.json"
+    grep -v '"wall_s\|"kernbench_version' "$scratch/$i.$side.json" > "$scratch/$i.$side.nowall.json"
   done
   if [ -n "$failed" ]; then
     printf '%-90s FAILED (%s): see %s\n' "$run" "${failed# }" "$scratch/$i.*.out"

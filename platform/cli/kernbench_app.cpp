@@ -28,6 +28,7 @@
 #include "platform/runtime/vcd_tracer.h"
 #include "platform/sweep/sweep_runner.h"
 #include "platform/util/subprocess.h"
+#include "platform/util/version.h"
 
 namespace po = boost::program_options;
 
@@ -44,20 +45,21 @@ constexpr int kExitOk = 0, kExitInternal = 1, kExitUsage = 2, kExitSimulation = 
 
 struct Options {
   bool help = false, list_benches = false, check_topology = false, describe_topology = false;
-  bool describe_stats = false;
+  bool describe_stats = false, version = false;
   bool quiet = false, data = false;
-  std::string topology, bench = "milestone", json, out, vcd, oplog, trace;
+  std::string topology, bench, json, out, vcd, oplog, trace;
   std::vector<std::string> sets, params, vcd_scopes;
   std::string sweep, emit_jobs, emit_slurm;
   std::string jobs = "2";
   bool merge = false, resume = false;
 };
 
-po::options_description make_options(Options& o) {
+po::options_description make_options(Options& o, const std::string& default_bench) {
   po::options_description d("kernbench options");
   // clang-format off
   d.add_options()
       ("help,h", po::bool_switch(&o.help), "print this help and exit")
+      ("version", po::bool_switch(&o.version), "print the version and git commit and exit")
       ("list-benches", po::bool_switch(&o.list_benches), "list the benches and their parameters")
       ("topology,t", po::value(&o.topology)->value_name("FILE|NAME"),
        ("topology YAML file, or a shipped topology by name (" + join_names(embedded_topology_names()) +
@@ -71,7 +73,7 @@ po::options_description make_options(Options& o) {
       ("describe-stats", po::bool_switch(&o.describe_stats),
        "print every statistics counter of the topology's modules (unit, description) and exit")
       ("bench,b", po::value(&o.bench)->value_name("NAME"),
-       "bench to run (default: milestone, the default study)")
+       ("bench to run (default: " + default_bench + ")").c_str())
       ("param,p", po::value(&o.params)->value_name("KEY=VALUE")->composing(),
        "bench parameter (repeatable); see --list-benches")
       ("data", po::bool_switch(&o.data), "data mode: memories hold real bytes (timing unchanged)")
@@ -278,9 +280,9 @@ void write_outputs(const Options& o, Platform& platform, VcdTracer* vcd,
   }
 }
 
-int run(int argc, char* argv[]) {
+int run(int argc, char* argv[], const BenchRegistry& registry, const std::string& default_bench) {
   Options o;
-  po::options_description desc = make_options(o);
+  po::options_description desc = make_options(o, default_bench);
   po::variables_map vm;
   try {
     // No positional arguments: a stray word (`rows=2` without --param) is an
@@ -312,9 +314,13 @@ int run(int argc, char* argv[]) {
                  " fault, 1 internal error, 128+N stopped by signal N\n";
     return kExitOk;
   }
+  if (o.version) {
+    std::cout << "kernbench " << version_text() << "\n";
+    return kExitOk;
+  }
   parse_jobs(o.jobs);  // a bad -j is an error even where no sweep uses it
   check_option_combinations(o, vm);
-  const BenchRegistry registry = BenchRegistry::with_builtin_benches();
+  if (o.bench.empty()) o.bench = default_bench;
   if (o.list_benches) {
     std::cout << list_benches(registry);
     return kExitOk;
@@ -392,6 +398,7 @@ int run(int argc, char* argv[]) {
 
   nlohmann::json j;
   j["bench"] = bench->name();
+  j["kernbench_version"] = version_text();
   j["topology"] = {{"name", cfg.name}, {"source", cfg.source}, {"overrides", o.sets}};
   j["params"] = params->to_json();
   j["data_mode"] = o.data;
@@ -439,11 +446,55 @@ std::string one_line(const std::string& text) {
 
 }  // namespace
 
-int kernbench_main(int argc, char* argv[]) {
+void init() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   install_stop_signal_cleanup();
   set_time_resolution();
+}
+
+int kernbench_main(int argc, char* argv[]) {
+  return kernbench_main(argc, argv, BenchRegistry::with_builtin_benches(), "milestone");
+}
+
+namespace {
+
+class FunctionBench : public Bench {
+ public:
+  FunctionBench(std::string name, std::string description,
+                std::function<BenchResult(BenchContext&)> body, std::vector<ParamSpec> params)
+      : name_(std::move(name)),
+        description_(std::move(description)),
+        body_(std::move(body)),
+        params_(std::move(params)) {}
+  std::string name() const override { return name_; }
+  std::string description() const override { return description_; }
+  std::vector<ParamSpec> params() const override { return params_; }
+  BenchResult run(BenchContext& ctx) override { return body_(ctx); }
+
+ private:
+  std::string name_, description_;
+  std::function<BenchResult(BenchContext&)> body_;
+  std::vector<ParamSpec> params_;
+};
+
+}  // namespace
+
+int run_main(int argc, char* argv[], const std::string& name, const std::string& description,
+             std::function<BenchResult(BenchContext&)> body, std::vector<ParamSpec> params) {
+  BenchRegistry registry;
+  registry.add(
+      std::make_unique<FunctionBench>(name, description, std::move(body), std::move(params)));
+  return kernbench_main(argc, argv, registry, name);
+}
+
+int kernbench_main(int argc, char* argv[], const BenchRegistry& registry,
+                   const std::string& default_bench) {
+  init();
   try {
-    return run(argc, argv);
+    return run(argc, argv, registry, default_bench);
   } catch (const UsageError& e) {
     std::cerr << "kernbench: error: " << one_line(e.what()) << "\n";
     return kExitUsage;
