@@ -158,15 +158,7 @@ CommandHandle PeCpu::issue(Command cmd) {
     req.cmd = comp;
     req.cmd_id = raw->status->id;
     req.on_done = [this, raw] { complete(*raw); };
-    tlm::tlm_generic_payload trans;
-    trans.set_command(tlm::TLM_IGNORE_COMMAND);
-    trans.set_data_ptr(nullptr);
-    trans.set_data_length(0);
-    trans.set_streaming_width(0);
-    trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    BorrowedExtension<CompositeRequest> attach(trans, req);
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    cmd_out->b_transport(trans, delay);
+    post_extension(*cmd_out.operator->(), req);
   } else if (raw->token.stages.empty()) {
     complete(*raw);  // PeCpuOverheadCmd: its cost was the whole command
   } else {

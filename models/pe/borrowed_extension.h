@@ -3,6 +3,7 @@
 // otherwise the payload's destructor would free an object it does not own.
 #pragma once
 
+#include <systemc>
 #include <tlm>
 
 namespace kb {
@@ -21,5 +22,22 @@ class BorrowedExtension {
   tlm::tlm_generic_payload& trans_;
   Ext& ext_;
 };
+
+// Hands `ext` to `target` in a payload that carries no data (a control
+// transaction between two modules of a PE: a tile token, a composite
+// request), in zero time.
+template <typename Ext>
+void post_extension(tlm::tlm_fw_transport_if<>& target, Ext& ext) {
+  tlm::tlm_generic_payload trans;
+  trans.set_command(tlm::TLM_IGNORE_COMMAND);
+  trans.set_address(0);
+  trans.set_data_ptr(nullptr);
+  trans.set_data_length(0);
+  trans.set_streaming_width(0);
+  trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  BorrowedExtension<Ext> attach(trans, ext);
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  target.b_transport(trans, delay);
+}
 
 }  // namespace kb

@@ -23,16 +23,7 @@ struct TokenExtension : tlm::tlm_extension<TokenExtension> {
 void post_token(tlm::tlm_fw_transport_if<>& engine, TileToken* token) {
   TokenExtension ext;
   ext.token = token;
-  tlm::tlm_generic_payload trans;
-  trans.set_command(tlm::TLM_IGNORE_COMMAND);
-  trans.set_address(0);
-  trans.set_data_ptr(nullptr);
-  trans.set_data_length(0);
-  trans.set_streaming_width(0);
-  trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  BorrowedExtension<TokenExtension> attach(trans, ext);
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  engine.b_transport(trans, delay);
+  post_extension(engine, ext);
 }
 
 PeEngine::PeEngine(const sc_core::sc_module_name& name, EngineKind kind,
