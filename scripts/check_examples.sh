@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the platform from BUILD_DIR into a temporary prefix, then builds
-# every example in examples/ out of tree against it (gemm_relu with
-# find_package(KernBench), custom_bench with pkg-config), runs each, and
-# checks its output. The README's test command runs it after the suite.
+# every example in examples/ out of tree against it (gemm_relu and
+# math_variant with find_package(KernBench), custom_bench with pkg-config),
+# runs each, and checks its output. The README's test command runs it after the suite.
 #
 #   bash scripts/check_examples.sh [BUILD_DIR]      (default: build)
 #
@@ -46,4 +46,14 @@ code=$?
 set -e
 [ "$code" = 2 ] || fail "a bad --param gave exit $code, not 2"
 
-echo "check_examples: gemm_relu (find_package) and custom_bench (pkg-config) built and ran"
+# math_variant: a PE_MATH of the example's own, selected by --set pe.math.impl.
+cmake -S examples/math_variant -B "$scratch/math_variant" -DCMAKE_PREFIX_PATH="$prefix" > /dev/null
+cmake --build "$scratch/math_variant" -j2 > /dev/null
+variant="$scratch/math_variant/math_variant"
+"$variant" --set pe.math.impl=pipelined -p ops=relu > "$scratch/variant.txt" ||
+  fail "math_variant failed"
+grep -q "PE_MATH impl pipelined" "$scratch/variant.txt" || fail "the variant was not built"
+grep -Eq "relu +4096 +72.0 +64.0 +8 " "$scratch/variant.txt" ||
+  fail "the variant's stage is not 8 cycles over the TLM model: $(cat "$scratch/variant.txt")"
+
+echo "check_examples: gemm_relu (find_package), custom_bench (pkg-config) and math_variant built and ran"

@@ -16,15 +16,20 @@
 //   real(double&, const KnobSpec&)          a finite real
 //   text(std::string&, const KnobSpec&)     any scalar
 //   choice(E&, const EnumName<E> (&)[N], const KnobSpec&)   one of the names
+//   open_choice(std::string&, const char* const (&)[N], const KnobSpec&)
+//       one of the built-in names or of those the platform registers for the
+//       knob (an engine variant: platform/fabric/engine_variants.h)
 //   section(const char* key, const char* label, F&& body)   a YAML mapping;
 //       `label` (or null) prefixes its knobs' descriptions ("HBM slice: …")
 //
 // docs/ARCHITECTURE.md, "Configuration in two layers", has the whole path.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 
 #include "models/common/address_map.h"
 
@@ -65,12 +70,12 @@ const char* name_of(const EnumName<E> (&names)[N], E value) {
 
 template <class E, size_t N>
 bool value_of(const EnumName<E> (&names)[N], const char* name, E* value) {
-  for (const EnumName<E>& n : names)
-    if (std::strcmp(n.name, name) == 0) {
-      *value = n.value;
-      return true;
-    }
-  return false;
+  const auto* it = std::find_if(std::begin(names), std::end(names), [&](const EnumName<E>& n) {
+    return std::strcmp(n.name, name) == 0;
+  });
+  if (it == std::end(names)) return false;
+  *value = it->value;
+  return true;
 }
 
 constexpr const char* kRegionNote = "the address map's region limit";

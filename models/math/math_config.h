@@ -10,17 +10,15 @@
 
 namespace kb {
 
-// Which implementation serves a PE's PE_MATH stages: the TLM model,
-// the verilated RTL vector unit behind a bridge, or the RTL with the TLM
-// numerics checked beside it on every stage (scoreboard).
-enum class MathImpl { kTlm, kRtl, kScoreboard };
-constexpr EnumName<MathImpl> kMathImplNames[] = {
-    {MathImpl::kTlm, "tlm"}, {MathImpl::kRtl, "rtl"}, {MathImpl::kScoreboard, "scoreboard"}};
-const char* to_string(MathImpl m);
+// The built-in implementations of a PE's PE_MATH stages: the TLM model, the
+// verilated RTL vector unit behind a bridge, or the RTL with the TLM numerics
+// checked beside it on every stage (scoreboard). A program may register more
+// (platform/fabric/engine_variants.h, register_math_engine).
+constexpr const char* kMathImplBuiltins[] = {"tlm", "rtl", "scoreboard"};
 
 struct MathConfig {
   unsigned lanes = 64;
-  MathImpl impl = MathImpl::kTlm;  // of the PEs rtl_pes selects (the others: kTlm)
+  std::string impl = "tlm";  // of the PEs rtl_pes selects (the others: tlm)
   std::string rtl_pes = "*";
 
   template <class V>
@@ -28,12 +26,14 @@ struct MathConfig {
     v.count(lanes, {"lanes", "elements per cycle (latency = ceil(elements / lanes) cycles)",
                     Bound::kAtLeastOne});
     // Its own label: the description names the block itself.
-    v.choice(impl, kMathImplNames,
-             {"impl",
-              "PE_MATH implementation: tlm (the TLM model), rtl (the verilated "
-              "models/rtl/vector_unit.sv behind a bridge; timing from its clock cycles), "
-              "scoreboard (rtl, with the TLM numerics run beside it on every stage; a mismatch "
-              "is a simulation fault). rtl and scoreboard need a build with Verilator"});
+    v.open_choice(impl, kMathImplBuiltins,
+                  {"impl",
+                   "PE_MATH implementation: tlm (the TLM model), rtl (the verilated "
+                   "models/rtl/vector_unit.sv behind a bridge; timing from its clock cycles), "
+                   "scoreboard (rtl, with the TLM numerics run beside it on every stage; a "
+                   "mismatch is a simulation fault), or an engine variant the program "
+                   "registered (kb::register_math_engine). rtl and scoreboard need a build with "
+                   "Verilator"});
     v.text(rtl_pes, {"rtl_pes",
                      "the PEs that get pe.math.impl (the others keep tlm): * for all, or a "
                      "comma-separated list of S.C.P selectors, each field a number or *, e.g. "

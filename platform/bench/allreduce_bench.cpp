@@ -281,7 +281,7 @@ namespace {
 
 std::string self_exe(const BenchContext& ctx) {
   if (!ctx.kernbench_exe.empty()) return ctx.kernbench_exe;
-  const std::string exe = self_executable();
+  std::string exe = self_executable();
   if (exe.empty()) throw SimulationError("ccl-sweep: cannot find its own executable");
   return exe;
 }

@@ -280,13 +280,11 @@ void write_outputs(const Options& o, Platform& platform, VcdTracer* vcd,
   }
 }
 
-int run(int argc, char* argv[], const BenchRegistry& registry, const std::string& default_bench) {
-  Options o;
-  po::options_description desc = make_options(o, default_bench);
+// Parses the command line against `desc`. No positional arguments: a stray
+// word (`rows=2` without --param) is an error, not silently ignored.
+po::variables_map parse_command_line(int argc, char* argv[], const po::options_description& desc) {
   po::variables_map vm;
   try {
-    // No positional arguments: a stray word (`rows=2` without --param) is an
-    // error, not silently ignored.
     std::vector<std::string> stray;
     po::options_description all = desc;
     all.add_options()("stray", po::value(&stray));
@@ -305,28 +303,56 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
   } catch (const po::error& e) {
     throw UsageError(std::string(e.what()) + " (see --help)");
   }
-  if (o.help) {
-    std::cout << "kernbench: SystemC/TLM-2.0 virtual platform of the AHBM accelerator\n\n"
-              << "usage: kernbench [--topology FILE] [--set KEY=VALUE]... [--bench NAME]"
-                 " [--param KEY=VALUE]... [--json FILE]\n\n"
-              << desc
-              << "\nexit codes: 0 success, 2 usage, configuration or output error, 3 simulation"
-                 " fault, 1 internal error, 128+N stopped by signal N\n";
-    return kExitOk;
+  return vm;
+}
+
+// Recording off when nothing reads the op log. A bench that does not read it
+// back but whose log is asked for keeps little of it in memory: sorted runs go
+// to a temporary (returned) beside the output, removed at the end.
+std::unique_ptr<AtomicFile> set_op_log_policy(const Options& o, const Bench& bench,
+                                              Platform& platform) {
+  const bool asked = !o.oplog.empty() || !o.trace.empty();
+  if (bench.uses_op_log()) return nullptr;
+  if (!asked) {
+    platform.set_op_log_enabled(false);
+    return nullptr;
   }
+  auto spill = std::make_unique<AtomicFile>(o.oplog.empty() ? o.trace : o.oplog, ".oplog-runs");
+  if (spill->direct()) {  // a character device: spill to the temporary directory
+    spill = std::make_unique<AtomicFile>(
+        (std::filesystem::temp_directory_path() / "kernbench.oplog").string(), ".oplog-runs");
+  }
+  spill->release_descriptor();
+  platform.op_log().spill_to(spill->temp_path());
+  return spill;
+}
+
+void print_help_or_version(const Options& o, const po::options_description& desc) {
   if (o.version) {
     std::cout << "kernbench " << version_text() << "\n";
+    return;
+  }
+  std::cout << "kernbench: SystemC/TLM-2.0 virtual platform of the AHBM accelerator\n\n"
+            << "usage: kernbench [--topology FILE|NAME] [--set KEY=VALUE]... [--bench NAME]"
+               " [--param KEY=VALUE]... [--json FILE]\n\n"
+            << desc
+            << "\nexit codes: 0 success, 2 usage, configuration or output error, 3 simulation"
+               " fault, 1 internal error, 128+N stopped by signal N\n";
+}
+
+int run(int argc, char* argv[], const BenchRegistry& registry, const std::string& default_bench) {
+  Options o;
+  po::options_description desc = make_options(o, default_bench);
+  const po::variables_map vm = parse_command_line(argc, argv, desc);
+  if (o.help || o.version) {
+    print_help_or_version(o, desc);
     return kExitOk;
   }
   parse_jobs(o.jobs);  // a bad -j is an error even where no sweep uses it
   check_option_combinations(o, vm);
   if (o.bench.empty()) o.bench = default_bench;
-  if (o.list_benches) {
-    std::cout << list_benches(registry);
-    return kExitOk;
-  }
-  if (o.describe_topology) {
-    std::cout << describe_topology_knobs();
+  if (o.list_benches || o.describe_topology) {
+    std::cout << (o.list_benches ? list_benches(registry) : describe_topology_knobs());
     return kExitOk;
   }
   if (!o.sweep.empty()) return run_sweep_command(o, registry, argv[0]);
@@ -371,20 +397,7 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
               << fmt(peak_rss_mb(), 1) << " MB\n";
     return kExitOk;
   }
-  if (!bench->uses_op_log() && o.oplog.empty() && o.trace.empty())
-    platform.set_op_log_enabled(false);
-  // A bench that does not read its op log back keeps little of it in memory:
-  // sorted runs go to a temporary beside the output, removed at the end.
-  std::unique_ptr<AtomicFile> spill;
-  if (!bench->uses_op_log() && (!o.oplog.empty() || !o.trace.empty())) {
-    spill = std::make_unique<AtomicFile>(o.oplog.empty() ? o.trace : o.oplog, ".oplog-runs");
-    if (spill->direct()) {  // a character device: spill to the temporary directory
-      spill = std::make_unique<AtomicFile>(
-          (std::filesystem::temp_directory_path() / "kernbench.oplog").string(), ".oplog-runs");
-    }
-    spill->release_descriptor();
-    platform.op_log().spill_to(spill->temp_path());
-  }
+  const std::unique_ptr<AtomicFile> spill = set_op_log_policy(o, *bench, platform);
   std::unique_ptr<VcdTracer> vcd;
   if (!o.vcd.empty())
     vcd = std::make_unique<VcdTracer>(o.vcd,

@@ -1,7 +1,9 @@
 #include "platform/config/knob_visitors.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <stdexcept>
 
 namespace kb {
 
@@ -31,6 +33,27 @@ void KnobCollector::add(const KnobSpec& s, KnobType type, std::string default_te
   k.min = s.min;
   k.min_note = s.min_note;
   knobs_.push_back(std::move(k));
+}
+
+namespace {
+std::map<std::string, std::vector<std::string>>& choices() {
+  static std::map<std::string, std::vector<std::string>> c;
+  return c;
+}
+}  // namespace
+
+void register_choice(const std::string& knob_path, const std::string& value) {
+  if (topology_schema_built())
+    throw std::logic_error("'" + value + "' registered for " + knob_path +
+                           " after the first topology was loaded: register engine variants "
+                           "before kernbench_main / run_main loads one");
+  auto& v = choices()[knob_path];
+  if (std::find(v.begin(), v.end(), value) == v.end()) v.push_back(value);
+}
+
+std::vector<std::string> registered_choices(const std::string& knob_path) {
+  const auto it = choices().find(knob_path);
+  return it == choices().end() ? std::vector<std::string>{} : it->second;
 }
 
 std::vector<Knob> knobs_of(TopologyConfig c) {

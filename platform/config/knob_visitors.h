@@ -16,6 +16,12 @@
 
 namespace kb {
 
+// Values a program adds to an open choice (a knob such as pe.math.impl that
+// names an implementation), in registration order. Registering after the
+// schema was first used throws std::logic_error: the schema is built once.
+void register_choice(const std::string& knob_path, const std::string& value);
+std::vector<std::string> registered_choices(const std::string& knob_path);
+
 // The dotted path and the label of the section being visited.
 class KnobPath {
  public:
@@ -59,6 +65,13 @@ class KnobCollector : public KnobPath {
     add(s, KnobType::kEnum, name_of(names, f));
     for (const EnumName<E>& n : names) knobs_.back().allowed.emplace_back(n.name);
   }
+  template <size_t N>
+  void open_choice(std::string& f, const char* const (&builtins)[N], const KnobSpec& s) {
+    add(s, KnobType::kEnum, f);
+    for (const char* n : builtins) knobs_.back().allowed.emplace_back(n);
+    for (const std::string& n : registered_choices(knobs_.back().path))
+      knobs_.back().allowed.push_back(n);
+  }
   std::vector<Knob> take() { return std::move(knobs_); }
 
  private:
@@ -76,6 +89,10 @@ class KnobApplier : public KnobPath {
   template <class E, size_t N>
   void choice(E& f, const EnumName<E> (&names)[N], const KnobSpec& s) {
     value_of(names, at(s).text.c_str(), &f);  // the schema admitted only these names
+  }
+  template <size_t N>
+  void open_choice(std::string& f, const char* const (&)[N], const KnobSpec& s) {
+    f = at(s).text;
   }
 
  private:

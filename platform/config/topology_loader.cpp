@@ -403,7 +403,7 @@ class Loader {
         !spec_error.empty()) {
       fail_cross({{"pe.math.rtl_pes", spec_error}});
     }
-    if (text("pe.math.impl") != "tlm") {
+    if (text("pe.math.impl") == "rtl" || text("pe.math.impl") == "scoreboard") {
       if (!rtl_cosim_available()) {
         fail_cross(
             {{"pe.math.impl",

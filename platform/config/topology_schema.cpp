@@ -434,9 +434,18 @@ std::string TopologySchema::describe_constraint(const Knob& knob) {
   return s;
 }
 
+namespace {
+bool g_schema_built = false;
+}  // namespace
+
+bool topology_schema_built() {
+  return g_schema_built;
+}
+
 const TopologySchema& topology_schema() {
   // The knobs of a default configuration: each block lists its own (visit()).
   static const TopologySchema schema(knobs_of(TopologyConfig{}));
+  g_schema_built = true;
   return schema;
 }
 

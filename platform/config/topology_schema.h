@@ -92,6 +92,8 @@ class TopologySchema {
 
 // The schema of topology YAML files (built once, immutable).
 const TopologySchema& topology_schema();
+// Whether topology_schema() has been built (engine variants register before).
+bool topology_schema_built();
 
 // "1TiB", "32KiB", "1000B": the largest binary unit that divides `bytes`.
 std::string format_size(uint64_t bytes);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/common/errors.h"
+#include "platform/fabric/engine_variants.h"
 #if KB_HAVE_RTL
 #include "models/rtl/pe_math_rtl.h"
 #endif
@@ -14,13 +15,17 @@ namespace {
 // PE_MATH: the TLM model, or the RTL bridge for the PEs pe.math.rtl_pes selects.
 std::unique_ptr<PeMath> make_math(const TopologyConfig& cfg, const Location& self) {
   const MathConfig& m = cfg.pe.math;
-  if (m.impl != MathImpl::kTlm && rtl_pes_selects(m.rtl_pes, self.sip, self.cube, self.pe)) {
+  if (m.impl != "tlm" && rtl_pes_selects(m.rtl_pes, self.sip, self.cube, self.pe)) {
+    if (m.impl != "rtl" && m.impl != "scoreboard") {
+      if (auto variant = make_registered_math(m.impl, "math", m, cfg.pe.clock_ghz)) return variant;
+      throw ConfigError("pe.math.impl: '" + m.impl + "' is not a registered PE_MATH engine");
+    }
 #if KB_HAVE_RTL
     return std::make_unique<PeMathRtl>(
         "math", m, cfg.pe.clock_ghz,
-        m.impl == MathImpl::kScoreboard ? PeMathRtl::Mode::kScoreboard : PeMathRtl::Mode::kRtl);
+        m.impl == "scoreboard" ? PeMathRtl::Mode::kScoreboard : PeMathRtl::Mode::kRtl);
 #else
-    throw ConfigError(std::string("pe.math.impl: ") + to_string(m.impl) +
+    throw ConfigError("pe.math.impl: " + m.impl +
                       " needs the RTL co-simulation path, which this build lacks (install "
                       "Verilator, e.g. apt-get install verilator, and re-run cmake)");
 #endif
