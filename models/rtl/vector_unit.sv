@@ -1,4 +1,4 @@
-// vector_unit: the RTL PE_MATH datapath for co-simulation (issue 8).
+// vector_unit: the RTL PE_MATH datapath for co-simulation (models/rtl/pe_math_rtl.h).
 //
 // A synthesizable, fully pipelined IEEE-754 binary32 vector unit of LANES
 // lanes. One beat = one opcode and LANES element pairs (a, b); it produces
