@@ -15,9 +15,9 @@
 #include "platform/fabric/pe.h"
 #include "platform/fabric/sip.h"
 #include "platform/fabric/system.h"
-#include "platform/runtime/sanitizer_support.h"
-#include "platform/runtime/stack_overflow_report.h"
-#include "platform/runtime/stats_sinks.h"
+#include "platform/output/stats_sinks.h"
+#include "platform/process/sanitizer_support.h"
+#include "platform/process/stack_overflow_report.h"
 
 namespace kb {
 

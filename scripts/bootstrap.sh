@@ -35,7 +35,7 @@ if [ "${KB_TEST_SANITIZE:-1}" != 0 ]; then
   cmake --build build-asan -j2
   cd build-asan
   # Platform::run() and finish_elaboration() resync ASan's idea of the
-  # current stack after sc_start() (platform/runtime/sanitizer_support.h);
+  # current stack after sc_start() (platform/process/sanitizer_support.h);
   # without that, SystemC's coroutine switches leave stale main-stack shadow
   # and teardown reports false stack-buffer-overflows.
   ctest -j2 --output-on-failure --timeout 600

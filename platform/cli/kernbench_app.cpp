@@ -19,13 +19,13 @@
 #include "platform/bench/bench.h"
 #include "platform/config/embedded_files.h"
 #include "platform/config/topology_loader.h"
+#include "platform/output/atomic_file.h"
+#include "platform/output/output_paths.h"
+#include "platform/output/result_writer.h"
+#include "platform/output/vcd_tracer.h"
 #include "platform/platform.h"
-#include "platform/runtime/atomic_file.h"
-#include "platform/runtime/output_paths.h"
-#include "platform/runtime/report_policy.h"
-#include "platform/runtime/result_writer.h"
-#include "platform/runtime/stop_signals.h"
-#include "platform/runtime/vcd_tracer.h"
+#include "platform/process/report_policy.h"
+#include "platform/process/stop_signals.h"
 #include "platform/sweep/sweep_runner.h"
 #include "platform/util/subprocess.h"
 #include "platform/util/version.h"
@@ -239,7 +239,7 @@ int run_sweep_command(const Options& o, const BenchRegistry& registry, const cha
   return kExitSimulation;
 }
 
-// Every output path, checked before anything runs (platform/runtime/output_paths.h).
+// Every output path, checked before anything runs (platform/output/output_paths.h).
 void check_outputs(const Options& o, const std::string& json_path) {
   std::vector<OutputRequest> outs;
   if (!json_path.empty()) outs.push_back({o.json.empty() ? "--out" : "--json", json_path});

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "models/common/errors.h"
-#include "platform/runtime/result_writer.h"
+#include "platform/output/result_writer.h"
 
 namespace kb {
 

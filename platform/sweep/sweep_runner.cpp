@@ -11,7 +11,7 @@
 
 #include "models/common/errors.h"
 #include "platform/bench/bench.h"
-#include "platform/runtime/result_writer.h"
+#include "platform/output/result_writer.h"
 #include "platform/util/spelling.h"
 #include "platform/util/subprocess.h"
 

@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <map>
 
-#include "platform/runtime/stop_signals.h"
+#include "platform/process/stop_signals.h"
 
 namespace kb {
 

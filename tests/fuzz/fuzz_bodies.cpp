@@ -10,8 +10,8 @@
 #include "platform/bench/address_text.h"
 #include "platform/bench/bench.h"
 #include "platform/config/topology_loader.h"
+#include "platform/output/result_writer.h"
 #include "platform/runtime/npy.h"
-#include "platform/runtime/result_writer.h"
 #include "platform/sweep/sweep_spec.h"
 
 namespace kb {

@@ -40,9 +40,9 @@
 #include "models/trace/op_log.h"
 #include "platform/config/topology_loader.h"
 #include "platform/fabric/pe.h"
+#include "platform/output/vcd_tracer.h"
 #include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
-#include "platform/runtime/vcd_tracer.h"
 #include "tests/support/test_support.h"
 
 #if KB_HAVE_RTL

@@ -7,7 +7,7 @@
 #include <string>
 #include <systemc>
 
-#include "platform/runtime/report_policy.h"
+#include "platform/process/report_policy.h"
 
 int sc_main(int argc, char* argv[]) {
   kb::set_time_resolution();

@@ -18,8 +18,8 @@
 
 #include "models/common/errors.h"
 #include "platform/config/topology_loader.h"
+#include "platform/output/result_writer.h"
 #include "platform/runtime/npy.h"
-#include "platform/runtime/result_writer.h"
 #include "tests/fuzz/fuzz_bodies.h"
 
 namespace kb {

@@ -17,7 +17,7 @@
 #include "models/common/tlm_checker.h"
 #include "models/link/link.h"
 #include "models/memory/memory_target.h"
-#include "platform/runtime/sanitizer_support.h"
+#include "platform/process/sanitizer_support.h"
 
 namespace kb {
 namespace {

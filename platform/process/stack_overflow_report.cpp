@@ -1,4 +1,4 @@
-#include "platform/runtime/stack_overflow_report.h"
+#include "platform/process/stack_overflow_report.h"
 
 #include <ucontext.h>
 #include <unistd.h>

@@ -1,9 +1,9 @@
-#include "platform/runtime/report_policy.h"
+#include "platform/process/report_policy.h"
 
 #include <iostream>
 #include <systemc>
 
-#include "platform/runtime/sanitizer_support.h"
+#include "platform/process/sanitizer_support.h"
 
 namespace kb {
 namespace {

@@ -1,4 +1,4 @@
-#include "platform/runtime/output_paths.h"
+#include "platform/output/output_paths.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

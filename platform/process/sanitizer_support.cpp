@@ -1,4 +1,4 @@
-#include "platform/runtime/sanitizer_support.h"
+#include "platform/process/sanitizer_support.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define KB_HAS_ASAN 1

@@ -1,5 +1,5 @@
 // Writing result files so that nothing is left half-written and no special
-// file is replaced (platform/runtime/atomic_file.h).
+// file is replaced (platform/output/atomic_file.h).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -1,6 +1,6 @@
-#include "platform/runtime/result_writer.h"
+#include "platform/output/result_writer.h"
 
-#include "platform/runtime/atomic_file.h"
+#include "platform/output/atomic_file.h"
 
 namespace kb {
 

@@ -1,4 +1,4 @@
-#include "platform/runtime/stats_sinks.h"
+#include "platform/output/stats_sinks.h"
 
 #include <algorithm>
 #include <cctype>

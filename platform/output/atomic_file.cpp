@@ -1,4 +1,4 @@
-#include "platform/runtime/atomic_file.h"
+#include "platform/output/atomic_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "models/common/errors.h"
-#include "platform/runtime/output_paths.h"
-#include "platform/runtime/stop_signals.h"
+#include "platform/output/output_paths.h"
+#include "platform/process/stop_signals.h"
 
 namespace kb {
 

@@ -1,4 +1,4 @@
-#include "platform/runtime/vcd_tracer.h"
+#include "platform/output/vcd_tracer.h"
 
 #include <fnmatch.h>
 
@@ -7,7 +7,7 @@
 #include <systemc>
 
 #include "models/common/instrumented.h"
-#include "platform/runtime/atomic_file.h"
+#include "platform/output/atomic_file.h"
 
 namespace kb {
 
