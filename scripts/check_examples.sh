@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the platform from BUILD_DIR into a temporary prefix, then builds
-# every example in examples/ out of tree against it (gemm_relu and
-# math_variant with find_package(KernBench), custom_bench with pkg-config),
+# every example in examples/ out of tree against it (gemm_relu, math_variant
+# and rtl_variant with find_package(KernBench), custom_bench with pkg-config),
 # runs each, and checks its output. The README's test command runs it after the suite.
 #
 #   bash scripts/check_examples.sh [BUILD_DIR]      (default: build)
@@ -56,4 +56,20 @@ grep -q "PE_MATH impl pipelined" "$scratch/variant.txt" || fail "the variant was
 grep -Eq "relu +4096 +72.0 +64.0 +8 " "$scratch/variant.txt" ||
   fail "the variant's stage is not 8 cycles over the TLM model: $(cat "$scratch/variant.txt")"
 
-echo "check_examples: gemm_relu (find_package), custom_bench (pkg-config) and math_variant built and ran"
+# rtl_variant: the example's own Verilog (the vector unit, two stages deeper)
+# behind the platform's RTL bridge; only where the build has Verilator.
+if grep -q 'KernBench_HAVE_RTL "ON"' "$prefix"/lib*/cmake/KernBench/KernBenchConfig.cmake; then
+  cmake -S examples/rtl_variant -B "$scratch/rtl_variant" -DCMAKE_PREFIX_PATH="$prefix" > /dev/null
+  cmake --build "$scratch/rtl_variant" -j2 > /dev/null
+  rtl="$scratch/rtl_variant/rtl_variant"
+  "$rtl" --set pe.math.impl=deep_rtl -p ops=add --data --json "$scratch/rtl.json" \
+    > "$scratch/rtl.txt" || fail "rtl_variant failed"
+  grep -Eq "add +4096 +69.0 +64.0 +5 " "$scratch/rtl.txt" ||
+    fail "the deeper unit is not 2 cycles over the built-in RTL's 3: $(cat "$scratch/rtl.txt")"
+  grep -q '"mismatches": 0' "$scratch/rtl.json" || fail "the deeper unit's numerics differ"
+  rtl_done=", rtl_variant"
+else
+  rtl_done=" (rtl_variant skipped: this build has no Verilator)"
+fi
+
+echo "check_examples: gemm_relu (find_package), custom_bench (pkg-config), math_variant${rtl_done} built and ran"

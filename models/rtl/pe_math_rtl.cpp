@@ -2,6 +2,8 @@
 
 #include <Vvector_unit.h>
 
+#include "models/rtl/verilated_unit.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -61,43 +63,22 @@ std::string PeMathRtl::supported_kinds() {
 }
 
 PeMathRtl::PeMathRtl(const sc_core::sc_module_name& name, const MathConfig& cfg, double clock_ghz,
-                     Mode mode)
+                     Mode mode, const UnitFactory& unit)
     : PeMath(name, cfg, clock_ghz),
       mode_(mode),
       half_period_(ns_to_time(0.5 / clock_ghz)),
-      clk_("clk"),
-      rst_("rst"),
-      in_valid_("in_valid"),
-      in_ready_("in_ready"),
-      out_valid_("out_valid"),
-      out_ready_("out_ready"),
-      in_op_("in_op"),
-      in_a_("in_a"),
-      in_b_("in_b"),
-      out_y_("out_y"),
-      rtl_(std::make_unique<Vvector_unit>("vector_unit")) {
-  rtl_->clk(clk_);
-  rtl_->rst(rst_);
-  rtl_->in_valid(in_valid_);
-  rtl_->in_ready(in_ready_);
-  rtl_->in_op(in_op_);
-  rtl_->in_a(in_a_);
-  rtl_->in_b(in_b_);
-  rtl_->out_valid(out_valid_);
-  rtl_->out_ready(out_ready_);
-  rtl_->out_y(out_y_);
-}
+      rtl_(unit ? unit(pins_) : verilated_unit<Vvector_unit>(pins_)) {}
 
 PeMathRtl::~PeMathRtl() = default;
 
 void PeMathRtl::trace_pins(sc_core::sc_trace_file* tf, const std::string& prefix) const {
-  sc_core::sc_trace(tf, clk_, prefix + ".clk");
-  sc_core::sc_trace(tf, rst_, prefix + ".rst");
-  sc_core::sc_trace(tf, in_valid_, prefix + ".in_valid");
-  sc_core::sc_trace(tf, in_ready_, prefix + ".in_ready");
-  sc_core::sc_trace(tf, in_op_, prefix + ".in_op");
-  sc_core::sc_trace(tf, out_valid_, prefix + ".out_valid");
-  sc_core::sc_trace(tf, out_ready_, prefix + ".out_ready");
+  sc_core::sc_trace(tf, pins_.clk, prefix + ".clk");
+  sc_core::sc_trace(tf, pins_.rst, prefix + ".rst");
+  sc_core::sc_trace(tf, pins_.in_valid, prefix + ".in_valid");
+  sc_core::sc_trace(tf, pins_.in_ready, prefix + ".in_ready");
+  sc_core::sc_trace(tf, pins_.in_op, prefix + ".in_op");
+  sc_core::sc_trace(tf, pins_.out_valid, prefix + ".out_valid");
+  sc_core::sc_trace(tf, pins_.out_ready, prefix + ".out_ready");
 }
 
 // Synchronous reset: rst high across two rising edges, in delta cycles (the
@@ -105,15 +86,15 @@ void PeMathRtl::trace_pins(sc_core::sc_trace_file* tf, const std::string& prefix
 // It runs on the engine's worker thread, the only process that drives the
 // vector unit's inputs (a signal has one writer).
 void PeMathRtl::reset() {
-  rst_.write(true);
+  pins_.rst.write(true);
   for (int i = 0; i < 2; ++i) {
     sc_core::wait(sc_core::SC_ZERO_TIME);
-    clk_.write(true);
+    pins_.clk.write(true);
     sc_core::wait(sc_core::SC_ZERO_TIME);
-    clk_.write(false);
+    pins_.clk.write(false);
   }
   sc_core::wait(sc_core::SC_ZERO_TIME);
-  rst_.write(false);
+  pins_.rst.write(false);
   sc_core::wait(sc_core::SC_ZERO_TIME);
   in_reset_ = false;
 }
@@ -129,12 +110,12 @@ uint64_t PeMathRtl::stream(unsigned op, const float* a, const float* b, uint64_t
       bus_a.set_word(l, (a && e < n) ? fp32_bits(a[e]) : 0u);
       bus_b.set_word(l, (b && e < n) ? fp32_bits(b[e]) : 0u);
     }
-    in_a_.write(bus_a);
-    in_b_.write(bus_b);
+    pins_.in_a.write(bus_a);
+    pins_.in_b.write(bus_b);
   };
-  in_op_.write(op);
-  out_ready_.write(true);
-  in_valid_.write(true);
+  pins_.in_op.write(op);
+  pins_.out_ready.write(true);
+  pins_.in_valid.write(true);
   drive(0);
   bool valid = true;
   uint64_t sent = 0, got = 0, cycles = 0;
@@ -143,10 +124,10 @@ uint64_t PeMathRtl::stream(unsigned op, const float* a, const float* b, uint64_t
   // the pipeline, and the next beat is driven after the falling edge.
   while (got < beats) {
     sc_core::wait(half_period_);
-    const bool in_fire = valid && in_ready_.read();
-    if (out_valid_.read()) {  // out_ready is high throughout
+    const bool in_fire = valid && pins_.in_ready.read();
+    if (pins_.out_valid.read()) {  // out_ready is high throughout
       if (y) {
-        const Bus& r = out_y_.read();
+        const Bus& r = pins_.out_y.read();
         for (unsigned l = 0; l < kLanes; ++l) {
           const uint64_t e = got * kLanes + l;
           uint32_t u = static_cast<uint32_t>(r.get_word(l));
@@ -156,18 +137,18 @@ uint64_t PeMathRtl::stream(unsigned op, const float* a, const float* b, uint64_t
       }
       ++got;
     }
-    clk_.write(true);
+    pins_.clk.write(true);
     sc_core::wait(half_period_);
-    clk_.write(false);
+    pins_.clk.write(false);
     ++cycles;
     if (in_fire && ++sent < beats) {
       drive(sent);
     } else if (in_fire) {
       valid = false;
-      in_valid_.write(false);
+      pins_.in_valid.write(false);
     }
   }
-  out_ready_.write(false);
+  pins_.out_ready.write(false);
   cycles_ += cycles;
   beats_ += beats;
   return cycles;

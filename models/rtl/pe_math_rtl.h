@@ -45,14 +45,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <systemc>
 #include <vector>
 
 #include "models/math/pe_math.h"
-
-class Vvector_unit;
 
 namespace kb {
 
@@ -63,13 +62,31 @@ class PeMathRtl : public PeMath {
   static constexpr unsigned kLanes = KB_RTL_LANES;
   static constexpr unsigned kPipelineDepth = 3;
 
-  PeMathRtl(const sc_core::sc_module_name& name, const MathConfig& cfg, double clock_ghz,
-            Mode mode);
+  using Bus = sc_dt::sc_bv<kLanes * 32>;
+  // The bridge's side of the vector unit's pins (the interface documented in
+  // models/rtl/vector_unit.sv).
+  struct Pins {
+    sc_core::sc_signal<bool> clk{"clk"}, rst{"rst"}, in_valid{"in_valid"}, in_ready{"in_ready"},
+        out_valid{"out_valid"}, out_ready{"out_ready"};
+    sc_core::sc_signal<uint32_t> in_op{"in_op"};
+    sc_core::sc_signal<Bus> in_a{"in_a"}, in_b{"in_b"}, out_y{"out_y"};
+  };
+  // Builds the verilated unit and binds it to the pins: another RTL with the
+  // same interface (another pipeline depth, other arithmetic) drops in as
+  // verilated_unit<Vother> (models/rtl/verilated_unit.h).
+  using UnitFactory = std::function<std::unique_ptr<sc_core::sc_module>(Pins& pins)>;
+
+  // `unit` empty: the project's models/rtl/vector_unit.sv.
+  PeMathRtl(const sc_core::sc_module_name& name, const MathConfig& cfg, double clock_ghz, Mode mode,
+            const UnitFactory& unit = {});
   ~PeMathRtl() override;
 
   const char* impl_name() const override {
-    return mode_ == Mode::kScoreboard ? "scoreboard" : "rtl";
+    return name_override_.empty() ? (mode_ == Mode::kScoreboard ? "scoreboard" : "rtl")
+                                  : name_override_.c_str();
   }
+  // The name impl_name() reports (a registered RTL variant's own).
+  void set_impl_name(std::string name) { name_override_ = std::move(name); }
   Mode mode() const { return mode_; }
 
   // The vector-unit opcode of an op kind, or -1 when the RTL lacks it.
@@ -97,7 +114,6 @@ class PeMathRtl : public PeMath {
   void report_lane_extras(StatsSink& out) const override;
 
  private:
-  using Bus = sc_dt::sc_bv<kLanes * 32>;
   void reset();
   // Streams n elements (a, b may be null: zeros) through the RTL with
   // opcode `op`; fills y (if not null) with the results. Returns the cycles.
@@ -107,10 +123,9 @@ class PeMathRtl : public PeMath {
 
   Mode mode_;
   sc_core::sc_time half_period_;
-  sc_core::sc_signal<bool> clk_, rst_, in_valid_, in_ready_, out_valid_, out_ready_;
-  sc_core::sc_signal<uint32_t> in_op_;
-  sc_core::sc_signal<Bus> in_a_, in_b_, out_y_;
-  std::unique_ptr<Vvector_unit> rtl_;
+  std::string name_override_;
+  Pins pins_;
+  std::unique_ptr<sc_core::sc_module> rtl_;
   bool in_reset_ = true;
   uint64_t cycles_ = 0, beats_ = 0, checked_ = 0;
   uint32_t fault_mask_ = 0;
