@@ -327,13 +327,17 @@ std::unique_ptr<AtomicFile> set_op_log_policy(const Options& o, const Bench& ben
   return spill;
 }
 
-void print_help_or_version(const Options& o, const po::options_description& desc) {
+// `program`: this executable's name (a user's own program built on the library).
+void print_help_or_version(const Options& o, const po::options_description& desc,
+                           const std::string& program) {
   if (o.version) {
-    std::cout << "kernbench " << version_text() << "\n";
+    std::cout << program << " " << version_text() << "\n";
     return;
   }
-  std::cout << "kernbench: SystemC/TLM-2.0 virtual platform of the AHBM accelerator\n\n"
-            << "usage: kernbench [--topology FILE|NAME] [--set KEY=VALUE]... [--bench NAME]"
+  std::cout << program << (program == "kernbench" ? ": " : ": built on KernBench-SC, ")
+            << "SystemC/TLM-2.0 virtual platform of the AHBM accelerator\n\n"
+            << "usage: " << program
+            << " [--topology FILE|NAME] [--set KEY=VALUE]... [--bench NAME]"
                " [--param KEY=VALUE]... [--json FILE]\n\n"
             << desc
             << "\nexit codes: 0 success, 2 usage, configuration or output error, 3 simulation"
@@ -345,7 +349,8 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
   po::options_description desc = make_options(o, default_bench);
   const po::variables_map vm = parse_command_line(argc, argv, desc);
   if (o.help || o.version) {
-    print_help_or_version(o, desc);
+    print_help_or_version(
+        o, desc, std::filesystem::path(argc > 0 ? argv[0] : "kernbench").filename().string());
     return kExitOk;
   }
   parse_jobs(o.jobs);  // a bad -j is an error even where no sweep uses it
@@ -427,6 +432,9 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
 
   if (!o.quiet) {
     for (const auto& t : result.tables) std::cout << t.render() << "\n";
+    // A run without tables (a user's own, say) still shows what it measured.
+    if (result.tables.empty() && !result.metrics.empty())
+      std::cout << "metrics " << result.metrics.dump() << "\n";
     std::cout << "simulated " << fmt(platform.now_ns(), 1) << " ns in " << fmt(wall_s, 3)
               << " s wall, peak RSS " << fmt(peak_rss_mb(), 0) << " MB (" << cfg.name << ")\n";
   }

@@ -11,12 +11,9 @@
 #include <string>
 #include <vector>
 
-namespace kb {
+#include "platform/bench/bench.h"  // Bench, BenchRegistry, BenchContext, BenchResult
 
-class BenchRegistry;
-struct BenchContext;
-struct BenchResult;
-struct ParamSpec;
+namespace kb {
 
 // What every process that runs the platform needs before its first SystemC
 // object: the 1 ps time resolution, no SystemC banner on stdout, and the
