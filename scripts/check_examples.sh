@@ -31,7 +31,7 @@ grep -q '"system.sip0.cube0.pe0.cpu"' "$scratch/r.json" || fail "gemm_relu resul
 if grep -q "Copyright" "$scratch/out.txt"; then fail "gemm_relu printed the SystemC banner"; fi
 
 # custom_bench: pkg-config through PKG_CONFIG_PATH; the whole CLI around it.
-PKG_CONFIG_PATH="$prefix/lib/pkgconfig" \
+PKG_CONFIG_PATH=$(echo "$prefix"/lib*/pkgconfig) \
   cmake -S examples/custom_bench -B "$scratch/custom_bench" > /dev/null
 cmake --build "$scratch/custom_bench" -j2 > /dev/null
 bench="$scratch/custom_bench/my_kernbench"

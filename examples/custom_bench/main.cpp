@@ -1,5 +1,5 @@
 // A user's bench registered beside the shipped ones: `my_kernbench --bench
-// hbm-read --param bytes=1MiB` gets the whole CLI (--list-benches, --json,
+// hbm-read --param rows=64` gets the whole CLI (--list-benches, --json,
 // --sweep, --set, ...). It measures one PE's tl.load from its own HBM beside
 // the bound its pseudo-channels give.
 #include <memory>

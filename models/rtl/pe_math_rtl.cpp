@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "models/common/dtype_convert.h"
+#include "models/common/errors.h"
 #include "models/common/sim_time.h"
 #include "models/pe/pe_data.h"
 
@@ -67,7 +68,15 @@ PeMathRtl::PeMathRtl(const sc_core::sc_module_name& name, const MathConfig& cfg,
     : PeMath(name, cfg, clock_ghz),
       mode_(mode),
       half_period_(ns_to_time(0.5 / clock_ghz)),
-      rtl_(unit ? unit(pins_) : verilated_unit<Vvector_unit>(pins_)) {}
+      rtl_(unit ? unit(pins_) : verilated_unit<Vvector_unit>(pins_)) {
+  // The loader checks this for the built-in rtl and scoreboard; a registered
+  // RTL variant is built here with whatever pe.math.lanes says.
+  if (cfg.lanes != kLanes)
+    throw ConfigError("pe.math.impl: " + std::string(impl_name()) + " streams " +
+                      std::to_string(kLanes) + " lanes (the RTL is verilated with " +
+                      std::to_string(kLanes) + "), so pe.math.lanes must be " +
+                      std::to_string(kLanes) + ", got " + std::to_string(cfg.lanes));
+}
 
 PeMathRtl::~PeMathRtl() = default;
 

@@ -471,7 +471,6 @@ void init() {
   static bool done = false;
   if (done) return;
   done = true;
-  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   install_stop_signal_cleanup();
   set_time_resolution();
 }
@@ -513,8 +512,8 @@ int run_main(int argc, char* argv[], const std::string& name, const std::string&
 
 int kernbench_main(int argc, char* argv[], const BenchRegistry& registry,
                    const std::string& default_bench) {
-  init();
   try {
+    init();
     return run(argc, argv, registry, default_bench);
   } catch (const UsageError& e) {
     std::cerr << "kernbench: error: " << one_line(e.what()) << "\n";

@@ -16,10 +16,11 @@
 namespace kb {
 
 // What every process that runs the platform needs before its first SystemC
-// object: the 1 ps time resolution, no SystemC banner on stdout, and the
-// stop-signal handlers (temporaries removed, child processes stopped, exit
-// 128 + N). kernbench_main and run_main call it; a hand-written sc_main that
-// uses neither calls it first. Later calls do nothing.
+// object: the 1 ps time resolution and the stop-signal handlers (temporaries
+// removed, child processes stopped, exit 128 + N). kernbench_main and run_main
+// call it; a hand-written sc_main that uses neither calls it first. Later
+// calls do nothing. (The SystemC banner is printed before sc_main: the main()
+// of kb_main, platform/cli/quiet_main.cpp, keeps it off stdout.)
 void init();
 
 // The shipped benches; `--bench` defaults to milestone.

@@ -169,7 +169,8 @@ struct HostConfig {
 
 struct TopologyConfig {
   std::string name = "unnamed";  // `name:` in the YAML
-  std::string source;            // file path, or "<embedded ahbm_1sip.yaml>"; not a knob
+  std::string source;            // file path, "<embedded ahbm_1sip.yaml>" or "topologies/NAME.yaml
+                                 // (embedded)"; not a knob
   SystemConfig system;
   SipConfig sip;
   CubeConfig cube;

@@ -499,16 +499,33 @@ TopologyConfig load_topology_file(const std::string& path,
   return load_topology_text(text, path, overrides);
 }
 
-TopologyConfig load_topology(const std::string& arg, const std::vector<std::string>& overrides) {
+namespace {
+
+// The shipped topology `arg` names when it is not a file ("" when none).
+std::string shipped_name(const std::string& arg) {
   std::error_code ec;
-  if (std::filesystem::exists(arg, ec)) return load_topology_file(arg, overrides);
+  if (std::filesystem::exists(arg, ec)) return "";
   std::string name = arg;
   const std::string dir = "topologies/", ext = ".yaml";
   if (name.compare(0, dir.size(), dir) == 0) name = name.substr(dir.size());
   if (name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0)
     name.resize(name.size() - ext.size());
-  if (const std::string* text = embedded_topology(name))
-    return load_topology_text(*text, dir + name + ext + " (embedded)", overrides);
+  return embedded_topology(name) ? name : "";
+}
+
+}  // namespace
+
+std::string topology_source(const std::string& arg) {
+  const std::string name = shipped_name(arg);
+  return name.empty() ? arg : "topologies/" + name + ".yaml (embedded)";
+}
+
+TopologyConfig load_topology(const std::string& arg, const std::vector<std::string>& overrides) {
+  const std::string name = shipped_name(arg);
+  if (!name.empty())
+    return load_topology_text(*embedded_topology(name), topology_source(arg), overrides);
+  std::error_code ec;
+  if (std::filesystem::exists(arg, ec)) return load_topology_file(arg, overrides);
   if (arg.find('/') == std::string::npos && arg.find('.') == std::string::npos) {
     const std::vector<std::string> names = embedded_topology_names();
     const std::string near = nearest_spelling(arg, names);

@@ -30,6 +30,9 @@ TopologyConfig load_topology_text(const std::string& yaml_text, const std::strin
 // any directory. ConfigError naming the shipped ones when ARG is neither.
 TopologyConfig load_topology(const std::string& arg,
                              const std::vector<std::string>& overrides = {});
+// The `source` load_topology(arg) records: the path of a file, or
+// "topologies/NAME.yaml (embedded)" for a shipped topology.
+std::string topology_source(const std::string& arg);
 
 // The default topology (topologies/ahbm_1sip.yaml), embedded in the binary.
 TopologyConfig load_default_topology(const std::vector<std::string>& overrides = {});

@@ -18,7 +18,8 @@ std::unique_ptr<PeMath> make_math(const TopologyConfig& cfg, const Location& sel
   if (m.impl != "tlm" && rtl_pes_selects(m.rtl_pes, self.sip, self.cube, self.pe)) {
     if (m.impl != "rtl" && m.impl != "scoreboard") {
       if (auto variant = make_registered_math(m.impl, "math", m, cfg.pe.clock_ghz)) return variant;
-      throw ConfigError("pe.math.impl: '" + m.impl + "' is not a registered PE_MATH engine");
+      throw ConfigError("pe.math.impl: the factory registered for '" + m.impl +
+                        "' made no engine (register_math_engine's factory returned null)");
     }
 #if KB_HAVE_RTL
     return std::make_unique<PeMathRtl>(

@@ -22,10 +22,12 @@ void DescribeStatsSink::group(const std::string& key) {
       pattern += key[i++];
     }
   }
-  const bool seen = std::any_of(groups_.begin(), groups_.end(),
-                                [&](const Group& g) { return g.pattern == pattern; });
-  if (seen) {
-    cur_ = nullptr;
+  // A pattern seen before gains only the counters it did not list yet (the
+  // RTL counters of a PE_MATH lane, when the first PE is on TLM).
+  const auto it = std::find_if(groups_.begin(), groups_.end(),
+                               [&](const Group& g) { return g.pattern == pattern; });
+  if (it != groups_.end()) {
+    cur_ = &*it;
     return;
   }
   groups_.push_back({pattern, {}});
@@ -34,7 +36,10 @@ void DescribeStatsSink::group(const std::string& key) {
 
 void DescribeStatsSink::add(const char* name, const char* unit, const char* what, bool by_key) {
   if (!cur_) return;
-  cur_->counters.push_back({std::string(name) + (by_key ? "{...}" : ""), *unit ? unit : "-", what});
+  const std::string full = std::string(name) + (by_key ? "{...}" : "");
+  for (const Counter& c : cur_->counters)
+    if (c.name == full) return;
+  cur_->counters.push_back({full, *unit ? unit : "-", what});
 }
 
 std::string DescribeStatsSink::listing() const {

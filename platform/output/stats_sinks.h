@@ -3,6 +3,7 @@
 // its unit and description (kernbench --describe-stats).
 #pragma once
 
+#include <deque>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -75,8 +76,8 @@ class DescribeStatsSink : public StatsSink {
     std::vector<Counter> counters;
   };
   void add(const char* name, const char* unit, const char* what, bool by_key = false);
-  std::vector<Group> groups_;
-  Group* cur_ = nullptr;  // null while a pattern already listed repeats
+  std::deque<Group> groups_;  // stable addresses for cur_
+  Group* cur_ = nullptr;
 };
 
 }  // namespace kb

@@ -1,5 +1,7 @@
 #include "platform/sweep/sweep_runner.h"
 
+#include "platform/config/topology_loader.h"
+
 #include <chrono>
 #include <cstdio>
 #include <deque>
@@ -83,8 +85,9 @@ std::string mismatch(const SweepSpec& spec, const SweepPoint& p, const nlohmann:
   if (r.value("data_mode", false) != spec.data)
     return std::string("data mode ") + (spec.data ? "off" : "on");
   const nlohmann::json& topo = r.value("topology", nlohmann::json::object());
-  if (!spec.topology.empty() && topo.value("source", "") != spec.topology)
-    return "topology '" + topo.value("source", "") + "', not '" + spec.topology + "'";
+  if (!spec.topology.empty() && topo.value("source", "") != topology_source(spec.topology))
+    return "topology '" + topo.value("source", "") + "', not '" + topology_source(spec.topology) +
+           "'";
   std::vector<std::string> sets = spec.sets;
   for (const auto& [k, v] : p.sets) sets.push_back(k + "=" + v);
   if (topo.value("overrides", std::vector<std::string>{}) != sets) return "other --set values";

@@ -85,6 +85,27 @@ TEST(Sweep, LocalRunAndGnuParallelJobFileGiveTheSameMergedResult) {
   EXPECT_TRUE(fs::exists(dir / "slurm" / "point_0002.json"));
 }
 
+// A shipped topology named in the spec (no path) runs from any directory, and
+// its points' results are recognised as this sweep's by --merge.
+TEST(Sweep, AShippedTopologyByNameRunsAndMerges) {
+  const fs::path dir = scratch("byname");
+  std::string spec = spec_text(false);
+  spec.replace(spec.find(test::source_path("topologies/tiny.yaml")),
+               test::source_path("topologies/tiny.yaml").size(), "tiny");
+  std::ofstream(dir / "spec.yaml") << spec;
+  const std::string kb = KB_KERNBENCH_BIN, out = (dir / "out").string();
+  ASSERT_EQ(sh("cd / && " + kb + " --sweep " + (dir / "spec.yaml").string() + " --out " + out +
+               " -j 2 > /dev/null 2>&1"),
+            0);
+  ASSERT_EQ(sh("cd / && " + kb + " --sweep " + (dir / "spec.yaml").string() + " --out " + out +
+               " --merge > " + (dir / "merge.txt").string() + " 2>&1"),
+            0)
+      << slurp(dir / "merge.txt");
+  const nlohmann::json j = without_commands(dir / "out" / "sweep.json");
+  EXPECT_EQ(j["total"], 4);
+  EXPECT_EQ(j["failed"], 0);
+}
+
 TEST(Sweep, AFailedPointIsReportedWithItsCommandAndDoesNotSinkTheSweep) {
   const fs::path dir = scratch("fail");
   std::ofstream(dir / "spec.yaml") << spec_text(true);
