@@ -259,11 +259,11 @@ BenchResult SimSpeedBench::run(BenchContext& ctx) {
   const long long pingpongs = ctx.params.integer("pingpongs");
   if (pingpongs < 1000) throw UsageError("--param pingpongs must be >= 1000");
   BenchResult res;
-  SummaryTable speed{"simulation speed (" + p.config().name + ")",
-                     {"workload", "wall_s", "stages", "sim_us", "stages/s", "vs raw wake-ups/s",
-                      "bursts/stage", "queue services/stage", "services/s vs raw",
-                      "raw wake-ups per service"},
-                     {}};
+  SummaryTable speed{
+      "simulation speed (" + p.config().name + ")",
+      {"workload", "wall_s", "stages", "sim_us", "stages/s", "vs raw wake-ups/s", "bursts/stage",
+       "queue services/stage", "services/s vs raw", "raw wake-ups per service"},
+      {}};
 
   const double raw = raw_wakeups_per_second(p, static_cast<uint64_t>(pingpongs));
   res.metrics["raw_wakeups_per_s"] = raw;

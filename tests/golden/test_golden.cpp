@@ -149,7 +149,7 @@ json run_kernbench(const std::vector<std::string>& args) {
   }
   json j = json::parse(read_text(out));
   fs::remove(out);
-  strip_wall_times(j);  // the one kind of field that differs between identical runs
+  strip_wall_times(j);           // the one kind of field that differs between identical runs
   j.erase("kernbench_version");  // names the build, not the run
   auto& source = j["topology"]["source"].get_ref<std::string&>();
   if (source.rfind(kSource + "/", 0) == 0) source.erase(0, kSource.size() + 1);
