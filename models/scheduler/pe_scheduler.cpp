@@ -31,7 +31,7 @@ void PeScheduler::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&
   e->cmd_id = req->cmd_id;
   e->on_done = req->on_done;
   try {
-    e->plan = make_tile_plan(*req->cmd, tiling_, req->cmd_id);
+    e->plan = std::make_unique<TilePlanner>(*req->cmd, tiling_, req->cmd_id);
   } catch (const PlanError& err) {
     trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
     const std::string pe = std::string(name()).substr(0, std::string(name()).rfind('.'));
@@ -47,8 +47,18 @@ void PeScheduler::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&
   kick_.notify(sc_core::SC_ZERO_TIME);
 }
 
-std::vector<TileToken>& PeScheduler::phase_tokens(Entry& e) {
-  return e.phase == 0 ? e.plan.prologue : e.phase == 1 ? e.plan.tiles : e.plan.post;
+size_t PeScheduler::phase_size(const Entry& e) {
+  return e.phase < 3 ? e.plan->count(e.phase) : 0;
+}
+
+void PeScheduler::free_finished(Entry& e) {
+  for (const TileToken* t : e.finished)
+    for (auto it = e.live.begin(); it != e.live.end(); ++it)
+      if (&*it == t) {
+        e.live.erase(it);
+        break;
+      }
+  e.finished.clear();
 }
 
 bool PeScheduler::needs_slot(const TileToken& t) {
@@ -83,7 +93,7 @@ void PeScheduler::enter_next_phase(Entry* e) {
   while (e->phase < 3) {
     ++e->phase;
     e->fed = e->completed = 0;
-    if (e->phase == 3 || !phase_tokens(*e).empty()) break;
+    if (e->phase == 3 || phase_size(*e) != 0) break;
   }
   if (e->phase == 3) {
     hazards_.retire(e->ticket);
@@ -99,7 +109,8 @@ void PeScheduler::on_token_done(Entry* e, TileToken& t) {
   if (t.slot >= 0) free_slots_.push_back(t.slot);
   t.slot = -1;
   --in_flight_;
-  if (++e->completed == phase_tokens(*e).size()) enter_next_phase(e);
+  e->finished.push_back(&t);
+  if (++e->completed == phase_size(*e)) enter_next_phase(e);
   kick_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -109,21 +120,23 @@ void PeScheduler::feeder() {
     bool fed_any = false;
     for (auto& up : entries_) {
       Entry* e = up.get();
+      free_finished(*e);
       if (e->phase == 3) continue;
       if (!e->admitted) {
         if (!hazards_.admissible(e->ticket)) continue;
         e->admitted = true;
-        if (phase_tokens(*e).empty()) {
+        if (phase_size(*e) == 0) {
           enter_next_phase(e);
           fed_any = true;
           if (e->phase == 3) continue;
         }
       }
-      auto& tokens = phase_tokens(*e);
-      while (e->fed < tokens.size()) {
-        TileToken& t = tokens[e->fed];
+      while (e->fed < phase_size(*e)) {
+        if (!e->next) e->next = e->plan->take(e->phase, e->fed);
+        if (needs_slot(*e->next) && free_slots_.empty()) break;
+        TileToken& t = e->live.emplace_back(std::move(*e->next));
+        e->next.reset();
         if (needs_slot(t)) {
-          if (free_slots_.empty()) break;
           assign_slot(t, free_slots_.back());
           free_slots_.pop_back();
         }

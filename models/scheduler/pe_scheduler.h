@@ -17,6 +17,7 @@
 #include <deque>
 #include <list>
 #include <memory>
+#include <optional>
 #include <systemc>
 #include <tlm>
 #include <vector>
@@ -51,14 +52,21 @@ class PeScheduler : public sc_core::sc_module, public Instrumented {
     uint64_t ticket = 0;
     uint64_t cmd_id = 0;
     std::function<void()> on_done;
-    TilePlan plan;
+    std::unique_ptr<TilePlanner> plan;
     int phase = 0;  // 0 prologue, 1 tiles, 2 post, 3 done
     size_t fed = 0, completed = 0;
     bool admitted = false;
+    // The phase's next token, taken from the plan and waiting for a slot.
+    std::optional<TileToken> next;
+    // Tokens fed and not yet freed; a finished one is freed by the feeder,
+    // never from inside its own callback.
+    std::list<TileToken> live;
+    std::vector<const TileToken*> finished;
   };
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   void feeder();
-  static std::vector<TileToken>& phase_tokens(Entry& e);
+  static size_t phase_size(const Entry& e);
+  static void free_finished(Entry& e);
   static bool needs_slot(const TileToken& t);
   void assign_slot(TileToken& t, int slot);
   void on_token_done(Entry* e, TileToken& t);

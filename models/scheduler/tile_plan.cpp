@@ -146,7 +146,8 @@ CheckedGemm check_gemm(const OpSpec& gemm) {
 }
 
 // Prologue: KERNEL-scope ops before the GEMM, TCM-resident.
-void plan_prologue(const CompositeCmd& cmd, size_t gemm_idx, uint64_t cmd_id, TilePlan& plan) {
+void plan_prologue(const CompositeCmd& cmd, size_t gemm_idx, uint64_t cmd_id,
+                   std::vector<TileToken>& prologue) {
   for (size_t i = 0; i < gemm_idx; ++i) {
     const OpSpec& op = cmd.ops[i];
     if (op.scope != Scope::kKernel)
@@ -155,15 +156,15 @@ void plan_prologue(const CompositeCmd& cmd, size_t gemm_idx, uint64_t cmd_id, Ti
                       "KERNEL scope (got " +
                       to_string(op.scope) + ")");
     require_tcm(op, i, "prologue");
-    plan.prologue.push_back(
+    prologue.push_back(
         single(cmd_id, "prologue" + std::to_string(i), {lowering::math_op(op, math_elements(op))}));
   }
 }
 
 // Epilogue: the ops after the GEMM, by scope: per K step (k_ops), per output
-// tile (out_ops), or once after the GEMM (plan.post).
+// tile (out_ops), or once after the GEMM (post).
 void plan_epilogue(const CompositeCmd& cmd, size_t gemm_idx, const TensorHandle& out,
-                   uint64_t cmd_id, TilePlan& plan, std::vector<const OpSpec*>& k_ops,
+                   uint64_t cmd_id, std::vector<TileToken>& post, std::vector<const OpSpec*>& k_ops,
                    std::vector<const OpSpec*>& out_ops) {
   for (size_t i = gemm_idx + 1; i < cmd.ops.size(); ++i) {
     const OpSpec& op = cmd.ops[i];
@@ -181,17 +182,17 @@ void plan_epilogue(const CompositeCmd& cmd, size_t gemm_idx, const TensorHandle&
     if (op.scope == Scope::kKTile) k_ops.push_back(&op);
     if (op.scope == Scope::kOutputTile) out_ops.push_back(&op);
     if (op.scope == Scope::kKernel)
-      plan.post.push_back(
+      post.push_back(
           single(cmd_id, "post" + std::to_string(i), {lowering::math_op(op, math_elements(op))}));
   }
 }
 
 // The stages of the GEMM's tile tokens.
 struct GemmTiler {
-  const CheckedGemm& g;
-  const TilingConfig& tiling;
-  const std::vector<const OpSpec*>& k_ops;
-  const std::vector<const OpSpec*>& out_ops;
+  CheckedGemm g;
+  TilingConfig tiling;
+  std::vector<const OpSpec*> k_ops;
+  std::vector<const OpSpec*> out_ops;
   unsigned k_tiles;
 
   std::vector<Stage> stages(unsigned mi, unsigned ni, unsigned ki) const;
@@ -216,6 +217,7 @@ std::vector<Stage> GemmTiler::stages(unsigned mi, unsigned ni, unsigned ki) cons
                             : b->addr + (uint64_t{ki} * tk * b->stride() + uint64_t{ni} * tn) * eb;
   const uint64_t b_stride = b->tiled() ? nn : static_cast<uint64_t>(b->stride());
   std::vector<Stage> st;
+  st.reserve(6 + k_ops.size() + out_ops.size());
   if (!a->in_tcm())
     st.push_back(lowering::plan_dma(StageKind::kDmaRead, a_at, tiling.slot_a_offset(), kk * ea, mm,
                                     a->stride() * ea, kk * ea, Stage::kStagedDst));
@@ -269,8 +271,13 @@ uint64_t math_elements(const OpSpec& op) {
   return 0;
 }
 
-TilePlan make_tile_plan(const CompositeCmd& cmd, const TilingConfig& tiling, uint64_t cmd_id) {
-  TilePlan plan;
+struct TilePlanner::Gemm {
+  GemmTiler tiler;
+  uint64_t cmd_id;
+  unsigned n_tiles;
+};
+
+TilePlanner::TilePlanner(const CompositeCmd& cmd, const TilingConfig& tiling, uint64_t cmd_id) {
   if (cmd.ops.empty()) throw PlanError("composite has no ops");
   const size_t gemm_idx = gemm_index(cmd);
 
@@ -278,16 +285,15 @@ TilePlan make_tile_plan(const CompositeCmd& cmd, const TilingConfig& tiling, uin
   if (gemm_idx == cmd.ops.size()) {
     for (size_t i = 0; i < cmd.ops.size(); ++i) {
       std::vector<Stage> stages = math_op_stages(cmd.ops[i], i, tiling);
-      plan.tiles.push_back(single(cmd_id, "op" + std::to_string(i), std::move(stages)));
+      fixed_[1].push_back(single(cmd_id, "op" + std::to_string(i), std::move(stages)));
     }
-    return plan;
+    return;
   }
 
-  plan.has_gemm = true;
   const CheckedGemm g = check_gemm(cmd.ops[gemm_idx]);
-  plan_prologue(cmd, gemm_idx, cmd_id, plan);
+  plan_prologue(cmd, gemm_idx, cmd_id, fixed_[0]);
   std::vector<const OpSpec*> k_ops, out_ops;
-  plan_epilogue(cmd, gemm_idx, *g.out, cmd_id, plan, k_ops, out_ops);
+  plan_epilogue(cmd, gemm_idx, *g.out, cmd_id, fixed_[2], k_ops, out_ops);
 
   const unsigned tm = tiling.tile_m, tk = tiling.tile_k, tn = tiling.tile_n;
   if (g.a->tiled() || g.out->tiled())
@@ -299,19 +305,44 @@ TilePlan make_tile_plan(const CompositeCmd& cmd, const TilingConfig& tiling, uin
     throw PlanError("gemm: b " + g.b->describe() + " is tiled, which needs blocks " +
                     std::to_string(tn) + " wide (the native tile's n) and a multiple of " +
                     std::to_string(tk) + " (its k) tall, and b outside TCM");
-  plan.m_tiles = static_cast<unsigned>((g.M + tm - 1) / tm);
-  plan.k_tiles = static_cast<unsigned>((g.K + tk - 1) / tk);
-  plan.n_tiles = static_cast<unsigned>((g.N + tn - 1) / tn);
-  const GemmTiler tiler{g, tiling, k_ops, out_ops, plan.k_tiles};
-  for (unsigned mi = 0; mi < plan.m_tiles; ++mi)
-    for (unsigned ni = 0; ni < plan.n_tiles; ++ni)
-      for (unsigned ki = 0; ki < plan.k_tiles; ++ki) {
-        std::vector<Stage> st = tiler.stages(mi, ni, ki);
-        plan.tiles.push_back(
-            single(cmd_id,
-                   "m" + std::to_string(mi) + ".n" + std::to_string(ni) + ".k" + std::to_string(ki),
-                   std::move(st)));
-      }
+  m_tiles = static_cast<unsigned>((g.M + tm - 1) / tm);
+  k_tiles = static_cast<unsigned>((g.K + tk - 1) / tk);
+  n_tiles = static_cast<unsigned>((g.N + tn - 1) / tn);
+  gemm_ = std::make_unique<Gemm>(
+      Gemm{GemmTiler{g, tiling, std::move(k_ops), std::move(out_ops), k_tiles}, cmd_id, n_tiles});
+}
+
+TilePlanner::~TilePlanner() = default;
+
+size_t TilePlanner::count(int phase) const {
+  if (phase == 1 && gemm_) return size_t{m_tiles} * n_tiles * k_tiles;
+  return fixed_[phase].size();
+}
+
+TileToken TilePlanner::take(int phase, size_t i) {
+  if (phase != 1 || !gemm_) return std::move(fixed_[phase].at(i));
+  // Loop order m, n, k.
+  const auto ki = static_cast<unsigned>(i % k_tiles);
+  const auto ni = static_cast<unsigned>(i / k_tiles % n_tiles);
+  const auto mi = static_cast<unsigned>(i / k_tiles / n_tiles);
+  return single(gemm_->cmd_id,
+                "m" + std::to_string(mi) + ".n" + std::to_string(ni) + ".k" + std::to_string(ki),
+                gemm_->tiler.stages(mi, ni, ki));
+}
+
+TilePlan make_tile_plan(const CompositeCmd& cmd, const TilingConfig& tiling, uint64_t cmd_id) {
+  TilePlanner planner(cmd, tiling, cmd_id);
+  TilePlan plan;
+  plan.has_gemm = planner.has_gemm();
+  plan.m_tiles = planner.m_tiles;
+  plan.k_tiles = planner.k_tiles;
+  plan.n_tiles = planner.n_tiles;
+  std::vector<TileToken>* phases[3] = {&plan.prologue, &plan.tiles, &plan.post};
+  for (int phase = 0; phase < 3; ++phase) {
+    phases[phase]->reserve(planner.count(phase));
+    for (size_t i = 0; i < planner.count(phase); ++i)
+      phases[phase]->push_back(planner.take(phase, i));
+  }
   return plan;
 }
 

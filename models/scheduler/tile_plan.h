@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
@@ -49,6 +50,34 @@ struct TilePlan {
   unsigned m_tiles = 0, k_tiles = 0, n_tiles = 0;
 };
 
+// A composite's plan, its tokens made one at a time when the scheduler feeds
+// them: a GEMM of many tiles holds only the tokens in flight, not the whole
+// plan. The constructor checks the composite (and throws PlanError as
+// make_tile_plan does); each token is then taken once, in order, and is the
+// same token make_tile_plan would have listed. The composite must outlive the
+// planner and every token taken from it (stages point at its ops).
+class TilePlanner {
+ public:
+  TilePlanner(const CompositeCmd& cmd, const TilingConfig& tiling, uint64_t cmd_id);
+  ~TilePlanner();
+  TilePlanner(const TilePlanner&) = delete;
+  TilePlanner& operator=(const TilePlanner&) = delete;
+
+  // Phase 0 prologue, 1 tiles (MATH-only: its ops), 2 post-loop.
+  size_t count(int phase) const;
+  // Token `i` of `phase` (each taken once).
+  TileToken take(int phase, size_t i);
+
+  bool has_gemm() const { return gemm_ != nullptr; }
+  unsigned m_tiles = 0, k_tiles = 0, n_tiles = 0;
+
+ private:
+  struct Gemm;
+  std::vector<TileToken> fixed_[3];  // prologue, MATH-only ops, post
+  std::unique_ptr<Gemm> gemm_;       // the GEMM's tiles, made on demand
+};
+
+// The whole plan at once (the planner's tokens, every one taken).
 // Throws PlanError (two GEMMs, mismatched shapes, a prologue operand outside
 // the TCM, an unknown op kind, a missing operand or output).
 TilePlan make_tile_plan(const CompositeCmd& cmd, const TilingConfig& tiling, uint64_t cmd_id);
