@@ -3,6 +3,7 @@
 #include "models/common/sim_time.h"
 
 #include <algorithm>
+#include <iterator>
 #include <tuple>
 
 namespace kb {
@@ -22,21 +23,42 @@ void ServiceQueue::push(const sc_core::sc_time& service, uint64_t bytes, Complet
   if (capacity_ > 0 && (queue_.size() >= capacity_ || !stalled_.empty())) {
     // Full. A request that got in at this same instant with a worse key gives
     // its slot to this one: same-time arrivals are admitted by key, not by
-    // the order the kernel ran their senders.
+    // the order the kernel ran their senders. They are the queue's tail.
     auto worst = queue_.end();
-    for (auto it = queue_.begin(); it != queue_.end(); ++it)
-      if (!it->from_stall && it->arrival == r.arrival &&
-          std::tie(it->order, it->seq) > std::tie(r.order, r.seq) &&
+    for (auto it = queue_.end(); it != queue_.begin();) {
+      --it;
+      if (it->arrival != r.arrival) break;
+      if (!it->from_stall && std::tie(it->order, it->seq) > std::tie(r.order, r.seq) &&
           (worst == queue_.end() ||
            std::tie(it->order, it->seq) > std::tie(worst->order, worst->seq)))
         worst = it;
-    if (worst != queue_.end()) std::swap(*worst, r);
-    stalled_.push_back(r);
+    }
+    if (worst != queue_.end()) {
+      Request better = r;
+      r = *worst;
+      queue_.erase(worst);
+      insert_sorted(queue_, better);
+    }
+    insert_sorted(stalled_, r);
     return;
   }
-  queue_.push_back(r);
+  insert_sorted(queue_, r);
   update_depth();
   if (!busy_ && !selecting_) kick_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// Requests arrive in time order, so a queue kept in (arrival, order, seq)
+// order takes each new one at its tail, passing only same-instant arrivals
+// with a worse key; its front is then the request to serve next.
+void ServiceQueue::insert_sorted(std::deque<Request>& q, const Request& r) {
+  auto pos = q.end();
+  while (pos != q.begin()) {
+    auto prev = std::prev(pos);
+    if (std::tie(prev->arrival, prev->order, prev->seq) < std::tie(r.arrival, r.order, r.seq))
+      break;
+    pos = prev;
+  }
+  q.insert(pos, r);
 }
 
 void ServiceQueue::serve() {
@@ -54,13 +76,8 @@ void ServiceQueue::serve() {
   }
   selecting_ = false;
   if (!queue_.empty()) {
-    auto best = queue_.begin();
-    for (auto it = queue_.begin(); it != queue_.end(); ++it)
-      if (std::tie(it->arrival, it->order, it->seq) <
-          std::tie(best->arrival, best->order, best->seq))
-        best = it;
-    current_ = *best;
-    queue_.erase(best);
+    current_ = queue_.front();  // the least (arrival, order, seq): see insert_sorted
+    queue_.pop_front();
     busy_ = true;
     admit_stalled();
     update_depth();
@@ -73,16 +90,11 @@ void ServiceQueue::serve() {
 
 void ServiceQueue::admit_stalled() {
   while (!stalled_.empty() && queue_.size() < capacity_) {
-    auto best = stalled_.begin();
-    for (auto it = stalled_.begin(); it != stalled_.end(); ++it)
-      if (std::tie(it->arrival, it->order, it->seq) <
-          std::tie(best->arrival, best->order, best->seq))
-        best = it;
-    Request r = *best;
-    stalled_.erase(best);
+    Request r = stalled_.front();  // the oldest attempt, then the best key
+    stalled_.pop_front();
     r.arrival = sc_core::sc_time_stamp();
     r.from_stall = true;
-    queue_.push_back(r);
+    insert_sorted(queue_, r);
   }
 }
 

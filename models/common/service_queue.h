@@ -75,6 +75,7 @@ class ServiceQueue : public sc_core::sc_module, public Instrumented {
   };
   void serve();
   void admit_stalled();
+  static void insert_sorted(std::deque<Request>& q, const Request& r);
   void update_depth();
 
   unsigned capacity_;
