@@ -10,6 +10,7 @@ PACKAGES=(
   libboost-program-options-dev
   nlohmann-json3-dev        # every JSON we read or write
   libgtest-dev              # GoogleTest
+  libbenchmark-dev          # Google Benchmark: the micro-benchmarks (cmake --build build --target bench)
   python3-matplotlib        # scripts/plot_*.py
   parallel                  # GNU parallel: runs the job files kernbench --sweep emits (tested)
   clang                     # libFuzzer (with its compiler-rt) for scripts/fuzz.sh, which CI runs
