@@ -16,6 +16,9 @@ case "$mode" in
 esac
 
 bash scripts/install_deps.sh
+# ccache keys on paths relative to the checkout, so a fresh clone in another
+# folder (CI's) reuses what an earlier build of the same sources compiled.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKB_WERROR=ON
 cmake --build build -j2
 
