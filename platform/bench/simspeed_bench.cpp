@@ -33,6 +33,13 @@ std::vector<ParamSpec> SimSpeedBench::params() const {
           {"gqa_s_kv", "131072",
            "gqa-sweep's four long-context cases at this S_kv in a child process, wall time per "
            "case (0 = skip)"},
+          {"elaborate_limit", "1",
+           "1: also time elaborating the address map's limit, ahbm_1sip at 64 SIPs (8192 PEs, "
+           "timing only; child)"},
+          {"llm_layers", "0",
+           "Llama-3-70B decode (batch 1, context 8193, embedded llama70b_4sip) with this many "
+           "of its 80 layers in a child process: wall time and peak RSS (80 = the whole token; "
+           "0 = skip)"},
           {"sweep_spec", "scripts/sweeps/gemm_dma_32.yaml",
            "a configuration sweep run with -j 1 and then -j 2 (child processes), wall times "
            "compared (empty = skip)"}};
@@ -202,6 +209,40 @@ void time_gqa_sweep(const std::string& exe, long long gqa_s, BenchResult& res) {
   res.tables.push_back(g);
 }
 
+// One Llama-3-70B decode step with `layers` of its layers, in a child process:
+// its wall time and peak RSS beside the simulated latency.
+void time_llm_decode(const std::string& exe, long long layers, BenchResult& res) {
+  const std::string json_out = temp_path("kb_simspeed_llm", ".json");
+  const ChildCost c = child_cost({exe, "--bench", "llm", "--param", "model=llama3_70b", "--param",
+                                  "batch=1", "--param", "context=8193", "--param",
+                                  "layers=" + std::to_string(layers), "--json", json_out});
+  if (c.status != 0)
+    throw SimulationError("simspeed: llm decode with " + std::to_string(layers) +
+                          " layers failed (exit " + std::to_string(c.status) + ")");
+  std::ifstream in(json_out);
+  const nlohmann::json r = nlohmann::json::parse(in);
+  std::remove(json_out.c_str());
+  const nlohmann::json& m = r.at("metrics");
+  const auto model_layers = m.at("model_layers").get<long long>();
+  const bool whole = m.at("all_layers_simulated").get<bool>();
+  SummaryTable t{"Llama-3-70B decode, batch 1, context 8193, " + std::to_string(layers) + " of " +
+                     std::to_string(model_layers) +
+                     " layers (child process; target for the whole "
+                     "token: under 60 s and 2 GB)",
+                 {"layers", "latency_us", "wall_s", "wall_s_per_layer", "peak_rss_MB"},
+                 {}};
+  t.rows.push_back({std::to_string(layers) + (whole ? " (whole token)" : " (fewer, as asked)"),
+                    fmt(m.at("latency_per_token_ns").get<double>() / 1e3, 1), fmt(c.wall_s, 1),
+                    fmt(c.wall_s / static_cast<double>(layers), 1), fmt(c.max_rss_mb, 0)});
+  res.metrics["llm_decode"] = {{"layers", layers},
+                               {"model_layers", model_layers},
+                               {"all_layers_simulated", whole},
+                               {"latency_per_token_ns", m.at("latency_per_token_ns")},
+                               {"process_wall_s", c.wall_s},
+                               {"peak_rss_mb", c.max_rss_mb}};
+  res.tables.push_back(t);
+}
+
 // The configuration sweep `spec` run with -j 1 and then -j 2 (child processes).
 void time_config_sweep(const std::string& exe, const std::string& spec, BenchResult& res) {
   std::string path = spec;
@@ -258,6 +299,8 @@ BenchResult SimSpeedBench::run(BenchContext& ctx) {
   Platform& p = ctx.platform;
   const long long pingpongs = ctx.params.integer("pingpongs");
   if (pingpongs < 1000) throw UsageError("--param pingpongs must be >= 1000");
+  const long long llm_layers = ctx.params.integer("llm_layers");
+  if (llm_layers < 0) throw UsageError("--param llm_layers must be 0 (skip) or more");
   BenchResult res;
   SummaryTable speed{
       "simulation speed (" + p.config().name + ")",
@@ -349,11 +392,21 @@ BenchResult SimSpeedBench::run(BenchContext& ctx) {
       f << *text;
       if (!f) throw UsageError("simspeed: cannot write " + four_sip);
     }
-    for (const auto& [name, file] : {std::pair<std::string, std::string>{"ahbm_1sip (128 PEs)", ""},
-                                     {"llama70b_4sip (512 PEs)", four_sip}})
+    struct Elaborated {
+      std::string name, file, set;
+      bool with_data;
+    };
+    std::vector<Elaborated> runs = {{"ahbm_1sip (128 PEs)", "", "", true},
+                                    {"llama70b_4sip (512 PEs)", four_sip, "", true}};
+    if (ctx.params.integer("elaborate_limit") != 0)
+      runs.push_back({"ahbm_1sip at 64 SIPs (8192 PEs)", "", "system.n_sips=64", false});
+    for (const Elaborated& run : runs)
       for (const bool data : {false, true}) {
+        if (data && !run.with_data) continue;
+        const std::string& name = run.name;
         std::vector<std::string> argv = {exe, "--check-topology"};
-        if (!file.empty()) argv.insert(argv.end(), {"--topology", file});
+        if (!run.file.empty()) argv.insert(argv.end(), {"--topology", run.file});
+        if (!run.set.empty()) argv.insert(argv.end(), {"--set", run.set});
         if (data) argv.emplace_back("--data");
         const ChildCost c = child_cost(argv);
         if (c.status != 0)
@@ -371,6 +424,7 @@ BenchResult SimSpeedBench::run(BenchContext& ctx) {
   const std::string exe = own_exe(ctx);
   const long long gqa_s = ctx.params.integer("gqa_s_kv");
   if (gqa_s > 0) time_gqa_sweep(exe, gqa_s, res);
+  if (llm_layers > 0) time_llm_decode(exe, llm_layers, res);
   const std::string spec = ctx.params.str("sweep_spec");
   if (!spec.empty()) time_config_sweep(exe, spec, res);
   return res;

@@ -195,10 +195,10 @@ TEST(CliInfo, CheckTopologyReportsElaborationTimeAndPeakRss) {
 // The speed bench runs end to end (its figures are for notes, not asserted).
 TEST(CliInfo, SimspeedReportsRawRateStageRatesFitAndElaboration) {
   TempDir tmp;
-  const RunResult r =
-      run({"--bench", "simspeed", "--param", "pingpongs=2000", "--param", "gemm_k=64,128,256",
-           "--param", "gqa_s_kv=4096", "--param", "sweep_spec=", "--json", tmp / "s.json"},
-          tmp);
+  const RunResult r = run({"--bench", "simspeed", "--param", "pingpongs=2000", "--param",
+                           "gemm_k=64,128,256", "--param", "gqa_s_kv=4096", "--param",
+                           "sweep_spec=", "--param", "elaborate_limit=0", "--json", tmp / "s.json"},
+                          tmp);
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   for (const char* s : {"raw SystemC ping-pong", "allreduce hierarchical 128 PEs", "gqa-decode",
                         "R2=", "llama70b_4sip (512 PEs)", "gqa-sweep, four long-context cases",
@@ -215,6 +215,13 @@ TEST(CliInfo, SimspeedReportsRawRateStageRatesFitAndElaboration) {
     EXPECT_GT(pt.at("services_per_s").get<double>(), 0.0) << pt.dump();
   }
   EXPECT_EQ(workloads, 4);
+}
+
+TEST(CliInfo, SimspeedRefusesANegativeLlmLayerCount) {
+  TempDir tmp;
+  const RunResult r = run({"--bench", "simspeed", "--param", "llm_layers=-1"}, tmp);
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, "llm_layers")) << describe(r);
 }
 
 TEST(CliInfo, DefaultRunPrintsTheProbeTable) {
