@@ -229,7 +229,7 @@ void time_llm_decode(const std::string& exe, long long layers, BenchResult& res)
                      std::to_string(model_layers) +
                      " layers (child process; target for the whole "
                      "token: under 60 s and 2 GB)",
-                 {"layers", "latency_us", "wall_s", "wall_s_per_layer", "peak_rss_MB"},
+                 {"layers", "latency_us", "wall_s", "wall_s_per_layer_lm_head_incl", "peak_rss_MB"},
                  {}};
   t.rows.push_back({std::to_string(layers) + (whole ? " (whole token)" : " (fewer, as asked)"),
                     fmt(m.at("latency_per_token_ns").get<double>() / 1e3, 1), fmt(c.wall_s, 1),
@@ -268,6 +268,57 @@ void time_config_sweep(const std::string& exe, const std::string& spec, BenchRes
     sw.rows.push_back({std::to_string(jobs), fmt(c.wall_s, 2), fmt(c.wall_s / serial, 2)});
   }
   res.tables.push_back(sw);
+}
+
+// The elaboration of the 1-SIP and 4-SIP topologies (and, with `with_limit`, of
+// 64 SIPs), each in a child process running --check-topology.
+void time_elaboration(const std::string& exe, bool with_limit, BenchResult& res) {
+  SummaryTable el{"elaboration (child process: --check-topology)",
+                  {"topology", "mode", "wall_s", "peak_rss_MB"},
+                  {}};
+  // The child elaborates the embedded 4-SIP topology, handed over in a
+  // temporary file (removed when this scope ends), so any working directory works.
+  const std::string* text = embedded_file("topologies/llama70b_4sip.yaml");
+  if (!text) throw SimulationError("simspeed: llama70b_4sip.yaml is not embedded in the binary");
+  const std::string four_sip = (std::filesystem::temp_directory_path() /
+                                ("kb-simspeed-" + std::to_string(getpid()) + ".yaml"))
+                                   .string();
+  struct Remove {
+    std::string path;
+    ~Remove() { std::remove(path.c_str()); }
+  } remove_four_sip{four_sip};
+  {
+    std::ofstream f(four_sip);
+    f << *text;
+    if (!f) throw UsageError("simspeed: cannot write " + four_sip);
+  }
+  struct Elaborated {
+    std::string name, file, set;
+    bool with_data;
+  };
+  std::vector<Elaborated> runs = {{"ahbm_1sip (128 PEs)", "", "", true},
+                                  {"llama70b_4sip (512 PEs)", four_sip, "", true}};
+  if (with_limit)
+    runs.push_back({"ahbm_1sip at 64 SIPs (8192 PEs)", "", "system.n_sips=64", false});
+  for (const Elaborated& run : runs)
+    for (const bool data : {false, true}) {
+      if (data && !run.with_data) continue;
+      const std::string& name = run.name;
+      std::vector<std::string> argv = {exe, "--check-topology"};
+      if (!run.file.empty()) argv.insert(argv.end(), {"--topology", run.file});
+      if (!run.set.empty()) argv.insert(argv.end(), {"--set", run.set});
+      if (data) argv.emplace_back("--data");
+      const ChildCost c = child_cost(argv);
+      if (c.status != 0)
+        throw SimulationError("simspeed: elaborating " + name + " failed (exit " +
+                              std::to_string(c.status) + ")");
+      res.points.push_back({{"elaborate", name},
+                            {"data", data},
+                            {"wall_s", c.wall_s},
+                            {"peak_rss_mb", c.max_rss_mb}});
+      el.rows.push_back({name, data ? "data" : "timing", fmt(c.wall_s, 3), fmt(c.max_rss_mb, 1)});
+    }
+  res.tables.push_back(el);
 }
 
 // Least-squares y = a + b x and its R^2.
@@ -371,55 +422,8 @@ BenchResult SimSpeedBench::run(BenchContext& ctx) {
   }
   res.tables.push_back(lin);
 
-  if (ctx.params.integer("elaborate") != 0) {
-    const std::string exe = own_exe(ctx);
-    SummaryTable el{"elaboration (child process: --check-topology)",
-                    {"topology", "mode", "wall_s", "peak_rss_MB"},
-                    {}};
-    // The child elaborates the embedded 4-SIP topology, handed over in a
-    // temporary file (removed when this scope ends), so any working directory works.
-    const std::string* text = embedded_file("topologies/llama70b_4sip.yaml");
-    if (!text) throw SimulationError("simspeed: llama70b_4sip.yaml is not embedded in the binary");
-    const std::string four_sip = (std::filesystem::temp_directory_path() /
-                                  ("kb-simspeed-" + std::to_string(getpid()) + ".yaml"))
-                                     .string();
-    struct Remove {
-      std::string path;
-      ~Remove() { std::remove(path.c_str()); }
-    } remove_four_sip{four_sip};
-    {
-      std::ofstream f(four_sip);
-      f << *text;
-      if (!f) throw UsageError("simspeed: cannot write " + four_sip);
-    }
-    struct Elaborated {
-      std::string name, file, set;
-      bool with_data;
-    };
-    std::vector<Elaborated> runs = {{"ahbm_1sip (128 PEs)", "", "", true},
-                                    {"llama70b_4sip (512 PEs)", four_sip, "", true}};
-    if (ctx.params.integer("elaborate_limit") != 0)
-      runs.push_back({"ahbm_1sip at 64 SIPs (8192 PEs)", "", "system.n_sips=64", false});
-    for (const Elaborated& run : runs)
-      for (const bool data : {false, true}) {
-        if (data && !run.with_data) continue;
-        const std::string& name = run.name;
-        std::vector<std::string> argv = {exe, "--check-topology"};
-        if (!run.file.empty()) argv.insert(argv.end(), {"--topology", run.file});
-        if (!run.set.empty()) argv.insert(argv.end(), {"--set", run.set});
-        if (data) argv.emplace_back("--data");
-        const ChildCost c = child_cost(argv);
-        if (c.status != 0)
-          throw SimulationError("simspeed: elaborating " + name + " failed (exit " +
-                                std::to_string(c.status) + ")");
-        res.points.push_back({{"elaborate", name},
-                              {"data", data},
-                              {"wall_s", c.wall_s},
-                              {"peak_rss_mb", c.max_rss_mb}});
-        el.rows.push_back({name, data ? "data" : "timing", fmt(c.wall_s, 3), fmt(c.max_rss_mb, 1)});
-      }
-    res.tables.push_back(el);
-  }
+  if (ctx.params.integer("elaborate") != 0)
+    time_elaboration(own_exe(ctx), ctx.params.integer("elaborate_limit") != 0, res);
 
   const std::string exe = own_exe(ctx);
   const long long gqa_s = ctx.params.integer("gqa_s_kv");

@@ -13,7 +13,7 @@ namespace microbench {
 
 namespace {
 
-constexpr uint64_t kBytes = 64 * 1024;  // one transfer: 64 bursts of 1 KiB
+constexpr uint64_t kBytes = uint64_t{64} * 1024;  // one transfer: 64 bursts of 1 KiB
 Platform* platform = nullptr;
 
 // sip0.cube0.pe0 reads 64 KiB of sip0.cube1.pe0's HBM into its own TCM.
