@@ -117,6 +117,35 @@ TEST(ServiceQueueModel, BlockedRequestersAreAdmittedByAttemptTimeThenOrderKey) {
   EXPECT_EQ(q.stats().max_depth, 2u);  // one in service, one queued: never over capacity
 }
 
+// An unbounded queue serves by (arrival, order key, push): same-instant
+// arrivals by key whatever order they were pushed in, a later arrival after
+// them all even with a smaller key.
+TEST(ServiceQueueModel, SameInstantArrivalsAreServedByKeyAndLaterOnesAfter) {
+  ServiceQueue q("q");
+  std::map<uint64_t, double> done_ns;
+  auto requester = [&](double at_ns, uint64_t order) {
+    sc_core::sc_spawn([&, at_ns, order] {
+      sc_core::wait(ns_to_time(at_ns));
+      Completion c;
+      q.push(ns_to_time(10), 64, &c, order);
+      c.wait();
+      done_ns[order] = to_ns(sc_core::sc_time_stamp());
+    });
+  };
+  requester(0, 30);  // pushed in the order 30, 10, 20 at t = 0
+  requester(0, 10);
+  requester(0, 20);
+  requester(5, 1);  // arrives later, with the smallest key
+  requester(5, 40);
+  sc_core::sc_start();
+  EXPECT_DOUBLE_EQ(done_ns.at(10), 10);
+  EXPECT_DOUBLE_EQ(done_ns.at(20), 20);
+  EXPECT_DOUBLE_EQ(done_ns.at(30), 30);
+  EXPECT_DOUBLE_EQ(done_ns.at(1), 40);
+  EXPECT_DOUBLE_EQ(done_ns.at(40), 50);
+  EXPECT_EQ(q.stats().max_depth, 5u);
+}
+
 TEST(HbmCtrlModel, EachPseudoChannelServesInFifoOrderAndChannelsRunInParallel) {
   test::TestInitiator init("init");
   HbmCtrl hbm("hbm", hbm_cfg());
