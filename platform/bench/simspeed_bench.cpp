@@ -179,19 +179,30 @@ std::string temp_path(const std::string& stem, const std::string& ext) {
       .string();
 }
 
+// Runs the bench command `argv` in a child with --json to a temporary file;
+// its cost, and its JSON result in `result`. A failing child is a
+// SimulationError naming `what`.
+ChildCost child_bench(std::vector<std::string> argv, const std::string& what,
+                      nlohmann::json* result) {
+  const std::string json_out = temp_path("kb_simspeed", ".json");
+  argv.insert(argv.end(), {"--json", json_out});
+  const ChildCost c = child_cost(argv);
+  if (c.status != 0)
+    throw SimulationError("simspeed: " + what + " failed (exit " + std::to_string(c.status) + ")");
+  std::ifstream in(json_out);
+  *result = nlohmann::json::parse(in);
+  std::remove(json_out.c_str());
+  return c;
+}
+
 // gqa-sweep's four long-context cases at S_kv = gqa_s in a child process:
 // the wall time of each case and of the whole process.
 void time_gqa_sweep(const std::string& exe, long long gqa_s, BenchResult& res) {
   // gqa-sweep's four cases at one S_kv, as an architect runs them.
-  const std::string json_out = temp_path("kb_simspeed_gqa", ".json");
-  const ChildCost c = child_cost({exe, "--bench", "gqa-sweep", "--param",
-                                  "S_kv=" + std::to_string(gqa_s), "--json", json_out});
-  if (c.status != 0)
-    throw SimulationError("simspeed: gqa-sweep at S_kv=" + std::to_string(gqa_s) +
-                          " failed (exit " + std::to_string(c.status) + ")");
-  std::ifstream in(json_out);
-  const nlohmann::json r = nlohmann::json::parse(in);
-  std::remove(json_out.c_str());
+  nlohmann::json r;
+  const ChildCost c =
+      child_bench({exe, "--bench", "gqa-sweep", "--param", "S_kv=" + std::to_string(gqa_s)},
+                  "gqa-sweep at S_kv=" + std::to_string(gqa_s), &r);
   SummaryTable g{"gqa-sweep, four long-context cases at S_kv=" + std::to_string(gqa_s) +
                      " (child process; target: under 60 s in all)",
                  {"case", "latency_us", "wall_s"},
@@ -212,16 +223,11 @@ void time_gqa_sweep(const std::string& exe, long long gqa_s, BenchResult& res) {
 // One Llama-3-70B decode step with `layers` of its layers, in a child process:
 // its wall time and peak RSS beside the simulated latency.
 void time_llm_decode(const std::string& exe, long long layers, BenchResult& res) {
-  const std::string json_out = temp_path("kb_simspeed_llm", ".json");
-  const ChildCost c = child_cost({exe, "--bench", "llm", "--param", "model=llama3_70b", "--param",
-                                  "batch=1", "--param", "context=8193", "--param",
-                                  "layers=" + std::to_string(layers), "--json", json_out});
-  if (c.status != 0)
-    throw SimulationError("simspeed: llm decode with " + std::to_string(layers) +
-                          " layers failed (exit " + std::to_string(c.status) + ")");
-  std::ifstream in(json_out);
-  const nlohmann::json r = nlohmann::json::parse(in);
-  std::remove(json_out.c_str());
+  nlohmann::json r;
+  const ChildCost c =
+      child_bench({exe, "--bench", "llm", "--param", "model=llama3_70b", "--param", "batch=1",
+                   "--param", "context=8193", "--param", "layers=" + std::to_string(layers)},
+                  "llm decode with " + std::to_string(layers) + " layers", &r);
   const nlohmann::json& m = r.at("metrics");
   const auto model_layers = m.at("model_layers").get<long long>();
   const bool whole = m.at("all_layers_simulated").get<bool>();

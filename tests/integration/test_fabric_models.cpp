@@ -87,20 +87,25 @@ HbmConfig hbm_cfg() {
   return h;
 }
 
+// A thread that pushes one 10 ns request with `order` into `q` at `at_ns` and
+// records when it was served in done_ns[order].
+void spawn_requester(ServiceQueue& q, std::map<uint64_t, double>& done_ns, double at_ns,
+                     uint64_t order) {
+  sc_core::sc_spawn([&q, &done_ns, at_ns, order] {
+    sc_core::wait(ns_to_time(at_ns));
+    Completion c;
+    q.push(ns_to_time(10), 64, &c, order);
+    c.wait();
+    done_ns[order] = to_ns(sc_core::sc_time_stamp());
+  });
+}
+
 // A bounded queue admits blocked requesters one per freed slot, earliest
 // attempt first, then by order key: not in the order the kernel runs them.
 TEST(ServiceQueueModel, BlockedRequestersAreAdmittedByAttemptTimeThenOrderKey) {
   ServiceQueue q("q", 1);
   std::map<uint64_t, double> done_ns;
-  auto requester = [&](double at_ns, uint64_t order) {
-    sc_core::sc_spawn([&, at_ns, order] {
-      sc_core::wait(ns_to_time(at_ns));
-      Completion c;
-      q.push(ns_to_time(10), 64, &c, order);
-      c.wait();
-      done_ns[order] = to_ns(sc_core::sc_time_stamp());
-    });
-  };
+  auto requester = [&](double at_ns, uint64_t order) { spawn_requester(q, done_ns, at_ns, order); };
   requester(0, 5);  // served at once
   requester(0, 9);  // fills the one slot
   requester(1, 3);  // these block; spawned (and run) in the order 3, 1, 2
@@ -123,15 +128,7 @@ TEST(ServiceQueueModel, BlockedRequestersAreAdmittedByAttemptTimeThenOrderKey) {
 TEST(ServiceQueueModel, SameInstantArrivalsAreServedByKeyAndLaterOnesAfter) {
   ServiceQueue q("q");
   std::map<uint64_t, double> done_ns;
-  auto requester = [&](double at_ns, uint64_t order) {
-    sc_core::sc_spawn([&, at_ns, order] {
-      sc_core::wait(ns_to_time(at_ns));
-      Completion c;
-      q.push(ns_to_time(10), 64, &c, order);
-      c.wait();
-      done_ns[order] = to_ns(sc_core::sc_time_stamp());
-    });
-  };
+  auto requester = [&](double at_ns, uint64_t order) { spawn_requester(q, done_ns, at_ns, order); };
   requester(0, 30);  // pushed in the order 30, 10, 20 at t = 0
   requester(0, 10);
   requester(0, 20);
