@@ -428,10 +428,9 @@ BenchResult SimSpeedBench::run(BenchContext& ctx) {
   }
   res.tables.push_back(lin);
 
-  if (ctx.params.integer("elaborate") != 0)
-    time_elaboration(own_exe(ctx), ctx.params.integer("elaborate_limit") != 0, res);
-
   const std::string exe = own_exe(ctx);
+  if (ctx.params.integer("elaborate") != 0)
+    time_elaboration(exe, ctx.params.integer("elaborate_limit") != 0, res);
   const long long gqa_s = ctx.params.integer("gqa_s_kv");
   if (gqa_s > 0) time_gqa_sweep(exe, gqa_s, res);
   if (llm_layers > 0) time_llm_decode(exe, llm_layers, res);

@@ -14,8 +14,8 @@ void register_raw_wakeups();
 // One ServiceQueue: a request pushed and served (back to back, and one
 // requester waiting for each).
 void register_service_queue();
-// One PE_DMA burst from a PE's TCM to a neighbouring cube's HBM: through the
-// crossbar, the cube routers, a cube link and an HBM pseudo-channel.
+// One PE_DMA burst from a neighbouring cube's HBM into a PE's TCM: through the
+// crossbar, the cube routers, a cube link, an HBM pseudo-channel and the TCM port.
 void register_dma_burst(Platform& platform);
 // One tile token through the PE engines (DMA in, TCM fetch, GEMM, store,
 // DMA out) of a composite GEMM.

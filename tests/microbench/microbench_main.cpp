@@ -14,8 +14,9 @@ int sc_main(int argc, char* argv[]) {
   kb::init();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
-  // Everything is elaborated before the first benchmark simulates.
-  kb::Platform platform(kb::load_topology("tiny"));
+  // Everything is elaborated before the first benchmark simulates. Static, so
+  // that it outlives the harnesses' own statics (built after it, freed before).
+  static kb::Platform platform(kb::load_topology("tiny"));
   platform.set_op_log_enabled(false);
   kb::microbench::register_raw_wakeups();
   kb::microbench::register_service_queue();

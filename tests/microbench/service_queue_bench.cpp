@@ -1,6 +1,5 @@
 #include <benchmark/benchmark.h>
 
-#include <memory>
 #include <systemc>
 
 #include "models/common/completion.h"

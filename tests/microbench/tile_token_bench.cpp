@@ -1,7 +1,5 @@
 #include <benchmark/benchmark.h>
 
-#include <memory>
-
 #include "firmware/tl.h"
 #include "models/pe/pe_engine.h"
 #include "platform/fabric/pe.h"
