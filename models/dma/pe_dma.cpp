@@ -8,6 +8,7 @@
 
 #include "models/common/annotated_delay.h"
 #include "models/common/errors.h"
+#include "models/common/first_use_thread.h"
 #include "models/common/request_order.h"
 #include "models/common/sim_time.h"
 #include "models/common/thread_budget.h"
@@ -33,13 +34,7 @@ PeDma::PeDma(const sc_core::sc_module_name& name, const DmaConfig& cfg, const Ad
       // because each channel issues from its own thread: a shared counter gave
       // same-instant bursts of the two channels keys in kernel run order.
       order_base_(pe_key_index(self.sip, self.cube, self.pe) << 40) {
-  for (int i = 0; i < 2; ++i) {
-    ChannelState* ch = &channels_[i];
-    ch->id = static_cast<Channel>(i);
-    sc_core::sc_spawn_options opts;
-    sc_core::sc_spawn([this, ch] { channel_thread(ch); }, i == 0 ? "read_channel" : "write_channel",
-                      &opts);
-  }
+  for (int i = 0; i < 2; ++i) channels_[i].id = static_cast<Channel>(i);
 }
 
 PeDma::Channel PeDma::channel_for(const DmaTransfer& t) const {
@@ -61,6 +56,12 @@ void PeDma::submit(const DmaTransfer& t, DmaDoneCallback on_done) {
   if (!ch.busy) {
     ch.busy = true;
     ch.busy_since = sc_core::sc_time_stamp();
+  }
+  if (!ch.started) {  // its first run: the kick below
+    ch.started = true;
+    ChannelState* c = &ch;
+    start_thread_on_first_use(*this, ch.id == Channel::kRead ? "read_channel" : "write_channel",
+                              true, [this, c] { channel_thread(c); });
   }
   ch.waiting.push_back(std::move(p));
   ch.kick.notify(sc_core::SC_ZERO_TIME);

@@ -108,6 +108,7 @@ class PeDma : public PeEngine {
     SettledPeak outstanding;  // bursts in flight
     unsigned workers = 0, idle_workers = 0;
     bool busy = false;
+    bool started = false;  // the channel's thread starts at its first transfer
     sc_core::sc_time busy_since;
     ChannelStats stats;
     uint64_t burst_seq = 0;   // issue sequence of this channel's bursts

@@ -1,6 +1,7 @@
 #include "models/pe/pe_engine.h"
 #include "models/common/fault.h"
 
+#include "models/common/first_use_thread.h"
 #include "models/common/sim_time.h"
 #include "models/pe/borrowed_extension.h"
 #include "models/trace/op_log.h"
@@ -35,7 +36,6 @@ PeEngine::PeEngine(const sc_core::sc_module_name& name, EngineKind kind,
   for (unsigned i = 0; i < lanes.size(); ++i) {
     lanes_.push_back(std::make_unique<Lane>());
     lanes_.back()->stats.label = lanes[i];
-    sc_core::sc_spawn([this, i] { worker(i); }, ("lane_" + std::to_string(i)).c_str());
   }
 }
 
@@ -56,7 +56,13 @@ unsigned PeEngine::lane_of(const Stage&) const {
 }
 
 void PeEngine::accept(TileToken* token) {
-  Lane& l = *lanes_.at(lane_of(token->current()));
+  const unsigned lane = lane_of(token->current());
+  Lane& l = *lanes_.at(lane);
+  if (!l.worker_started) {  // runs in this evaluation, as if woken by the notify below
+    l.worker_started = true;
+    start_thread_on_first_use(*this, ("lane_" + std::to_string(lane)).c_str(), false,
+                              [this, lane] { worker(lane); });
+  }
   l.queue.push_back(token);
   update_depth(l);
   l.arrived.notify();

@@ -3,9 +3,10 @@
 // Tile tokens arrive on `stage_in` (a TLM b_transport that only posts the
 // token: zero time) and leave on `stage_out`, which is bound to every engine
 // of the PE in EngineKind order. An engine has one or more lanes; each lane
-// is a serial worker (one SC_THREAD asleep on one event) that serves one
-// stage at a time in FIFO order, records it in the op log and hands the token
-// to the engine of its next stage.
+// is a serial worker (one SC_THREAD asleep on one event, started when the
+// lane gets its first token) that serves one stage at a time in FIFO order,
+// records it in the op log and hands the token to the engine of its next stage.
+// Engines that take their tokens themselves (PE_DMA, PE_IPCQ) start none.
 #pragma once
 
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
@@ -100,6 +101,7 @@ class PeEngine : public sc_core::sc_module, public Instrumented {
   struct Lane {
     std::deque<TileToken*> queue;
     sc_core::sc_event arrived;
+    bool worker_started = false;  // the lane's worker thread starts at its first token
     bool busy = false;
     SettledPeak depth;  // queued + in service
     uint64_t current_cmd = 0;

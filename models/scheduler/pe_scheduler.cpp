@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "models/common/first_use_thread.h"
 #include "models/pe/pe_engine.h"
 #include "models/scheduler/composite_request.h"
 
@@ -17,7 +18,6 @@ PeScheduler::PeScheduler(const sc_core::sc_module_name& name, const TilingConfig
       staging_base_(staging_base) {
   for (unsigned i = staging_buffers; i-- > 0;) free_slots_.push_back(static_cast<int>(i));
   cmd_in.register_b_transport(this, &PeScheduler::b_transport);
-  sc_core::sc_spawn([this] { feeder(); }, "feeder");
 }
 
 void PeScheduler::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&) {
@@ -44,6 +44,10 @@ void PeScheduler::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&
   e->ticket = hazards_.arrive(ids);
   entries_.push_back(std::move(e));
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
+  if (!feeder_started_) {  // its first run: the kick below
+    feeder_started_ = true;
+    start_thread_on_first_use(*this, "feeder", true, [this] { feeder(); });
+  }
   kick_.notify(sc_core::SC_ZERO_TIME);
 }
 

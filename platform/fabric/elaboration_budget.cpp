@@ -22,16 +22,16 @@ std::string mib(uint64_t bytes) {
 
 }  // namespace
 
-unsigned threads_per_pe_at_elaboration() {
+unsigned threads_per_pe_in_use() {
   constexpr unsigned kFeeder = 1, kDmaChannels = 2;
-  constexpr unsigned kLanes = 2 /*dma*/ + 2 /*tcm*/ + 1 /*gemm*/ + 1 /*math*/ + 3 /*ipcq*/;
+  constexpr unsigned kLanes = 2 /*tcm*/ + 1 /*gemm*/ + 1 /*math*/;
   return kFeeder + kDmaChannels + kLanes;
 }
 
 ElaborationBudget elaboration_budget(const TopologyConfig& cfg) {
   ElaborationBudget b;
   b.pes = cfg.total_pes();
-  b.threads = b.pes * (threads_per_pe_at_elaboration() + 1);
+  b.threads = b.pes * (threads_per_pe_in_use() + 1);
   b.maps_needed = 2 * b.threads;
   b.maps_limit = vm_max_map_count();
   b.maps_in_use = process_map_count();

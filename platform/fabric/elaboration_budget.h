@@ -1,10 +1,11 @@
-// What elaborating a topology costs the process before anything runs: every
-// PE starts a fixed set of SystemC threads, each on its own coroutine stack
-// guarded by a protected page, so each takes two memory maps and its stack's
-// address space. Linux caps the maps at vm.max_map_count; past it SystemC
-// first silently drops the guard pages and then fails to allocate stacks
-// (std::bad_alloc). check_elaboration_budget() refuses such a topology up
-// front with the numbers and the knob or sysctl to change.
+// What a topology's threads cost the process when every PE runs: a PE starts
+// a fixed set of SystemC threads (each when first used, so an idle PE costs
+// none), each on its own coroutine stack guarded by a protected page, so each
+// takes two memory maps and its stack's address space. Linux caps the maps at
+// vm.max_map_count; past it SystemC first silently drops the guard pages and
+// then fails to allocate stacks (std::bad_alloc). check_elaboration_budget()
+// refuses such a topology up front with the numbers and the knob or sysctl to
+// change.
 #pragma once
 
 #include <cstdint>
@@ -14,16 +15,18 @@ namespace kb {
 
 struct TopologyConfig;
 
-// The SystemC threads one PE starts at elaboration: the scheduler's feeder,
-// PE_DMA's two channel threads and one worker per engine lane (DMA 2, TCM 2,
-// GEMM 1, MATH 1, IPCQ 3). The tests check it against a count of the
-// elaborated processes. A launched kernel adds one more, on a stack of
-// pe.cpu.stack_bytes; the budget counts one per PE.
-unsigned threads_per_pe_at_elaboration();
+// The SystemC threads a PE starts once it has used every engine: the
+// scheduler's feeder, PE_DMA's two channel threads and one worker per lane of
+// the engines that queue their own stages (TCM 2, GEMM 1, MATH 1; PE_DMA and
+// PE_IPCQ take theirs without lane workers). Each starts at its first use.
+// The tests check it against the processes a GEMM with an epilogue starts.
+// A launched kernel adds one more, on a stack of pe.cpu.stack_bytes; the
+// budget counts one per PE.
+unsigned threads_per_pe_in_use();
 
 struct ElaborationBudget {
   uint64_t pes = 0;
-  uint64_t threads = 0;        // elaborated, plus one kernel per PE
+  uint64_t threads = 0;        // every PE's threads in use, plus one kernel per PE
   uint64_t maps_needed = 0;    // two per thread
   long maps_limit = -1;        // vm.max_map_count (-1: unknown, not checked)
   long maps_in_use = 0;        // this process's maps now

@@ -1,45 +1,77 @@
-// The elaboration budget: the thread count it assumes per PE is the count the
-// platform really elaborates, and a topology past vm.max_map_count is refused
-// before any module is built.
+// The elaboration budget: the thread count it assumes per PE is the count a PE
+// really starts once it uses every engine (and none before), and a topology
+// past vm.max_map_count is refused before any module is built.
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <systemc>
 
+#include "firmware/tl.h"
 #include "models/common/errors.h"
 #include "models/common/thread_budget.h"
 #include "platform/config/topology_loader.h"
+#include "platform/fabric/pe.h"
 #include "platform/fabric/elaboration_budget.h"
 #include "platform/platform.h"
+#include "platform/runtime/host_runtime.h"
 
 namespace kb {
 namespace {
 
-unsigned count_threads() {
+// The thread processes under `root` (every object when null) whose names
+// pass `keep`.
+unsigned count_threads(sc_core::sc_object* root = nullptr,
+                       const std::function<bool(const std::string&)>& keep = {}) {
   unsigned n = 0;
   std::function<void(sc_core::sc_object*)> walk = [&](sc_core::sc_object* o) {
-    if (std::string(o->kind()) == "sc_thread_process") ++n;
+    if (std::string(o->kind()) == "sc_thread_process" && (!keep || keep(o->basename()))) ++n;
     for (sc_core::sc_object* c : o->get_child_objects()) walk(c);
   };
-  for (sc_core::sc_object* o : sc_core::sc_get_top_level_objects()) walk(o);
+  if (root) {
+    walk(root);
+  } else {
+    for (sc_core::sc_object* o : sc_core::sc_get_top_level_objects()) walk(o);
+  }
   return n;
 }
 
-TEST(ElaborationBudget, ThreadsPerPeMatchTheElaboratedProcesses) {
+TEST(ElaborationBudget, APeStartsItsThreadsWhenUsedAndAsManyAsTheBudgetCounts) {
   const TopologyConfig cfg = load_topology_file(KB_SOURCE_DIR "/topologies/tiny.yaml");
   Platform p(cfg);
   p.finish_elaboration();
-  EXPECT_EQ(count_threads(), cfg.total_pes() * threads_per_pe_at_elaboration());
+  EXPECT_EQ(count_threads(), 0u);  // an idle platform keeps no coroutine stack
   const ElaborationBudget b = elaboration_budget(cfg);
-  EXPECT_EQ(b.threads, count_threads() + cfg.total_pes());  // and a kernel on every PE
+  EXPECT_EQ(b.threads, cfg.total_pes() * (threads_per_pe_in_use() + 1));  // and a kernel each
   EXPECT_EQ(b.maps_needed, 2 * b.threads);
+
+  // A composite GEMM with a MATH epilogue uses every engine's lanes (DMA
+  // read and write channels, TCM fetch and store, GEMM, MATH) and the feeder.
+  HostRuntime rt(p);
+  const PeId pe{0, 0, 0};
+  const fw::Tensor a = rt.alloc_hbm(pe, {64, 128}), w = rt.alloc_hbm(pe, {128, 64}),
+                   c = rt.alloc_hbm(pe, {64, 64});
+  rt.launch_on({pe}, [&](fw::Tl& tl) {
+    fw::CompositeArgs g;
+    g.a = a;
+    g.b = w;
+    g.out = c;
+    g.epilogue.push_back({"relu", Scope::kOutputTile, {}, {}, std::nullopt});
+    tl.wait(tl.composite(g));
+  });
+  rt.run();
+  // The PE's own threads: not its DMA burst workers, not the kernel.
+  const auto own = [](const std::string& n) {
+    return n == "feeder" || n == "read_channel" || n == "write_channel" || n.rfind("lane_", 0) == 0;
+  };
+  EXPECT_EQ(count_threads(&p.pe(pe), own), threads_per_pe_in_use());
+  EXPECT_EQ(count_threads(&p.pe({0, 1, 0}), own), 0u);  // another PE did nothing
 }
 
 TEST(ElaborationBudget, ATopologyPastTheMapLimitIsAConfigErrorBeforeElaboration) {
   if (vm_max_map_count() <= 0) GTEST_SKIP() << "vm.max_map_count not readable";
   // Enough PEs to need more maps than the limit, whatever it is here.
   const uint64_t pes_needed =
-      static_cast<uint64_t>(vm_max_map_count()) / (2 * (threads_per_pe_at_elaboration() + 1)) + 1;
+      static_cast<uint64_t>(vm_max_map_count()) / (2 * (threads_per_pe_in_use() + 1)) + 1;
   const unsigned per_cube = 64, cubes_side = 16;
   const unsigned sips = static_cast<unsigned>(
       (pes_needed + per_cube * cubes_side * cubes_side - 1) / (per_cube * cubes_side * cubes_side));

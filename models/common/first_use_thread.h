@@ -1,0 +1,42 @@
+// Starts a module's SystemC thread when the module is first used, instead of
+// at elaboration: a PE that never runs a stage keeps no coroutine stack.
+//
+// The thread is what an elaborated one would be: a child of `owner` named
+// `name` (so its hierarchical name, which orders same-instant DMA
+// submissions, is unchanged), first run where an elaborated thread asleep on
+// its event would run: when the caller notifies that event for the next delta
+// (kick.notify(SC_ZERO_TIME)), pass `next_delta` and the thread starts `body`
+// one delta from now; when it notifies it at once, the thread runs `body` in
+// this evaluation, as a woken one would. Called between sc_start() calls, the
+// thread runs at the next start, in its first or second delta likewise. No
+// static sensitivity is used, so a thread may still notify its own event.
+#pragma once
+
+#include <systemc>
+#include <utility>
+
+#include "models/common/thread_budget.h"
+
+namespace kb {
+
+template <typename Body>
+void start_thread_on_first_use(sc_core::sc_module& owner, const char* name, bool next_delta,
+                               Body body) {
+  reserve_thread_stack(owner.name());
+  sc_core::sc_simcontext* simc = sc_core::sc_get_curr_simcontext();
+  struct Scope {  // spawn under `owner`, not under the running process
+    sc_core::sc_simcontext* simc;
+    Scope(sc_core::sc_simcontext* s, sc_core::sc_module& m) : simc(s) { simc->hierarchy_push(&m); }
+    ~Scope() { simc->hierarchy_pop(); }
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+  } scope(simc, owner);
+  sc_core::sc_spawn(
+      [next_delta, body = std::move(body)]() mutable {
+        if (next_delta) sc_core::wait(sc_core::SC_ZERO_TIME);
+        body();
+      },
+      name);
+}
+
+}  // namespace kb
