@@ -6,6 +6,8 @@
 #include "models/pe/borrowed_extension.h"
 #include "models/trace/op_log.h"
 
+#include <utility>
+
 namespace kb {
 
 namespace {
@@ -33,9 +35,9 @@ PeEngine::PeEngine(const sc_core::sc_module_name& name, EngineKind kind,
   const std::string full = this->name();
   pe_path_ = full.substr(0, full.rfind('.'));
   stage_in.register_b_transport(this, &PeEngine::b_transport);
-  for (unsigned i = 0; i < lanes.size(); ++i) {
+  for (std::string& label : lanes) {
     lanes_.push_back(std::make_unique<Lane>());
-    lanes_.back()->stats.label = lanes[i];
+    lanes_.back()->stats.label = std::move(label);
   }
 }
 

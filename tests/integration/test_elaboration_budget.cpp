@@ -10,8 +10,8 @@
 #include "models/common/errors.h"
 #include "models/common/thread_budget.h"
 #include "platform/config/topology_loader.h"
-#include "platform/fabric/pe.h"
 #include "platform/fabric/elaboration_budget.h"
+#include "platform/fabric/pe.h"
 #include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
 
@@ -71,10 +71,9 @@ TEST(ElaborationBudget, ATopologyPastTheMapLimitIsAConfigErrorBeforeElaboration)
   if (vm_max_map_count() <= 0) GTEST_SKIP() << "vm.max_map_count not readable";
   // Enough PEs to need more maps than the limit, whatever it is here.
   const uint64_t pes_needed =
-      static_cast<uint64_t>(vm_max_map_count()) / (2 * (threads_per_pe_in_use() + 1)) + 1;
-  const unsigned per_cube = 64, cubes_side = 16;
-  const unsigned sips = static_cast<unsigned>(
-      (pes_needed + per_cube * cubes_side * cubes_side - 1) / (per_cube * cubes_side * cubes_side));
+      static_cast<uint64_t>(vm_max_map_count()) / (uint64_t{2} * (threads_per_pe_in_use() + 1)) + 1;
+  const uint64_t per_sip = uint64_t{64} * 16 * 16;  // cube.pes=64 on 16 x 16 cubes
+  const auto sips = static_cast<unsigned>((pes_needed + per_sip - 1) / per_sip);
   if (sips > 64) GTEST_SKIP() << "vm.max_map_count too large to exceed";
   const TopologyConfig cfg = load_default_topology(
       {"system.n_sips=" + std::to_string(sips), "sip.cubes_x=16", "sip.cubes_y=16", "cube.pes=64"});
