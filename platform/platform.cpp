@@ -210,12 +210,31 @@ void Platform::debug_read(uint64_t addr, uint8_t* data, uint64_t len) {
   debug_access(*system_, map_, tlm::TLM_READ_COMMAND, addr, data, len);
 }
 
+namespace {
+
+// A module's counters, then its energy in a group named after it when it
+// spent dynamic energy (or when the sink describes the counters).
+void report_module(StatsSink& sink, const sc_core::sc_object& o, const Instrumented& m,
+                   double now) {
+  m.report_stats(sink, now);
+  EnergyTally t;
+  m.report_energy(t);
+  if (t.dynamic_total_pj() <= 0 && !sink.describing()) return;
+  sink.group(o.name());
+  sink.real("energy_dynamic_pj", t.dynamic_total_pj(), "pJ",
+            "dynamic energy: the module's event counts x its energy knobs");
+  sink.real("energy_static_pj", t.static_total_mw() * now, "pJ",
+            "static energy: the module's static power x the simulated time");
+}
+
+}  // namespace
+
 nlohmann::json Platform::stats() const {
   nlohmann::json out = nlohmann::json::object();
   const double now = now_ns();
   JsonStatsSink sink(out);
   for_each_object([&](sc_core::sc_object* o) {
-    if (const auto* m = dynamic_cast<const Instrumented*>(o)) m->report_stats(sink, now);
+    if (const auto* m = dynamic_cast<const Instrumented*>(o)) report_module(sink, *o, *m, now);
   });
   return out;
 }
@@ -223,9 +242,32 @@ nlohmann::json Platform::stats() const {
 std::string Platform::describe_stats() const {
   DescribeStatsSink sink;
   for_each_object([&](sc_core::sc_object* o) {
-    if (const auto* m = dynamic_cast<const Instrumented*>(o)) m->report_stats(sink, 0);
+    if (const auto* m = dynamic_cast<const Instrumented*>(o)) report_module(sink, *o, *m, 0);
   });
   return sink.listing();
+}
+
+EnergySnapshot Platform::energy(const std::string& scope) const {
+  EnergySnapshot s;
+  s.now_ns = now_ns();
+  for_each_object([&](sc_core::sc_object* o) {
+    const auto* m = dynamic_cast<const Instrumented*>(o);
+    if (!m) return;
+    if (!scope.empty()) {
+      const std::string name = o->name();
+      if (name.compare(0, scope.size(), scope) != 0 ||
+          (name.size() > scope.size() && name[scope.size()] != '.'))
+        return;
+    }
+    EnergyTally t;
+    m->report_energy(t);
+    for (unsigned c = 0; c < kNumEnergyClasses; ++c) {
+      s.tally.dynamic[c] += t.dynamic[c];
+      s.tally.power[c] += t.power[c];
+    }
+    if (t.dynamic_total_pj() <= 0) s.idle_static_mw += t.static_total_mw();
+  });
+  return s;
 }
 
 std::string Platform::describe() const {

@@ -12,6 +12,7 @@
 
 #include "models/common/address_map.h"
 #include "platform/config/topology_config.h"
+#include "platform/output/energy_report.h"
 
 namespace kb {
 
@@ -64,8 +65,15 @@ class Platform {
   // (VcdTracer) must be set up before this.
   void finish_elaboration();
 
-  // End-of-run statistics per module with any activity, keyed by hierarchical name.
+  // End-of-run statistics per module with any activity, keyed by hierarchical
+  // name. A module that spent dynamic energy also reports energy_dynamic_pj
+  // and energy_static_pj in the group named after it.
   nlohmann::json stats() const;
+  // Energy so far: every module's dynamic energy and static power, by class
+  // (models/common/energy.h), and the static power of the modules stats()
+  // leaves out (they spent no dynamic energy). With a `scope` (a hierarchical
+  // name such as "system.sip0.cube0.pe0"), only that module and those below it.
+  EnergySnapshot energy(const std::string& scope = "") const;
   // Every counter stats() can report, with its unit and description, once per
   // kind of module (kernbench --describe-stats).
   std::string describe_stats() const;

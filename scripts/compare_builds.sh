@@ -10,9 +10,18 @@
 #
 # Exit status 0 when every run matches, 1 otherwise (the differing runs are
 # named; their outputs are kept in the scratch directory printed at the end).
+#
+# --added-keys-ok: a change that adds outputs (new counters, new metrics) but
+# must change none that exist: every JSON key of OLD must be in NEW with the
+# same value, keys only NEW has are allowed; op logs and VCD stay byte-identical.
 set -uo pipefail
+added_ok=0
+if [ "${1:-}" = "--added-keys-ok" ]; then
+  added_ok=1
+  shift
+fi
 if [ $# -ne 2 ]; then
-  echo "usage: $0 OLD_KERNBENCH NEW_KERNBENCH" >&2
+  echo "usage: $0 [--added-keys-ok] OLD_KERNBENCH NEW_KERNBENCH" >&2
   exit 2
 fi
 old=$(realpath "$1")
@@ -66,7 +75,31 @@ for run in "${runs[@]}"; do
   fi
   verdict="identical"
   if ! cmp -s "$scratch/$i.old.jsonl" "$scratch/$i.new.jsonl"; then verdict="OP LOG DIFFERS"; rc=1; fi
-  if ! cmp -s "$scratch/$i.old.nowall.json" "$scratch/$i.new.nowall.json"; then
+  if [ $added_ok = 1 ]; then
+    if ! python3 - "$scratch/$i.old.json" "$scratch/$i.new.json" <<'PY'
+import json, sys
+def load(path):
+    def strip(v):
+        if isinstance(v, dict):
+            return {k: strip(x) for k, x in v.items() if not k.startswith("wall_s") and k != "kernbench_version"}
+        return [strip(x) for x in v] if isinstance(v, list) else v
+    return strip(json.load(open(path)))
+def within(old, new, path):
+    if isinstance(old, dict) and isinstance(new, dict):
+        return all(k in new and within(v, new[k], path + "." + k) for k, v in old.items())
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        return all(within(o, n, path + "[%d]" % i) for i, (o, n) in enumerate(zip(old, new)))
+    if old != new:
+        print("  " + path + ": " + json.dumps(old)[:80] + " -> " + json.dumps(new)[:80])
+        return False
+    return True
+sys.exit(0 if within(load(sys.argv[1]), load(sys.argv[2]), "") else 1)
+PY
+    then
+      verdict="$verdict, JSON DIFFERS"
+      rc=1
+    fi
+  elif ! cmp -s "$scratch/$i.old.nowall.json" "$scratch/$i.new.nowall.json"; then
     verdict="$verdict, JSON DIFFERS"
     rc=1
   fi

@@ -12,6 +12,29 @@ const std::vector<std::string>& math_kinds() {
   return kinds;
 }
 
+const char* to_string(MathOpClass c) {
+  switch (c) {
+    case MathOpClass::kElementwise:
+      return "elementwise";
+    case MathOpClass::kReduction:
+      return "reduction";
+    case MathOpClass::kTranscendental:
+      return "transcendental";
+  }
+  return "?";
+}
+
+MathOpClass math_op_class(const std::string& kind) {
+  static const char* const kReductions[] = {"rmax", "rsum", "reduce_add"};
+  static const char* const kTranscendentals[] = {"exp",   "exp_diff", "div", "recip",
+                                                 "rsqrt", "gelu",     "silu"};
+  for (const char* k : kReductions)
+    if (kind == k) return MathOpClass::kReduction;
+  for (const char* k : kTranscendentals)
+    if (kind == k) return MathOpClass::kTranscendental;
+  return MathOpClass::kElementwise;
+}
+
 bool is_gemm_kind(const std::string& kind) {
   return kind == "gemm";
 }

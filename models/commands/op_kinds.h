@@ -3,10 +3,19 @@
 // the list exists so that a typo is an error at issue, not a silent op.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace kb {
+
+// What a MATH op costs per output element in energy (not in time): an
+// elementwise op, a reduction, or a transcendental or iterative one.
+enum class MathOpClass : uint8_t { kElementwise, kReduction, kTranscendental };
+constexpr unsigned kNumMathOpClasses = 3;
+const char* to_string(MathOpClass c);
+// The class of a MATH kind (kElementwise for any name not listed as another).
+MathOpClass math_op_class(const std::string& kind);
 
 bool is_gemm_kind(const std::string& kind);
 bool is_math_kind(const std::string& kind);

@@ -16,6 +16,8 @@ class sc_trace_file;
 
 namespace kb {
 
+class EnergySink;
+
 // Receives a module's counters, group by group. A group is one JSON object of
 // the result's "stats", keyed by a hierarchical name (a module's, or a module's
 // plus a suffix such as ".read_channel").
@@ -47,6 +49,9 @@ class Instrumented {
   // Traces this module's signals into `tf` under the module's hierarchical
   // `name`; returns how many signals it traced.
   virtual unsigned trace_signals(sc_core::sc_trace_file* tf, const std::string& name) const = 0;
+  // Reports the energy this module has spent so far and its static power
+  // (models/common/energy.h); a module without an energy model reports nothing.
+  virtual void report_energy(EnergySink& /*out*/) const {}
 };
 
 }  // namespace kb

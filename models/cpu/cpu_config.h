@@ -11,6 +11,7 @@ namespace kb {
 
 struct CpuConfig {
   uint64_t stack_bytes = uint64_t{4} << 20;
+  double static_mw = 50;  // energy.static_mw
 
   template <class V>
   void visit(V& v) {
@@ -20,6 +21,12 @@ struct CpuConfig {
          Bound::kAtLeastOne, uint64_t{256} << 20,
          "each PE reserves it; larger stacks exhaust the address space", uint64_t{256} << 10,
          "every bench's kernels run on 256 KiB; SystemC needs more than 2 pages"});
+    v.section("energy", "PE_CPU energy", [&] {
+      v.real(static_mw, {"static_mw",
+                         "static power (its dispatch is not priced per command), mW (default 50: "
+                         "an estimate for a small in-order control core)",
+                         Bound::kNonNegative});
+    });
   }
 };
 

@@ -1,4 +1,6 @@
 #include "models/cpu/pe_cpu.h"
+
+#include "models/common/energy.h"
 #include "models/common/fault.h"
 
 #include "models/commands/op_kinds.h"
@@ -186,6 +188,10 @@ void PeCpu::wait_all() {
     if (all) return;
     sc_core::wait(any_done_);
   }
+}
+
+void PeCpu::report_energy(EnergySink& out) const {
+  out.static_mw(EnergyClass::kCpu, cfg_.static_mw);
 }
 
 void PeCpu::report_stats(StatsSink& out, double /*now_ns*/) const {

@@ -74,6 +74,8 @@ class PeCpu : public sc_core::sc_module, public Instrumented {
   // Instrumented: the Stats above; dispatching and cmd_id.
   void report_stats(StatsSink& out, double now_ns) const override;
   unsigned trace_signals(sc_core::sc_trace_file* tf, const std::string& name) const override;
+  // Static power only (CpuConfig::static_mw).
+  void report_energy(EnergySink& out) const override;
 
  private:
   struct InFlight {

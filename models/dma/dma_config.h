@@ -8,10 +8,18 @@
 
 namespace kb {
 
+// Energy of PE_DMA: per burst it issues (descriptor, address generation),
+// and its static power.
+struct DmaEnergyConfig {
+  double pj_per_burst = 20;
+  double static_mw = 10;
+};
+
 struct DmaConfig {
   uint64_t burst_bytes = 1024;
   unsigned max_outstanding = 64;
   double setup_ns = 2;
+  DmaEnergyConfig energy;
 
   template <class V>
   void visit(V& v) {
@@ -21,6 +29,16 @@ struct DmaConfig {
             {"max_outstanding", "bursts in flight per channel", Bound::kAtLeastOne});
     v.real(setup_ns,
            {"setup_ns", "setup per transfer, before its first burst, ns", Bound::kNonNegative});
+    v.section("energy", "DMA energy", [&] {
+      v.real(energy.pj_per_burst,
+             {"pj_per_burst",
+              "per burst issued (descriptor and address generation; the bytes are priced by "
+              "the memories, wires and routers they cross), pJ (default 20: two 64-bit accesses "
+              "of an 8 KB SRAM at 10 pJ, Horowitz, ISSCC 2014)",
+              Bound::kNonNegative});
+      v.real(energy.static_mw,
+             {"static_mw", "static power, mW (default 10: an estimate)", Bound::kNonNegative});
+    });
   }
 };
 

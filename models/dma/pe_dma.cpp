@@ -1,4 +1,6 @@
 #include "models/dma/pe_dma.h"
+
+#include "models/common/energy.h"
 #include "models/common/fault.h"
 
 #include <algorithm>
@@ -276,6 +278,12 @@ void PeDma::report_stats(StatsSink& out, double now_ns) const {
     out.count("max_outstanding", s.max_outstanding, "", "most bursts in flight at once");
   }
   PeEngine::report_stats(out, now_ns);
+}
+
+void PeDma::report_energy(EnergySink& out) const {
+  const uint64_t bursts = stats(Channel::kRead).bursts + stats(Channel::kWrite).bursts;
+  out.dynamic_pj(EnergyClass::kDma, static_cast<double>(bursts) * cfg_.energy.pj_per_burst);
+  out.static_mw(EnergyClass::kDma, cfg_.energy.static_mw);
 }
 
 unsigned PeDma::trace_signals(sc_core::sc_trace_file* tf, const std::string& name) const {

@@ -77,6 +77,8 @@ class PeDma : public PeEngine {
 
   // Instrumented: per channel its ChannelStats, busy and outstanding; then the lanes.
   void report_stats(StatsSink& out, double now_ns) const override;
+  // Per burst issued, and the static power (DmaConfig::energy).
+  void report_energy(EnergySink& out) const override;
   unsigned trace_signals(sc_core::sc_trace_file* tf, const std::string& name) const override;
 
  protected:

@@ -1,5 +1,6 @@
 #include "models/gemm/pe_gemm.h"
 
+#include "models/common/energy.h"
 #include "models/common/sim_time.h"
 #include "models/pe/pe_data.h"
 
@@ -7,7 +8,20 @@ namespace kb {
 
 PeGemm::PeGemm(const sc_core::sc_module_name& name, const GemmConfig& cfg)
     : PeEngine(name, EngineKind::kGemm, {"gemm"}),
+      energy_(cfg.energy),
+      tile_flops_(uint64_t{2} * cfg.tile_m * cfg.tile_k * cfg.tile_n),
       native_tile_ns_(2.0 * cfg.tile_m * cfg.tile_k * cfg.tile_n / (cfg.peak_tflops * 1000.0)) {}
+
+void PeGemm::report_lane_extras(StatsSink& out) const {
+  out.count("native_tiles", native_tiles_, "", "native tiles executed (an edge tile is one)");
+  out.count("executed_flops", executed_flops(), "flop",
+            "flops the array executed: native tiles x 2*tile_m*tile_k*tile_n");
+}
+
+void PeGemm::report_energy(EnergySink& out) const {
+  out.dynamic_pj(EnergyClass::kGemm, static_cast<double>(executed_flops()) * energy_.pj_per_flop);
+  out.static_mw(EnergyClass::kGemm, energy_.static_mw);
+}
 
 sc_core::sc_time PeGemm::service_time(const Stage& stage) const {
   return ns_to_time(stage.native_tiles * native_tile_ns_);

@@ -13,14 +13,23 @@ class PeGemm : public PeEngine {
  public:
   PeGemm(const sc_core::sc_module_name& name, const GemmConfig& cfg);
   double native_tile_ns() const { return native_tile_ns_; }
+  // Flops the array has executed: native tiles served x 2*tile_m*tile_k*tile_n.
+  uint64_t executed_flops() const { return native_tiles_ * tile_flops_; }
+
+  void report_energy(EnergySink& out) const override;
 
  protected:
   sc_core::sc_time service_time(const Stage& stage) const override;
   // Data mode: the tile's product, accumulated in fp32 into the output tile.
   void serve(TileToken& token, Stage& stage) override;
+  void count_served(const Stage& stage) override { native_tiles_ += stage.native_tiles; }
+  void report_lane_extras(StatsSink& out) const override;
 
  private:
+  GemmEnergyConfig energy_;
+  uint64_t tile_flops_;
   double native_tile_ns_;
+  uint64_t native_tiles_ = 0;
 };
 
 // C = A·B with fp32 accumulation (data mode).

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "models/common/energy.h"
 #include "models/common/knob_spec.h"
 
 namespace kb {
@@ -23,6 +24,7 @@ struct HbmConfig {
   double access_latency_ns = 5;
   unsigned queue_depth = 64;
   PcMapping pc_mapping = PcMapping::kXor;
+  MemoryEnergyConfig energy{31.2, 31.2, 150};
 
   template <class V>
   void visit(V& v) {
@@ -42,6 +44,15 @@ struct HbmConfig {
              {"pc_mapping",
               "address -> pseudo-channel: interleave (chunk mod PCs) or xor (chunk bits folded, "
               "so strided rows spread over the PCs)"});
+    v.section("energy", "HBM slice energy", [&] {
+      energy.visit(v,
+                   "per byte read, pJ/B (default 31.2 = 3.9 pJ/bit: HBM2 activation, data "
+                   "movement and I/O, O'Connor et al., Fine-Grained DRAM, MICRO 2017)",
+                   "per byte written, pJ/B (default 31.2: as a read, same source)",
+                   "static power (background and refresh), mW (default 150: an estimate, about "
+                   "1.2 W per 16-pseudo-channel HBM2 stack from JEDEC IDD2N/IDD5-class currents "
+                   "at 1.2 V, for this slice's 2 PCs)");
+    });
   }
 };
 

@@ -5,6 +5,7 @@
 
 #include "models/common/address_map.h"
 #include "models/common/annotated_delay.h"
+#include "models/common/energy.h"
 #include "models/common/request_order.h"
 #include "models/common/sim_time.h"
 #include "models/common/tlm_checker.h"
@@ -62,6 +63,22 @@ void HbmCtrl::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& del
   else
     bytes_written_ += len;
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void HbmCtrl::report_stats(StatsSink& out, double /*now_ns*/) const {
+  if (bytes_read_ + bytes_written_ == 0 && !out.describing()) return;
+  out.group(name());
+  out.count("bytes_read", bytes_read_, "B", "bytes read by requests");
+  out.count("bytes_written", bytes_written_, "B", "bytes written by requests");
+}
+
+unsigned HbmCtrl::trace_signals(sc_core::sc_trace_file* /*tf*/, const std::string& /*name*/) const {
+  return 0;
+}
+
+void HbmCtrl::report_energy(EnergySink& out) const {
+  out.dynamic_pj(EnergyClass::kHbm, cfg_.energy.dynamic_pj(bytes_read_, bytes_written_));
+  out.static_mw(EnergyClass::kHbm, cfg_.energy.static_mw);
 }
 
 unsigned int HbmCtrl::transport_dbg(tlm::tlm_generic_payload& trans) {

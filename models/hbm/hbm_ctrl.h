@@ -26,7 +26,7 @@
 
 namespace kb {
 
-class HbmCtrl : public sc_core::sc_module {
+class HbmCtrl : public sc_core::sc_module, public Instrumented {
  public:
   tlm_utils::simple_target_socket<HbmCtrl> in;
 
@@ -42,6 +42,12 @@ class HbmCtrl : public sc_core::sc_module {
   BackingStore& store() { return store_; }
   uint64_t bytes_read() const { return bytes_read_; }
   uint64_t bytes_written() const { return bytes_written_; }
+
+  // Instrumented: bytes read and written (the PCs report their own queues);
+  // energy per byte read and written, static power (HbmConfig::energy).
+  void report_stats(StatsSink& out, double now_ns) const override;
+  unsigned trace_signals(sc_core::sc_trace_file* tf, const std::string& name) const override;
+  void report_energy(EnergySink& out) const override;
 
  private:
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);

@@ -12,11 +12,19 @@
 
 namespace kb {
 
+// Energy of PE_IPCQ: per control message it sends (grant, doorbell, credit),
+// and its static power. The chunks it moves are DMA bursts, priced there.
+struct IpcqEnergyConfig {
+  double pj_per_message = 20;
+  double static_mw = 10;
+};
+
 struct IpcqConfig {
   unsigned slots = 32;
   uint64_t slot_bytes = 512;
   uint64_t ring_bytes = uint64_t{256} << 10;
   uint64_t message_bytes = 32;
+  IpcqEnergyConfig energy;
 
   template <class V>
   void visit(V& v) {
@@ -31,6 +39,16 @@ struct IpcqConfig {
     v.size(message_bytes,
            {"message_bytes", "wire size of a control message (doorbell, credit, grant)",
             Bound::kAtLeastOne, addr_bits::kIpcqRegionBytes, "the IPCQ register window"});
+    v.section("energy", "PE_IPCQ energy", [&] {
+      v.real(energy.pj_per_message,
+             {"pj_per_message",
+              "per control message sent (its wire bytes are priced by the links and routers), "
+              "pJ (default 20: two 64-bit accesses of an 8 KB SRAM at 10 pJ, Horowitz, ISSCC "
+              "2014)",
+              Bound::kNonNegative});
+      v.real(energy.static_mw,
+             {"static_mw", "static power, mW (default 10: an estimate)", Bound::kNonNegative});
+    });
   }
 };
 

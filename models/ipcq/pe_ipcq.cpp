@@ -1,4 +1,6 @@
 #include "models/ipcq/pe_ipcq.h"
+
+#include "models/common/energy.h"
 #include "models/common/fault.h"
 
 #include <algorithm>
@@ -590,6 +592,12 @@ void PeIpcq::deliver(const Message& m) {
       return;
     }
   }
+}
+
+void PeIpcq::report_energy(EnergySink& out) const {
+  out.dynamic_pj(EnergyClass::kIpcq,
+                 static_cast<double>(stats_.messages) * cfg_.energy.pj_per_message);
+  out.static_mw(EnergyClass::kIpcq, cfg_.energy.static_mw);
 }
 
 void PeIpcq::report_stats(StatsSink& out, double now_ns) const {

@@ -87,6 +87,8 @@ class PeIpcq : public PeEngine {
 
   // Instrumented: the Stats above as "<name>.queues", then the lanes.
   void report_stats(StatsSink& out, double now_ns) const override;
+  // Per control message sent, and the static power (IpcqConfig::energy).
+  void report_energy(EnergySink& out) const override;
 
  protected:
   void accept(TileToken* token) override;

@@ -1,6 +1,7 @@
 #include "models/link/link.h"
 
 #include "models/common/annotated_delay.h"
+#include "models/common/energy.h"
 #include "models/common/request_order.h"
 #include "models/common/sim_time.h"
 #include "models/common/tlm_checker.h"
@@ -32,6 +33,7 @@ double Link::effective_bandwidth_gbps() const {
 void Link::carry(uint64_t payload_bytes, uint64_t order, sc_core::sc_time& delay) {
   const uint64_t on_wire = wire_bytes(payload_bytes);
   if (on_wire > 0) {
+    wire_bytes_carried_ += on_wire;
     sync_delay(delay);  // the wire's FIFO orders by the time the packets reach it
     Completion sent;
     wire_.push(transfer_time(on_wire, cfg_.bandwidth_gbps), payload_bytes, &sent, order);
@@ -49,6 +51,21 @@ void Link::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay)
   out->b_transport(trans, delay);
   Link* back = reverse_ ? reverse_ : this;
   back->carry(is_write ? 0 : len, order, delay);
+}
+
+void Link::report_stats(StatsSink& out, double /*now_ns*/) const {
+  if (wire_bytes_carried_ == 0 && !out.describing()) return;
+  out.group(name());
+  out.count("wire_bytes", wire_bytes_carried_, "B", "bytes put on the wire, headers included");
+}
+
+unsigned Link::trace_signals(sc_core::sc_trace_file* /*tf*/, const std::string& /*name*/) const {
+  return 0;
+}
+
+void Link::report_energy(EnergySink& out) const {
+  out.dynamic_pj(EnergyClass::kLink, cfg_.energy.dynamic_pj(wire_bytes_carried_));
+  out.static_mw(EnergyClass::kLink, cfg_.energy.static_mw);
 }
 
 unsigned int Link::transport_dbg(tlm::tlm_generic_payload& trans) {

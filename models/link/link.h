@@ -25,7 +25,7 @@
 
 namespace kb {
 
-class Link : public sc_core::sc_module {
+class Link : public sc_core::sc_module, public Instrumented {
  public:
   tlm_utils::simple_target_socket<Link> in;
   tlm_utils::simple_initiator_socket<Link> out;
@@ -49,6 +49,15 @@ class Link : public sc_core::sc_module {
   // direction's requests and for responses of the reverse one).
   void carry(uint64_t payload_bytes, uint64_t order, sc_core::sc_time& delay);
 
+  // Bytes this direction has put on its wire, headers included.
+  uint64_t wire_bytes_carried() const { return wire_bytes_carried_; }
+
+  // Instrumented: wire bytes (the wire reports its queue); energy per bit on
+  // the wire, static power (LinkConfig::energy).
+  void report_stats(StatsSink& out, double now_ns) const override;
+  unsigned trace_signals(sc_core::sc_trace_file* tf, const std::string& name) const override;
+  void report_energy(EnergySink& out) const override;
+
  private:
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   unsigned int transport_dbg(tlm::tlm_generic_payload& trans);
@@ -57,6 +66,7 @@ class Link : public sc_core::sc_module {
   sc_core::sc_time latency_;
   Link* reverse_ = nullptr;
   ServiceQueue wire_;
+  uint64_t wire_bytes_carried_ = 0;
 };
 
 }  // namespace kb

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "models/common/energy.h"
 #include "models/common/knob_spec.h"
 
 namespace kb {
@@ -16,6 +17,7 @@ struct LinkConfig {
   double latency_ns = 0;
   uint64_t packet_bytes = 0;
   uint64_t header_bytes = 0;
+  BitEnergyConfig energy;
 
   template <class V>
   void visit(V& v) {
@@ -28,6 +30,15 @@ struct LinkConfig {
            {"packet_bytes", "max payload per packet (transfers are split into packets)",
             Bound::kAtLeastOne});
     v.size(header_bytes, {"header_bytes", "wire overhead per packet, bytes"});
+    v.section("energy", nullptr, [&] {
+      energy.visit(v,
+                   "energy per bit on the wire, headers included, pJ/bit (defaults: PE link 0.1, "
+                   "an on-die wire of about 1 mm at 0.1 pJ/bit/mm, Dally, SC10 keynote; cube and "
+                   "io links 0.5, die-to-die, UCIe 1.0 advanced package; SIP and host links 5, "
+                   "off-package SerDes)",
+                   "static power of this direction, mW (defaults: PE link 0; cube and io links "
+                   "5; SIP and host links 100, SerDes idle power: estimates)");
+    });
   }
 };
 

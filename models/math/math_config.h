@@ -16,10 +16,20 @@ namespace kb {
 // (platform/fabric/engine_variants.h, register_math_engine).
 constexpr const char* kMathImplBuiltins[] = {"tlm", "rtl", "scoreboard"};
 
+// Energy of PE_MATH: per output element, by op class
+// (models/commands/op_kinds.h, math_op_class), and its static power.
+struct MathEnergyConfig {
+  double elementwise_pj_per_element = 3.7;
+  double reduction_pj_per_element = 0.9;
+  double transcendental_pj_per_element = 37;
+  double static_mw = 50;
+};
+
 struct MathConfig {
   unsigned lanes = 64;
   std::string impl = "tlm";  // of the PEs rtl_pes selects (the others: tlm)
   std::string rtl_pes = "*";
+  MathEnergyConfig energy;
 
   template <class V>
   void visit(V& v) {
@@ -38,6 +48,26 @@ struct MathConfig {
                      "the PEs that get pe.math.impl (the others keep tlm): * for all, or a "
                      "comma-separated list of S.C.P selectors, each field a number or *, e.g. "
                      "\"0.0.0, 0.1.*\""});
+    v.section("energy", "PE_MATH energy", [&] {
+      v.real(energy.elementwise_pj_per_element,
+             {"elementwise_pj_per_element",
+              "per output element of an elementwise op (add, mul, scale, relu, copy, cast, ...), "
+              "pJ (default 3.7: one fp32 multiply, Horowitz, ISSCC 2014, 45 nm)",
+              Bound::kNonNegative});
+      v.real(energy.reduction_pj_per_element,
+             {"reduction_pj_per_element",
+              "per output element of a reduction (rmax, rsum, reduce_add), pJ (default 0.9: one "
+              "fp32 add, Horowitz, ISSCC 2014)",
+              Bound::kNonNegative});
+      v.real(energy.transcendental_pj_per_element,
+             {"transcendental_pj_per_element",
+              "per output element of exp, exp_diff, div, recip, rsqrt, gelu or silu, pJ "
+              "(default 37: ten fp32 multiplies, a polynomial or Newton evaluation, Horowitz, "
+              "ISSCC 2014)",
+              Bound::kNonNegative});
+      v.real(energy.static_mw,
+             {"static_mw", "static power, mW (default 50: an estimate)", Bound::kNonNegative});
+    });
   }
 };
 

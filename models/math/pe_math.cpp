@@ -1,5 +1,6 @@
 #include "models/math/pe_math.h"
 
+#include "models/common/energy.h"
 #include "models/common/sim_time.h"
 #include "models/gemm/pe_gemm.h"
 #include "models/math/math_eval.h"
@@ -8,7 +9,32 @@
 namespace kb {
 
 PeMath::PeMath(const sc_core::sc_module_name& name, const MathConfig& cfg, double clock_ghz)
-    : PeEngine(name, EngineKind::kMath, {"math"}), lanes_(cfg.lanes), clock_ghz_(clock_ghz) {}
+    : PeEngine(name, EngineKind::kMath, {"math"}),
+      lanes_(cfg.lanes),
+      clock_ghz_(clock_ghz),
+      energy_(cfg.energy) {}
+
+void PeMath::count_served(const Stage& stage) {
+  elements_[static_cast<unsigned>(math_op_class(stage.op_kind))] += stage.elements;
+}
+
+void PeMath::report_lane_extras(StatsSink& out) const {
+  std::map<std::string, uint64_t> by_class;
+  for (unsigned c = 0; c < kNumMathOpClasses; ++c)
+    by_class[to_string(static_cast<MathOpClass>(c))] = elements_[c];
+  out.count_by("elements", by_class, "", "output elements served, by op class (energy per class)");
+}
+
+void PeMath::report_energy(EnergySink& out) const {
+  const double pj =
+      static_cast<double>(elements(MathOpClass::kElementwise)) *
+          energy_.elementwise_pj_per_element +
+      static_cast<double>(elements(MathOpClass::kReduction)) * energy_.reduction_pj_per_element +
+      static_cast<double>(elements(MathOpClass::kTranscendental)) *
+          energy_.transcendental_pj_per_element;
+  out.dynamic_pj(EnergyClass::kMath, pj);
+  out.static_mw(EnergyClass::kMath, energy_.static_mw);
+}
 
 double PeMath::stage_ns(uint64_t elements) const {
   const uint64_t cycles = (elements + lanes_ - 1) / lanes_;

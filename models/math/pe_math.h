@@ -6,11 +6,14 @@
 // gathering (compute()), only the arithmetic and the timing come from RTL.
 #pragma once
 
+#include <array>
+
 #include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "models/commands/op_kinds.h"
 #include "models/math/math_config.h"
 #include "models/math/math_eval.h"
 #include "models/pe/pe_engine.h"
@@ -23,12 +26,18 @@ class PeMath : public PeEngine {
   double stage_ns(uint64_t elements) const;
   // "tlm", or the bridge's "rtl" / "scoreboard".
   virtual const char* impl_name() const { return "tlm"; }
+  // Output elements served, by op class (models/commands/op_kinds.h).
+  uint64_t elements(MathOpClass c) const { return elements_[static_cast<unsigned>(c)]; }
+
+  void report_energy(EnergySink& out) const override;
 
  protected:
   sc_core::sc_time service_time(const Stage& stage) const override;
   // Data mode: evaluates the op kind (models/math/math_eval.h) on TCM
   // tensors, or on the current GEMM tile for epilogue ops.
   void serve(TileToken& token, Stage& stage) override;
+  void count_served(const Stage& stage) override;
+  void report_lane_extras(StatsSink& out) const override;
 
   // Evaluates one op kind on gathered operands (math_eval, or the RTL).
   using Evaluator =
@@ -45,6 +54,8 @@ class PeMath : public PeEngine {
  private:
   unsigned lanes_;
   double clock_ghz_;
+  MathEnergyConfig energy_;
+  std::array<uint64_t, kNumMathOpClasses> elements_{};
 };
 
 }  // namespace kb

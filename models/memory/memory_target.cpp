@@ -46,6 +46,23 @@ void MemoryTarget::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
+void MemoryTarget::report_stats(StatsSink& out, double /*now_ns*/) const {
+  if (bytes_read_ + bytes_written_ == 0 && !out.describing()) return;
+  out.group(name());
+  out.count("bytes_read", bytes_read_, "B", "bytes read by requests");
+  out.count("bytes_written", bytes_written_, "B", "bytes written by requests");
+}
+
+unsigned MemoryTarget::trace_signals(sc_core::sc_trace_file* /*tf*/,
+                                     const std::string& /*name*/) const {
+  return 0;
+}
+
+void MemoryTarget::report_energy(EnergySink& out) const {
+  out.dynamic_pj(energy_class_, energy_.dynamic_pj(bytes_read_, bytes_written_));
+  out.static_mw(energy_class_, energy_.static_mw);
+}
+
 unsigned int MemoryTarget::transport_dbg(tlm::tlm_generic_payload& trans) {
   TlmDbgCheck check(*this, trans);
   return check.result(debug_access(trans, store_, size_bytes_));

@@ -8,12 +8,13 @@
 #include <systemc>
 #include <tlm>
 
+#include "models/common/energy.h"
 #include "models/common/service_queue.h"
 #include "models/memory/backing_store.h"
 
 namespace kb {
 
-class MemoryTarget : public sc_core::sc_module {
+class MemoryTarget : public sc_core::sc_module, public Instrumented {
  public:
   tlm_utils::simple_target_socket<MemoryTarget> in;
 
@@ -29,6 +30,18 @@ class MemoryTarget : public sc_core::sc_module {
   BackingStore& store() { return store_; }
   uint64_t bytes_read() const { return bytes_read_; }
   uint64_t bytes_written() const { return bytes_written_; }
+  // What this memory's accesses cost and which class they count in (the
+  // owner sets it: TCM, cube SRAM, host memory; default none).
+  void set_energy(const MemoryEnergyConfig& energy, EnergyClass c) {
+    energy_ = energy;
+    energy_class_ = c;
+  }
+
+  // Instrumented: bytes read and written (the port reports its queue);
+  // energy per byte read and written, static power.
+  void report_stats(StatsSink& out, double now_ns) const override;
+  unsigned trace_signals(sc_core::sc_trace_file* tf, const std::string& name) const override;
+  void report_energy(EnergySink& out) const override;
 
  private:
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
@@ -42,6 +55,8 @@ class MemoryTarget : public sc_core::sc_module {
   bool data_mode_ = false;
   uint64_t bytes_read_ = 0;
   uint64_t bytes_written_ = 0;
+  MemoryEnergyConfig energy_;
+  EnergyClass energy_class_ = EnergyClass::kSram;
 };
 
 }  // namespace kb

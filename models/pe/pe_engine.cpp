@@ -109,6 +109,7 @@ void PeEngine::record(const TileToken& token, const Stage& stage, unsigned lane,
   LaneStats& s = lanes_.at(lane)->stats;
   ++s.stages;
   s.bytes += stage.bytes;
+  count_served(stage);
   if (!op_log_) return;
   OpRecord r;
   r.t_start_ns = start_ns;

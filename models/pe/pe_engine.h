@@ -75,6 +75,9 @@ class PeEngine : public sc_core::sc_module, public Instrumented {
 
   // Counters a subclass adds to each of its lanes' groups (report_stats).
   virtual void report_lane_extras(StatsSink& /*out*/) const {}
+  // Called for every stage served, after its service (record): a subclass
+  // counts what its energy depends on.
+  virtual void count_served(const Stage& /*stage*/) {}
 
   // A token arrived for its current stage. Default: queue it on its lane.
   virtual void accept(TileToken* token);

@@ -24,6 +24,7 @@ void Router::b_transport(int, tlm::tlm_generic_payload& trans, sc_core::sc_time&
     return;
   }
   ++transactions_;
+  bytes_ += trans.get_data_length();
   const unsigned port = route_(*dest);
   // The hop's latency each way is annotated, not waited (annotated_delay.h).
   delay += latency_;
@@ -45,6 +46,12 @@ void Router::report_stats(StatsSink& out, double /*now_ns*/) const {
   if (transactions_ == 0 && !out.describing()) return;
   out.group(name());
   out.count("transactions", transactions_, "", "transactions routed");
+  out.count("bytes", bytes_, "B", "data bytes of the transactions routed");
+}
+
+void Router::report_energy(EnergySink& out) const {
+  out.dynamic_pj(EnergyClass::kRouter, energy_.dynamic_pj(bytes_));
+  out.static_mw(EnergyClass::kRouter, energy_.static_mw);
 }
 
 unsigned Router::trace_signals(sc_core::sc_trace_file* /*tf*/, const std::string& /*name*/) const {

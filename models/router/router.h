@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "models/common/address_map.h"
+#include "models/common/energy.h"
 #include "models/common/instrumented.h"
 
 namespace kb {
@@ -47,10 +48,17 @@ class Router : public sc_core::sc_module, public Instrumented {
   unsigned route(const Location& dest) const { return route_(dest); }
 
   uint64_t transactions() const { return transactions_; }
+  // Data bytes of the transactions routed.
+  uint64_t bytes() const { return bytes_; }
+  // What a traversal costs per bit, and the static power (the builder sets
+  // it from the topology; default none).
+  void set_energy(const BitEnergyConfig& energy) { energy_ = energy; }
 
-  // Instrumented: the transactions routed; no signals.
+  // Instrumented: the transactions and bytes routed; no signals; energy per
+  // bit routed, static power.
   void report_stats(StatsSink& out, double now_ns) const override;
   unsigned trace_signals(sc_core::sc_trace_file* tf, const std::string& name) const override;
+  void report_energy(EnergySink& out) const override;
 
  private:
   void b_transport(int in_port, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
@@ -61,6 +69,8 @@ class Router : public sc_core::sc_module, public Instrumented {
   RoutePolicy route_;
   std::vector<PortTarget> ports_;
   uint64_t transactions_ = 0;
+  uint64_t bytes_ = 0;
+  BitEnergyConfig energy_;
 };
 
 }  // namespace kb

@@ -232,6 +232,7 @@ void PeMathRtl::serve(TileToken& token, Stage& stage) {
 }
 
 void PeMathRtl::report_lane_extras(StatsSink& out) const {
+  PeMath::report_lane_extras(out);
   out.text("impl", impl_name(), "the PE_MATH implementation");
   out.count("rtl_cycles", rtl_cycles(), "cycles", "clock cycles the RTL ran");
   out.count("rtl_beats", rtl_beats(), "", "beats streamed through the RTL");

@@ -1,5 +1,6 @@
 #include "models/tcm/pe_tcm.h"
 
+#include "models/common/energy.h"
 #include "models/common/sim_time.h"
 #include "models/pe/pe_data.h"
 
@@ -10,10 +11,18 @@ PeTcm::PeTcm(const sc_core::sc_module_name& name, const TcmConfig& cfg, uint64_t
     : PeEngine(name, EngineKind::kTcm, {"tcm.fetch", "tcm.store"}),
       dma_port("dma_port", cfg.size_bytes, cfg.bandwidth_gbps, cfg.latency_ns),
       bandwidth_gbps_(cfg.bandwidth_gbps),
+      energy_(cfg.energy),
       staging_offset_(cfg.size_bytes > staging_bytes ? cfg.size_bytes - staging_bytes : 0),
       staging_bytes_(staging_bytes),
       ipcq_offset_(staging_offset_ > ipcq_bytes ? staging_offset_ - ipcq_bytes : 0),
-      arena_(0, ipcq_offset_) {}
+      arena_(0, ipcq_offset_) {
+  dma_port.set_energy(cfg.energy, EnergyClass::kTcm);
+}
+
+void PeTcm::report_energy(EnergySink& out) const {
+  out.dynamic_pj(EnergyClass::kTcm,
+                 energy_.dynamic_pj(lane_stats(kFetchLane).bytes, lane_stats(kStoreLane).bytes));
+}
 
 unsigned PeTcm::lane_of(const Stage& s) const {
   return s.kind == StageKind::kStore ? kStoreLane : kFetchLane;

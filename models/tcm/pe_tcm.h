@@ -27,6 +27,10 @@ class PeTcm : public PeEngine {
   uint64_t staging_bytes() const { return staging_bytes_; }
   uint64_t ipcq_offset() const { return ipcq_offset_; }  // start of the IPCQ ring region
 
+  // FETCH reads and STORE writes at the TCM's energy per byte; the DMA
+  // port's accesses and the static power are reported by dma_port.
+  void report_energy(EnergySink& out) const override;
+
  protected:
   unsigned lane_of(const Stage& s) const override;
   sc_core::sc_time service_time(const Stage& stage) const override;
@@ -36,6 +40,7 @@ class PeTcm : public PeEngine {
 
  private:
   double bandwidth_gbps_;
+  MemoryEnergyConfig energy_;
   uint64_t staging_offset_, staging_bytes_, ipcq_offset_;
   TcmArena arena_;
 };

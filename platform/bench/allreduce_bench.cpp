@@ -139,6 +139,7 @@ nlohmann::json run_point(BenchContext& ctx, HostRuntime& rt, const PointSpec& ps
     chunks0 += pe.ipcq.stats().chunks_sent;
   });
   const Platform::Traffic tr0 = platform.traffic();
+  const EnergySnapshot e0 = platform.energy();
   const double t0 = platform.now_ns();
   double t_end = t0;
   fw::AllReduceArgs args;
@@ -158,6 +159,9 @@ nlohmann::json run_point(BenchContext& ctx, HostRuntime& rt, const PointSpec& ps
   });
   const Platform::Traffic tr = platform.traffic();
   const double latency = t_end - t0;
+  // Every pJ the platform spent on it; static power over the all-reduce's latency.
+  const EnergyReport energy = EnergyReport::between(e0, platform.energy(), latency);
+  const double reduced_bytes = static_cast<double>(ps.bytes) * p;
   const AlphaBeta ab = allreduce_alpha_beta(cfg, ps.algo, group, ps.buffer, ps.bytes);
   const double algbw = static_cast<double>(ps.bytes) / latency;
   pt["latency_ns"] = latency;
@@ -172,6 +176,10 @@ nlohmann::json run_point(BenchContext& ctx, HostRuntime& rt, const PointSpec& ps
   pt["ipcq_chunks"] = chunks - chunks0;
   pt["link_bytes"] = tr.link_bytes - tr0.link_bytes;
   pt["cube_link_bytes"] = tr.cube_link_bytes - tr0.cube_link_bytes;
+  pt["energy_pj"] = energy.total_pj();
+  pt["pj_per_byte"] = energy.total_pj() / reduced_bytes;
+  pt["dynamic_pj_per_byte"] = energy.dynamic_total_pj() / reduced_bytes;
+  pt["energy"] = energy.to_json();
   if (ctx.data_mode) {
     std::vector<float> want(static_cast<size_t>(n), 0.0f);
     for (unsigned r = 0; r < p; ++r)
@@ -238,7 +246,7 @@ BenchResult AllReduceBench::run(BenchContext& ctx) {
   SummaryTable table{
       "all-reduce on " + cfg.name + " (" + to_string(cfg.sip.topology) + " cube links)",
       {"algo", "buffer", "bytes/PE", "p", "latency_ns", "analytic_ns", "meas/model", "busbw_GB/s",
-       "ipcq_ops", "cube_link_MB", "correct"},
+       "ipcq_ops", "cube_link_MB", "pJ/B", "dyn pJ/B", "correct"},
       {}};
   for (auto algo : algos)
     for (auto buffer : buffers)
@@ -250,14 +258,15 @@ BenchResult AllReduceBench::run(BenchContext& ctx) {
           pt["skipped"] = skip;
           table.rows.push_back({fw::to_string(algo), to_string(buffer), format_size(bytes),
                                 std::to_string(pt["p"].get<unsigned>()), "skipped", "-", "-", "-",
-                                "-", "-", skip.substr(0, 40)});
+                                "-", "-", "-", "-", skip.substr(0, 40)});
         } else {
           table.rows.push_back(
               {fw::to_string(algo), to_string(buffer), format_size(bytes),
                std::to_string(pt["p"].get<unsigned>()), fmt(pt["latency_ns"], 1),
                fmt(pt["analytic_ns"], 1), fmt(pt["measured_over_analytic"], 3),
                fmt(pt["busbw_gbps"], 1), std::to_string(pt["ipcq_ops"].get<uint64_t>()),
-               fmt(pt["cube_link_bytes"].get<double>() / 1e6, 2), table_cell_correct(pt)});
+               fmt(pt["cube_link_bytes"].get<double>() / 1e6, 2), fmt(pt["pj_per_byte"], 1),
+               fmt(pt["dynamic_pj_per_byte"], 1), table_cell_correct(pt)});
         }
         res.points.push_back(pt);
       }
@@ -310,9 +319,10 @@ BenchResult CclSweepBench::run(BenchContext& ctx) {
   if (!mkdtemp(tmpl)) throw SimulationError("ccl-sweep: cannot create a temporary directory");
   const std::string dir = tmpl;
   BenchResult res;
-  SummaryTable table{"ccl-sweep: latency_ns (meas/model) per topology and buffer",
-                     {"algo", "buffer", "bytes/PE"},
-                     {}};
+  SummaryTable table{
+      "ccl-sweep: latency_ns (meas/model) and pJ per reduced byte, per topology and buffer",
+      {"algo", "buffer", "bytes/PE"},
+      {}};
   std::map<std::tuple<std::string, std::string, uint64_t>, std::map<std::string, std::string>>
       cells;
   std::vector<std::tuple<std::string, std::string, uint64_t>> order;
@@ -350,7 +360,8 @@ BenchResult CclSweepBench::run(BenchContext& ctx) {
       if (!cells.count(key)) order.push_back(key);
       cells[key][topo] = pt.contains("skipped") ? "skipped"
                                                 : fmt(pt.at("latency_ns"), 0) + " (" +
-                                                      fmt(pt.at("measured_over_analytic"), 2) + ")";
+                                                      fmt(pt.at("measured_over_analytic"), 2) +
+                                                      ") " + fmt(pt.at("pj_per_byte"), 1) + " pJ/B";
     }
   }
   std::filesystem::remove_all(dir);

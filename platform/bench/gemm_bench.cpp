@@ -24,7 +24,8 @@ void check_variant(const std::string& v) {
 SummaryTable gemm_table(const std::string& title) {
   return {title,
           {"M", "K", "N", "variant", "tiles", "window_ns", "TFLOP/s", "MAC util", "analytic",
-           "HBM util", "dma_in", "fetch", "gemm", "store", "dma_out", "dispatch_ns"},
+           "HBM util", "dma_in", "fetch", "gemm", "store", "dma_out", "dispatch_ns", "pJ/flop",
+           "energy"},
           {}};
 }
 
@@ -44,7 +45,8 @@ void add_gemm_row(SummaryTable& t, const nlohmann::json& pt) {
                     fmt(pt["tflops_per_pe"], 3), pct(pt["mac_util"]), pct(pt["mac_util_analytic"]),
                     pct(pt["hbm_bw_util"]), fmt(sb["dma_in"], 0), fmt(sb["fetch"], 0),
                     fmt(sb["gemm"], 0), fmt(sb["store"], 0), fmt(sb["dma_out"], 0),
-                    fmt(pt["dispatch_ns"], 3)});
+                    fmt(pt["dispatch_ns"], 3), fmt(pt["pj_per_flop"], 2),
+                    pt["energy"]["dominant"].get<std::string>()});
 }
 
 std::vector<ParamSpec> GemmBench::params() const {

@@ -111,6 +111,11 @@ nlohmann::json run_gemm_point(HostRuntime& rt, const GemmShape& s, const std::st
     rt.write(A, a_vals);
     rt.write(W, w_vals);
   }
+  const std::string pe_path = "system.sip0.cube0.pe0";
+  // Energy of the whole launch, operand loads included: the PE's own blocks
+  // and the whole platform.
+  const EnergySnapshot pe_before = p.energy(pe_path), all_before = p.energy();
+  const double launch_ns = p.now_ns();
   CommandHandle h;
   rt.launch([&](fw::Tl& tl) {
     fw::Tensor a = gemm_streams_a(variant) ? A : tl.load(A);
@@ -126,9 +131,11 @@ nlohmann::json run_gemm_point(HostRuntime& rt, const GemmShape& s, const std::st
     tl.wait(out);
   });
   rt.run();
+  const double launch_window = p.now_ns() - launch_ns;
+  const EnergyReport pe_energy = EnergyReport::between(pe_before, p.energy(pe_path), launch_window);
+  const EnergyReport all_energy = EnergyReport::between(all_before, p.energy(), launch_window);
 
   const double t0 = h->dispatch_start_ns, t1 = h->done_ns, window = t1 - t0;
-  const std::string pe_path = "system.sip0.cube0.pe0";
   std::map<std::string, std::vector<Interval>> by_stage;
   uint64_t dma_bytes = 0, flops = 0;
   unsigned n_tiles = 0;
@@ -165,6 +172,11 @@ nlohmann::json run_gemm_point(HostRuntime& rt, const GemmShape& s, const std::st
   j["dispatch_ns"] = h->issued_ns - h->dispatch_start_ns;
   j["n_tiles"] = n_tiles;
   j["cmd_id"] = h->id;
+  j["pj_per_flop"] = pe_energy.total_pj() / static_cast<double>(flops);
+  j["dynamic_pj_per_flop"] = pe_energy.dynamic_total_pj() / static_cast<double>(flops);
+  j["energy_pj"] = pe_energy.total_pj();
+  j["platform_energy_pj"] = all_energy.total_pj();
+  j["energy"] = pe_energy.to_json();
   if (data) {
     const std::vector<float> c = rt.read(C);
     double max_abs = 0, max_ref = 0;

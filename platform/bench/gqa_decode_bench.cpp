@@ -10,6 +10,7 @@
 #include "platform/fabric/pe.h"
 #include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
+#include "platform/util/size_text.h"
 
 namespace kb {
 
@@ -106,11 +107,12 @@ BenchResult GqaDecodeBench::run(BenchContext& ctx) {
   HostRuntime rt(ctx.platform);
   const PeId pe{0, 0, 0};
   BenchResult res;
-  SummaryTable table{
-      "gqa-decode on sip0.cube0.pe0: G=" + std::to_string(G) + ", d=" + std::to_string(d) +
-          ", S_kv=" + std::to_string(S) + ", tile=" + std::to_string(T),
-      {"variant", "latency_ns", "dispatch_ns/tile", "commands/tile", "k_before_v", "max_abs_err"},
-      {}};
+  SummaryTable table{"gqa-decode on sip0.cube0.pe0: G=" + std::to_string(G) +
+                         ", d=" + std::to_string(d) + ", S_kv=" + std::to_string(S) +
+                         ", tile=" + std::to_string(T),
+                     {"variant", "latency_ns", "dispatch_ns/tile", "commands/tile", "k_before_v",
+                      "energy/step", "energy", "max_abs_err"},
+                     {}};
   for (const std::string& variant : variants) {
     fw::DecodeArgs a;
     a.q = rt.alloc_hbm(pe, {G, d});
@@ -124,12 +126,17 @@ BenchResult GqaDecodeBench::run(BenchContext& ctx) {
     if (ctx.data_mode) in = write_random_inputs(rt, a, score_std);
     fw::DecodeTrace trace;
     double t_start = 0, t_end = 0;
+    const std::string pe_path = "system.sip0.cube0.pe0";
+    const EnergySnapshot pe_before = ctx.platform.energy(pe_path);
     rt.launch([&](fw::Tl& tl) {
       t_start = tl.now_ns();
       fw::attention_decode(tl, a, &trace);
       t_end = tl.now_ns();
     });
     rt.run();
+    // The decode step's energy: what the PE's blocks spent, static over its latency.
+    const EnergyReport energy =
+        EnergyReport::between(pe_before, ctx.platform.energy(pe_path), t_end - t_start);
 
     // Dispatch and commands per KV tile, averaged over the merge tiles (j >= 1).
     double dispatch = 0;
@@ -149,7 +156,9 @@ BenchResult GqaDecodeBench::run(BenchContext& ctx) {
                          {"latency_ns", t_end - t_start},
                          {"dispatch_ns_per_tile", tiles ? dispatch / tiles : 0.0},
                          {"commands_per_tile", tiles ? static_cast<double>(commands) / tiles : 0.0},
-                         {"k_before_v", k_before_v}};
+                         {"k_before_v", k_before_v},
+                         {"energy_per_step_pj", energy.total_pj()},
+                         {"energy", energy.to_json()}};
     std::string err = "-";
     if (ctx.data_mode) {
       const double e = attention_max_error(in, rt.read(a.out), a.scale);
@@ -157,7 +166,8 @@ BenchResult GqaDecodeBench::run(BenchContext& ctx) {
       err = fmt(e, 5);
     }
     table.rows.push_back({variant, fmt(pt["latency_ns"], 1), fmt(pt["dispatch_ns_per_tile"], 2),
-                          fmt(pt["commands_per_tile"], 1), k_before_v ? "yes" : "NO", err});
+                          fmt(pt["commands_per_tile"], 1), k_before_v ? "yes" : "NO",
+                          energy_text(energy.total_pj() * 1e-12), energy.dominant(), err});
     res.points.push_back(pt);
   }
   res.tables.push_back(table);

@@ -20,6 +20,7 @@
 #include "platform/llm/model_spec.h"
 #include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
+#include "platform/util/size_text.h"
 
 namespace kb {
 
@@ -90,6 +91,8 @@ struct Executed {
   // The measurement.
   double latency = 0;
   ActivityCounters act;
+  EnergyReport energy;   // the whole platform over the step's latency
+  double static_mw = 0;  // the whole platform's static power
   std::vector<fw::PhaseRecord> phases;
   std::vector<float> logits;  // data mode
 };
@@ -233,6 +236,7 @@ void execute(HostRuntime& rt, const ModelSpec& model, Executed& ex, const ModelW
     args[0].front().layer_done = [progress](int l) { progress->layer_done(l); };
   }
   const ActivityCounters before = ActivityCounters::take(platform);
+  const EnergySnapshot energy_before = platform.energy();
   const double t0 = platform.now_ns();
   std::vector<size_t> first_of_stage(args.size(), 0);
   for (size_t s = 1; s < args.size(); ++s)
@@ -250,11 +254,26 @@ void execute(HostRuntime& rt, const ModelSpec& model, Executed& ex, const ModelW
   rt.run();
   ex.latency = platform.now_ns() - t0;
   ex.act = ActivityCounters::take(platform).since(before);
+  const EnergySnapshot energy_after = platform.energy();
+  ex.energy = EnergyReport::between(energy_before, energy_after, ex.latency);
+  ex.static_mw = energy_after.tally.static_total_mw();
   for (const auto& v : phases) ex.phases.insert(ex.phases.end(), v.begin(), v.end());
   if (data) {
     const Executed::Stage& last = ex.plan.back();
     ex.logits = read_logits(rt, *last.map, args.back(), last.run.batch, model.vocab);
   }
+}
+
+// Where the energy of the step goes: J per token by class, with its share.
+SummaryTable energy_table(const nlohmann::json& j_by_class, double j_per_token) {
+  SummaryTable e{"where the energy goes (the whole platform over the step, per token)",
+                 {"class", "per token", "share"},
+                 {}};
+  for (const auto& [c, v] : j_by_class.items())
+    if (v.get<double>() > 0)
+      e.rows.push_back(
+          {c, energy_text(v.get<double>()), fmt(100 * v.get<double>() / j_per_token, 1) + "%"});
+  return e;
 }
 
 }  // namespace
@@ -387,6 +406,17 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   const double passes = static_cast<double>(run.layers * ex.micro);
   const double ar_measured = (by_phase["o_allreduce"] + by_phase["ffn_allreduce"]) / (2 * passes);
   const double gather_measured = by_phase["qkv_gather"] / passes;
+  // Energy per token, and its floor: every rank's weights and KV block read
+  // once from HBM, and the platform's static power over the bound's time.
+  const double j_per_token = ex.energy.total_pj() * 1e-12 / tokens;
+  const double floor_j_per_token =
+      (static_cast<double>(bound.total_hbm_bytes) * cfg.pe.hbm.energy.read_pj_per_byte +
+       ex.static_mw * bound.bound_ns) *
+      1e-12 / tokens;
+  nlohmann::json j_by_class = nlohmann::json::object();
+  for (unsigned c = 0; c < kNumEnergyClasses; ++c)
+    j_by_class[to_string(static_cast<EnergyClass>(c))] = ex.energy.dynamic_pj[c] * 1e-12 / tokens;
+  j_by_class["static"] = ex.energy.static_total_pj() * 1e-12 / tokens;
 
   BenchResult res;
   res.metrics = {{"model", model.name},
@@ -412,7 +442,13 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                  {"cube_link_bytes", act.traffic.cube_link_bytes},
                  {"sip_link_bytes", act.traffic.sip_link_bytes},
                  {"ipcq_ops", act.ipcq_ops},
-                 {"dma_ops", act.dma_ops()}};
+                 {"dma_ops", act.dma_ops()},
+                 {"j_per_token", j_per_token},
+                 {"energy_floor_j_per_token", floor_j_per_token},
+                 {"j_per_token_over_floor", j_per_token / floor_j_per_token},
+                 {"j_per_token_by_class", j_by_class},
+                 {"average_power_w", ex.energy.average_mw() * 1e-3},
+                 {"energy", ex.energy.to_json()}};
   res.metrics[run.prefill ? "ttft_ns" : "latency_per_token_ns"] = latency;
   double attn_gather_measured = 0, attn_gather_model = 0;
   if (run.prefill) {
@@ -437,7 +473,9 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                        {"roofline_tokens_per_s", bound_tokens_per_s},
                        {"hbm_util", hbm_util},
                        {"allreduce_ns", ar_measured},
-                       {"allreduce_model_ns", bound.allreduce_model_ns}};
+                       {"allreduce_model_ns", bound.allreduce_model_ns},
+                       {"j_per_token", j_per_token},
+                       {"energy_floor_j_per_token", floor_j_per_token}};
   for (const char* c : classes)
     pt[std::string(c) + "_ns_per_layer"] = total_of(c) / static_cast<double>(run.layers);
   if (run.prefill) {
@@ -481,6 +519,10 @@ BenchResult LlmBench::run(BenchContext& ctx) {
     t.rows.push_back({"attention gather in a group (ns, mean)", fmt(attn_gather_measured, 0),
                       fmt(attn_gather_model, 0), ratio(attn_gather_measured, attn_gather_model)});
   t.rows.push_back({"HBM bandwidth utilisation", fmt(100 * hbm_util, 1) + "%", "100%", "-"});
+  t.rows.push_back({"energy per token (floor: HBM reads + static power over the bound)",
+                    energy_text(j_per_token), energy_text(floor_j_per_token),
+                    ratio(j_per_token, floor_j_per_token)});
+  t.rows.push_back({"average power (W)", fmt(ex.energy.average_mw() * 1e-3, 1), "-", "-"});
   if (ex.fits != "yes") t.title += "\n  (the whole model would not fit: " + ex.fits + ")";
   res.tables.push_back(t);
 
@@ -499,6 +541,8 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                       fmt(100 * (stage_time - busy) / stage_time, 1) + "%"});
   }
   res.tables.push_back(b);
+
+  res.tables.push_back(energy_table(j_by_class, j_per_token));
 
   if (weights) {
     const std::vector<double> ref =

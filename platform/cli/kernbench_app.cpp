@@ -436,6 +436,12 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
   j["metrics"] = result.metrics;
   j["points"] = result.points;
   j["stats"] = platform.stats();
+  {
+    const EnergySnapshot e = platform.energy();
+    nlohmann::json energy = EnergyReport::since_start(e).to_json();
+    energy["idle_static_pj"] = e.idle_static_mw * e.now_ns;
+    j["energy"] = energy;
+  }
   if (platform.op_log_enabled())
     j["op_log"] = {{"records", platform.op_log().size()}, {"fnv1a64", platform.op_log().hash()}};
   else

@@ -47,9 +47,21 @@ bool rtl_cosim_available();
 // (models/common/knob_spec.h). A section's label prefixes its knobs'
 // descriptions in --describe-topology.
 
+// The descriptions of a router's energy knobs (pe.xbar_energy, cube.router_energy,
+// sip.hub_energy).
+template <class V>
+void visit_router_energy(V& v, BitEnergyConfig& e) {
+  e.visit(v,
+          "energy per bit through the router (each traversal, data bytes of the transaction), "
+          "pJ/bit (defaults: PE crossbar 0.05, cube router and SIP hub 0.2: on-chip router "
+          "traversal, ORION 2.0-class estimates)",
+          "static power, mW (defaults: PE crossbar 5, cube router and SIP hub 20: estimates)");
+}
+
 struct PeConfig {
   double clock_ghz = 1.0;
   double xbar_latency_ns = 0.5;
+  BitEnergyConfig xbar_energy{0.05, 5};
   HbmConfig hbm;
   TcmConfig tcm;
   DmaConfig dma;
@@ -65,6 +77,7 @@ struct PeConfig {
     v.real(clock_ghz, {"clock_ghz", "PE clock, GHz (cycles <-> ns)", Bound::kPositive});
     v.real(xbar_latency_ns,
            {"xbar_latency_ns", "PE-local crossbar latency per traversal, ns", Bound::kNonNegative});
+    v.section("xbar_energy", "PE crossbar", [&] { visit_router_energy(v, xbar_energy); });
     v.section("hbm", "HBM slice", [&] { hbm.visit(v); });
     v.section("tcm", "TCM scratchpad (DMA port and FETCH/STORE)", [&] { tcm.visit(v); });
     v.section("dma", "DMA", [&] { dma.visit(v); });
@@ -81,18 +94,27 @@ struct SramConfig {
   uint64_t size_bytes = uint64_t{8} << 20;
   double bandwidth_gbps = 512;
   double latency_ns = 10;
+  MemoryEnergyConfig energy{12.5, 12.5, 100};
 
   template <class V>
   void visit(V& v) {
     visit_memory_port(v, size_bytes, bandwidth_gbps, latency_ns);
+    v.section("energy", "cube SRAM energy", [&] {
+      energy.visit(v,
+                   "per byte read, pJ/B (default 12.5: 100 pJ per 64-bit access of a 1 MB SRAM, "
+                   "Horowitz, ISSCC 2014, 45 nm)",
+                   "per byte written, pJ/B (default 12.5: as a read, same source)",
+                   "static power (leakage), mW (default 100: an estimate for 8 MiB of SRAM)");
+    });
   }
 };
 
 struct CubeConfig {
   unsigned pes = 8;
   double router_latency_ns = 2;
-  LinkConfig pe_link{256, 2, 256, 0};  // PE <-> cube router, each direction
-  SramConfig sram;                     // shared by the cube's PEs
+  BitEnergyConfig router_energy{0.2, 20};
+  LinkConfig pe_link{256, 2, 256, 0, {0.1, 0}};  // PE <-> cube router, each direction
+  SramConfig sram;                               // shared by the cube's PEs
 
   template <class V>
   void visit(V& v) {
@@ -100,6 +122,7 @@ struct CubeConfig {
                   "the address map has 6 PE bits"});
     v.real(router_latency_ns,
            {"router_latency_ns", "cube router latency per traversal, ns", Bound::kNonNegative});
+    v.section("router_energy", "cube router", [&] { visit_router_energy(v, router_energy); });
     v.section("pe_link", "PE<->cube router link", [&] { pe_link.visit(v); });
     v.section("sram", "cube SRAM (shared by its PEs)", [&] { sram.visit(v); });
   }
@@ -109,10 +132,11 @@ struct SipConfig {
   unsigned cubes_x = 4;
   unsigned cubes_y = 4;
   CubeTopology topology = CubeTopology::kTorus2d;
-  LinkConfig cube_link{128, 5, 256, 0};  // cube <-> cube, each direction
-  unsigned io_cube = 0;                  // cube whose router attaches to the SIP I/O hub
-  LinkConfig io_link{128, 10, 4096, 0};  // io cube router <-> SIP hub, each direction
+  LinkConfig cube_link{128, 5, 256, 0, {0.5, 5}};  // cube <-> cube, each direction
+  unsigned io_cube = 0;                            // cube whose router attaches to the SIP I/O hub
+  LinkConfig io_link{128, 10, 4096, 0, {0.5, 5}};  // io cube router <-> SIP hub, each direction
   double hub_latency_ns = 5;
+  BitEnergyConfig hub_energy{0.2, 20};
 
   template <class V>
   void visit(V& v) {
@@ -125,6 +149,7 @@ struct SipConfig {
             {"io_cube", "cube (row-major y*cubes_x+x) whose router attaches to the SIP I/O hub"});
     v.real(hub_latency_ns,
            {"hub_latency_ns", "SIP I/O hub latency per traversal, ns", Bound::kNonNegative});
+    v.section("hub_energy", "SIP I/O hub", [&] { visit_router_energy(v, hub_energy); });
     v.section("cube_link", "cube<->cube link", [&] { cube_link.visit(v); });
     v.section("io_link", "io cube<->SIP hub link", [&] { io_link.visit(v); });
   }
@@ -133,8 +158,8 @@ struct SipConfig {
 struct SystemConfig {
   unsigned n_sips = 1;
   SipTopology sip_topology = SipTopology::kRing;
-  LinkConfig sip_link{64, 100, 4096, 0};  // SIP hub <-> SIP hub, each direction
-  unsigned host_sip = 0;                  // the SIP whose hub the host link attaches to
+  LinkConfig sip_link{64, 100, 4096, 0, {5, 100}};  // SIP hub <-> SIP hub, each direction
+  unsigned host_sip = 0;                            // the SIP whose hub the host link attaches to
 
   template <class V>
   void visit(V& v) {
@@ -151,8 +176,9 @@ struct HostConfig {
   uint64_t memory_bytes = uint64_t{16} << 30;
   double memory_bandwidth_gbps = 100;
   double memory_latency_ns = 80;
-  LinkConfig h2d{64, 250, 4096, 0};  // host -> device
-  LinkConfig d2h{32, 250, 4096, 0};  // device -> host (never faster than h2d)
+  MemoryEnergyConfig memory_energy{160, 160, 0};
+  LinkConfig h2d{64, 250, 4096, 0, {5, 100}};  // host -> device
+  LinkConfig d2h{32, 250, 4096, 0, {5, 100}};  // device -> host (never faster than h2d)
 
   template <class V>
   void visit(V& v) {
@@ -162,6 +188,14 @@ struct HostConfig {
            {"memory_bandwidth_gbps", "host memory bandwidth, GB/s", Bound::kPositive});
     v.real(memory_latency_ns,
            {"memory_latency_ns", "host memory access latency, ns", Bound::kNonNegative});
+    v.section("memory_energy", "host memory", [&] {
+      memory_energy.visit(v,
+                          "energy per byte read, pJ/B (default 160: 1.3 nJ per 64-bit DRAM "
+                          "access, the low end of Horowitz, ISSCC 2014)",
+                          "energy per byte written, pJ/B (default 160: as a read, same source)",
+                          "static power, mW (default 0: the host's memory is not the device's; "
+                          "set it to count it)");
+    });
     v.section("h2d", "host->device link", [&] { h2d.visit(v); });
     v.section("d2h", "device->host link (never faster than h2d)", [&] { d2h.visit(v); });
   }

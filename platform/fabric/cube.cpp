@@ -14,6 +14,8 @@ Cube::Cube(const sc_core::sc_module_name& name, const TopologyConfig& cfg, const
            cfg.cube.sram.latency_ns),
       sip_(sip),
       cube_(cube) {
+  router.set_energy(cfg.cube.router_energy);
+  sram.set_energy(cfg.cube.sram.energy, EnergyClass::kSram);
   for (unsigned i = 0; i < cfg.cube.pes; ++i) {
     const std::string pe = "pe" + std::to_string(i);
     pes_.push_back(

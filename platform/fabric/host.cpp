@@ -8,6 +8,7 @@ Host::Host(const sc_core::sc_module_name& name, const TopologyConfig& cfg, const
       memory("memory", cfg.host.memory_bytes, cfg.host.memory_bandwidth_gbps,
              cfg.host.memory_latency_ns),
       debug("debug") {
+  memory.set_energy(cfg.host.memory_energy, EnergyClass::kHostMemory);
   debug.bind(port.in);
   port.add_port({nullptr, memory.name(), nullptr});
   port.out.bind(memory.in);

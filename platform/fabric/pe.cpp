@@ -94,6 +94,7 @@ Pe::Pe(const sc_core::sc_module_name& name, const TopologyConfig& cfg, const Add
                 map.tcm(self.sip, self.cube, self.pe, tcm.staging_offset())),
       cpu("cpu", cfg.pe.cpu, cfg.pe.cost_model, cfg.pe.gemm, cfg.pe.clock_ghz, self),
       self_(self) {
+  xbar.set_energy(cfg.pe.xbar_energy);
   xbar.add_port({nullptr, hbm.name(), nullptr});
   xbar.out.bind(hbm.in);
   xbar.add_port({nullptr, tcm.dma_port.name(), nullptr});

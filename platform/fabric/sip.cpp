@@ -10,6 +10,7 @@ Sip::Sip(const sc_core::sc_module_name& name, const TopologyConfig& cfg, const A
       hub("hub", map, cfg.sip.hub_latency_ns),
       sip_(sip),
       grid_(cfg.sip.cubes_x, cfg.sip.cubes_y, cfg.sip.topology) {
+  hub.set_energy(cfg.sip.hub_energy);
   for (unsigned c = 0; c < grid_.size(); ++c)
     cubes_.push_back(
         std::make_unique<Cube>(("cube" + std::to_string(c)).c_str(), cfg, map, sip, c));

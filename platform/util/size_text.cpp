@@ -1,6 +1,10 @@
 #include "platform/util/size_text.h"
 
 #include <cctype>
+#include <cmath>
+#include <iomanip>
+#include <iterator>
+#include <sstream>
 
 namespace kb {
 
@@ -34,6 +38,21 @@ std::optional<uint64_t> parse_size_text(const std::string& text) {
   if (unit == "TiB") shift = 40;
   if (shift < 0 || (shift > 0 && v > (UINT64_MAX >> shift))) return std::nullopt;
   return v << shift;
+}
+
+std::string energy_text(double joules) {
+  static const char* const kUnits[] = {"J", "mJ", "uJ", "nJ", "pJ"};
+  if (joules == 0 || !std::isfinite(joules)) return "0 J";
+  double v = joules;
+  unsigned u = 0;
+  while (std::abs(v) < 1 && u + 1 < std::size(kUnits)) {
+    v *= 1000;
+    ++u;
+  }
+  const int decimals = std::abs(v) >= 100 ? 0 : std::abs(v) >= 10 ? 1 : 2;
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(decimals) << v << " " << kUnits[u];
+  return os.str();
 }
 
 }  // namespace kb

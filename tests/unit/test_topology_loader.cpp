@@ -284,8 +284,12 @@ TEST(TopologySchema, EveryKnobHasTypeDefaultAndDescription) {
   // The link block is one sub-schema, instantiated at every link.
   for (const char* link : {"system.sip_link", "host.h2d", "host.d2h", "sip.cube_link",
                            "sip.io_link", "cube.pe_link"}) {
-    EXPECT_EQ(s.children(link), (std::vector<std::string>{"bandwidth_gbps", "latency_ns",
-                                                          "packet_bytes", "header_bytes"}))
+    EXPECT_EQ(s.children(link),
+              (std::vector<std::string>{"bandwidth_gbps", "latency_ns", "packet_bytes",
+                                        "header_bytes", "energy"}))
+        << link;
+    EXPECT_EQ(s.children(std::string(link) + ".energy"),
+              (std::vector<std::string>{"pj_per_bit", "static_mw"}))
         << link;
   }
   EXPECT_EQ(s.children(""),
@@ -394,7 +398,7 @@ TEST(TopologyLoader, UnknownKeySuggestsNearestSibling) {
 TEST(TopologyLoader, UnknownKeyFarFromEveryKeyListsTheValidOnes) {
   const std::string e = text_error("cube:\n  colour: blue\n");
   EXPECT_TRUE(StartsWith(e, "t.yaml:2:3: cube.colour: unknown key 'colour' in section 'cube'"));
-  EXPECT_TRUE(HasSubstr(e, "valid keys: pes, router_latency_ns, pe_link, sram"));
+  EXPECT_TRUE(HasSubstr(e, "valid keys: pes, router_latency_ns, router_energy, pe_link, sram"));
 }
 
 TEST(TopologyLoader, UnknownTopLevelSection) {
@@ -438,7 +442,7 @@ TEST(TopologyLoader, TypeErrorNamesTheExpectedType) {
             "t.yaml:2:14: pe.clock_ghz: expected a double value, got a sequence");
   EXPECT_TRUE(StartsWith(text_error("sip:\n  cube_link: 5\n"),
                          "t.yaml:2:14: sip.cube_link: expected a mapping (keys bandwidth_gbps, "
-                         "latency_ns, packet_bytes, header_bytes), got a scalar"));
+                         "latency_ns, packet_bytes, header_bytes, energy), got a scalar"));
   EXPECT_TRUE(StartsWith(text_error("- a\n- b\n"),
                          "t.yaml:1:1: expected a mapping of sections (name, system, host, sip, "
                          "cube, pe) at the top level, got a sequence"));
@@ -559,6 +563,25 @@ TEST(TopologyLoader, SetBadValue) {
                          "--set pe.tcm.size_bytes=2MB: sizes are binary: write 2MiB"));
   EXPECT_TRUE(StartsWith(set_error("sip.topology=hypercube"),
                          "--set sip.topology=hypercube: must be one of mesh, ring, torus2d"));
+}
+
+TEST(TopologyLoader, EnergyKnobsAreBoundedAndSpelledOut) {
+  EXPECT_EQ(text_error("pe:\n  hbm:\n    energy: {read_pj_per_byte: -1}\n"),
+            "t.yaml:3:32: pe.hbm.energy.read_pj_per_byte: must be >= 0, got -1");
+  EXPECT_TRUE(HasSubstr(set_error("sip.cube_link.energy.pj_per_bit=.nan"),
+                        "sip.cube_link.energy.pj_per_bit"));
+  EXPECT_TRUE(HasSubstr(set_error("pe.gemm.energy.pj_per_flop=inf"), "pe.gemm.energy.pj_per_flop"));
+  const std::string unknown = text_error("pe:\n  dma:\n    energy:\n      pj_per_brust: 3\n");
+  EXPECT_TRUE(StartsWith(unknown, "t.yaml:4:7: pe.dma.energy.pj_per_brust: unknown key"));
+  EXPECT_TRUE(HasSubstr(unknown, "did you mean 'pj_per_burst'?"));
+  EXPECT_TRUE(HasSubstr(set_error("pe.math.energy.static_w=1"),
+                        "did you mean 'pe.math.energy.static_mw'?"));
+  const TopologyConfig c =
+      load_topology_text("cube:\n  sram:\n    energy: {write_pj_per_byte: 7}\n", "t.yaml",
+                         {"pe.xbar_energy.static_mw=0.5"});
+  EXPECT_EQ(c.cube.sram.energy.write_pj_per_byte, 7.0);
+  EXPECT_EQ(c.cube.sram.energy.read_pj_per_byte, 12.5);  // the default stays
+  EXPECT_EQ(c.pe.xbar_energy.static_mw, 0.5);
 }
 
 }  // namespace
