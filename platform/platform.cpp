@@ -247,6 +247,25 @@ std::string Platform::describe_stats() const {
   return sink.listing();
 }
 
+void Platform::enable_power_meters() {
+  for (unsigned s = 0; s < system_->num_sips(); ++s)
+    for (unsigned c = 0; c < system_->sip(s).num_cubes(); ++c)
+      system_->sip(s).cube(c).enable_power_meter();
+  power_meters_on_ = true;
+}
+
+std::vector<Platform::PowerTrack> Platform::power_tracks() {
+  std::vector<PowerTrack> out;
+  if (!power_meters_on_) return out;
+  for (unsigned s = 0; s < system_->num_sips(); ++s)
+    for (unsigned c = 0; c < system_->sip(s).num_cubes(); ++c) {
+      PowerMeter& m = system_->sip(s).cube(c).power;
+      m.flush();
+      out.push_back({system_->sip(s).cube(c).name(), m.bin_ns(), m.static_mw(), m.binned_pj()});
+    }
+  return out;
+}
+
 EnergySnapshot Platform::energy(const std::string& scope) const {
   EnergySnapshot s;
   s.now_ns = now_ns();

@@ -74,6 +74,17 @@ class Platform {
   // leaves out (they spent no dynamic energy). With a `scope` (a hierarchical
   // name such as "system.sip0.cube0.pe0"), only that module and those below it.
   EnergySnapshot energy(const std::string& scope = "") const;
+  // Turns on each cube's PowerMeter (power over time in the VCD and the
+  // trace); call before running. It changes no timing.
+  void enable_power_meters();
+  // Each cube's power over time so far: its hierarchical name, the bin width
+  // (ns), its static power (mW) and its dynamic energy per bin (pJ).
+  struct PowerTrack {
+    std::string cube;
+    double bin_ns = 0, static_mw = 0;
+    std::vector<double> bins_pj;
+  };
+  std::vector<PowerTrack> power_tracks();
   // Every counter stats() can report, with its unit and description, once per
   // kind of module (kernbench --describe-stats).
   std::string describe_stats() const;
@@ -103,6 +114,7 @@ class Platform {
   AddressMap map_;
   std::unique_ptr<OpLog> op_log_;
   bool op_log_enabled_ = true;
+  bool power_meters_on_ = false;
   std::unique_ptr<System> system_;
 };
 

@@ -11,9 +11,10 @@
 # Exit status 0 when every run matches, 1 otherwise (the differing runs are
 # named; their outputs are kept in the scratch directory printed at the end).
 #
-# --added-keys-ok: a change that adds outputs (new counters, new metrics) but
+# --added-keys-ok: a change that adds outputs (new counters, metrics, signals) but
 # must change none that exist: every JSON key of OLD must be in NEW with the
-# same value, keys only NEW has are allowed; op logs and VCD stay byte-identical.
+# same value, keys only NEW has are allowed; op logs stay byte-identical and
+# every VCD signal of OLD keeps its value changes (new signals are allowed).
 set -uo pipefail
 added_ok=0
 if [ "${1:-}" = "--added-keys-ok" ]; then
@@ -114,7 +115,36 @@ for side in old new; do
   "$bin" --bench $vcd_run --vcd "$scratch/w.$side.vcd" > "$scratch/w.$side.out" 2>&1 || rc=1
   sed '/^\$date/,/\$end/d' "$scratch/w.$side.vcd" > "$scratch/w.$side.nodate.vcd" 2>/dev/null
 done
-if cmp -s "$scratch/w.old.nodate.vcd" "$scratch/w.new.nodate.vcd" && [ -s "$scratch/w.old.nodate.vcd" ]; then
+# With --added-keys-ok, every signal of OLD must have the same value changes
+# in NEW (signals only NEW has are allowed; identifier codes may differ).
+vcd_within() {
+  python3 - "$1" "$2" <<'PY'
+import sys
+def signals(path):
+    scope, ids, changes, t = [], {}, {}, 0
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if not w: continue
+            if w[0] == "$scope": scope.append(w[2])
+            elif w[0] == "$upscope": scope.pop()
+            elif w[0] == "$var": ids.setdefault(w[3], []).append(".".join(scope + [w[4]]))
+            elif w[0].startswith("#"): t = int(w[0][1:])
+            elif w[0][0] in "br" and len(w) == 2:
+                for n in ids.get(w[1], []): changes.setdefault(n, []).append((t, w[0]))
+            elif w[0][0] in "01xzXZ" and not w[0].startswith("$"):
+                for n in ids.get(w[0][1:], []): changes.setdefault(n, []).append((t, w[0][0]))
+    names = {n for v in ids.values() for n in v}
+    return names, changes
+on, oc = signals(sys.argv[1]); nn, nc = signals(sys.argv[2])
+bad = [n for n in on if n not in nn or oc.get(n) != nc.get(n)]
+for n in bad[:5]: print("  differs:", n)
+print(len(on), "signals of OLD,", len(nn - on), "added in NEW,", len(bad), "differ")
+sys.exit(1 if bad else 0)
+PY
+}
+if [ -s "$scratch/w.old.nodate.vcd" ] && { cmp -s "$scratch/w.old.nodate.vcd" "$scratch/w.new.nodate.vcd" ||
+  { [ $added_ok = 1 ] && vcd_within "$scratch/w.old.nodate.vcd" "$scratch/w.new.nodate.vcd"; }; }; then
   printf '%-90s %7s lines    identical\n' "$vcd_run --vcd" "$(wc -l < "$scratch/w.old.nodate.vcd")"
 else
   printf '%-90s VCD DIFFERS (or missing)\n' "$vcd_run --vcd"

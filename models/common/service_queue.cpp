@@ -1,5 +1,6 @@
 #include "models/common/service_queue.h"
 
+#include "models/common/power_meter.h"
 #include "models/common/sim_time.h"
 
 #include <algorithm>
@@ -17,9 +18,10 @@ ServiceQueue::ServiceQueue(const sc_core::sc_module_name& name, unsigned capacit
 }
 
 void ServiceQueue::push(const sc_core::sc_time& service, uint64_t bytes, Completion* done,
-                        uint64_t order) {
+                        uint64_t order, double pj) {
   if (done) done->expect(1);
   Request r{service, bytes, done, sc_core::sc_time_stamp(), order, next_seq_++};
+  r.pj = pj;
   if (capacity_ > 0 && (queue_.size() >= capacity_ || !stalled_.empty())) {
     // Full. A request that got in at this same instant with a worse key gives
     // its slot to this one: same-time arrivals are admitted by key, not by
@@ -64,6 +66,7 @@ void ServiceQueue::insert_sorted(std::deque<Request>& q, const Request& r) {
 void ServiceQueue::serve() {
   if (busy_) {  // the current request's service time has elapsed
     busy_ = false;
+    if (meter_) meter_->end(power_token_);
     ++stats_.requests;
     stats_.bytes += current_.bytes;
     stats_.busy_time += current_.service;
@@ -79,6 +82,7 @@ void ServiceQueue::serve() {
     current_ = queue_.front();  // the least (arrival, order, seq): see insert_sorted
     queue_.pop_front();
     busy_ = true;
+    if (meter_) power_token_ = meter_->begin(current_.pj, current_.service);
     admit_stalled();
     update_depth();
     next_trigger(current_.service);

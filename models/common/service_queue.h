@@ -31,13 +31,18 @@
 
 namespace kb {
 
+class PowerMeter;
+
 class ServiceQueue : public sc_core::sc_module, public Instrumented {
  public:
   ServiceQueue(const sc_core::sc_module_name& name, unsigned capacity = 0);
 
   // Enqueue `service` worth of occupancy; `done->done()` is called when it has
-  // been served.
-  void push(const sc_core::sc_time& service, uint64_t bytes, Completion* done, uint64_t order = 0);
+  // been served. `pj`: the energy the service spends, drawn as power while
+  // it is served when a PowerMeter is attached (it changes no timing).
+  void push(const sc_core::sc_time& service, uint64_t bytes, Completion* done, uint64_t order = 0,
+            double pj = 0);
+  void set_power_meter(PowerMeter* meter) { meter_ = meter; }
 
   // Observability (also traced into the VCD).
   bool busy() const { return busy_; }
@@ -72,6 +77,7 @@ class ServiceQueue : public sc_core::sc_module, public Instrumented {
     uint64_t order;
     uint64_t seq;
     bool from_stall = false;  // admitted from the stall: keeps its slot
+    double pj = 0;
   };
   void serve();
   void admit_stalled();
@@ -88,6 +94,8 @@ class ServiceQueue : public sc_core::sc_module, public Instrumented {
   SettledPeak depth_;
   sc_core::sc_event kick_;
   Stats stats_;
+  PowerMeter* meter_ = nullptr;
+  int64_t power_token_ = 0;
 };
 
 }  // namespace kb

@@ -47,12 +47,14 @@ void HbmCtrl::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& del
   Completion served;
   uint64_t pos = offset;
   const uint64_t end = offset + len;
+  const double pj_per_byte =
+      trans.is_read() ? cfg_.energy.read_pj_per_byte : cfg_.energy.write_pj_per_byte;
   while (pos < end) {
     const uint64_t chunk_end =
         std::min(end, (pos / cfg_.interleave_bytes + 1) * cfg_.interleave_bytes);
     const uint64_t bytes = chunk_end - pos;
     pcs_[pc_of(pos)]->push(transfer_time(bytes, cfg_.pc_bandwidth_gbps), bytes, &served,
-                           order_key(trans));
+                           order_key(trans), static_cast<double>(bytes) * pj_per_byte);
     pos = chunk_end;
   }
   served.wait();

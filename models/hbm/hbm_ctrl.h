@@ -42,6 +42,10 @@ class HbmCtrl : public sc_core::sc_module, public Instrumented {
   BackingStore& store() { return store_; }
   uint64_t bytes_read() const { return bytes_read_; }
   uint64_t bytes_written() const { return bytes_written_; }
+  // Draws each pseudo-channel's service energy on `meter` (power over time).
+  void set_power_meter(PowerMeter* meter) {
+    for (auto& pc : pcs_) pc->set_power_meter(meter);
+  }
 
   // Instrumented: bytes read and written (the PCs report their own queues);
   // energy per byte read and written, static power (HbmConfig::energy).

@@ -36,7 +36,8 @@ void Link::carry(uint64_t payload_bytes, uint64_t order, sc_core::sc_time& delay
     wire_bytes_carried_ += on_wire;
     sync_delay(delay);  // the wire's FIFO orders by the time the packets reach it
     Completion sent;
-    wire_.push(transfer_time(on_wire, cfg_.bandwidth_gbps), payload_bytes, &sent, order);
+    wire_.push(transfer_time(on_wire, cfg_.bandwidth_gbps), payload_bytes, &sent, order,
+               cfg_.energy.dynamic_pj(on_wire));
     sent.wait();
   }
   delay += latency_;  // flight time: annotated, not waited

@@ -49,6 +49,9 @@ class Link : public sc_core::sc_module, public Instrumented {
   // direction's requests and for responses of the reverse one).
   void carry(uint64_t payload_bytes, uint64_t order, sc_core::sc_time& delay);
 
+  // Draws the wire's energy on `meter` (power over time).
+  void set_power_meter(PowerMeter* meter) { wire_.set_power_meter(meter); }
+
   // Bytes this direction has put on its wire, headers included.
   uint64_t wire_bytes_carried() const { return wire_bytes_carried_; }
 

@@ -18,6 +18,22 @@ void PeMath::count_served(const Stage& stage) {
   elements_[static_cast<unsigned>(math_op_class(stage.op_kind))] += stage.elements;
 }
 
+double PeMath::pj_per_element(MathOpClass c) const {
+  switch (c) {
+    case MathOpClass::kReduction:
+      return energy_.reduction_pj_per_element;
+    case MathOpClass::kTranscendental:
+      return energy_.transcendental_pj_per_element;
+    case MathOpClass::kElementwise:
+      break;
+  }
+  return energy_.elementwise_pj_per_element;
+}
+
+double PeMath::stage_energy_pj(const Stage& stage) const {
+  return static_cast<double>(stage.elements) * pj_per_element(math_op_class(stage.op_kind));
+}
+
 void PeMath::report_lane_extras(StatsSink& out) const {
   std::map<std::string, uint64_t> by_class;
   for (unsigned c = 0; c < kNumMathOpClasses; ++c)
@@ -26,12 +42,9 @@ void PeMath::report_lane_extras(StatsSink& out) const {
 }
 
 void PeMath::report_energy(EnergySink& out) const {
-  const double pj =
-      static_cast<double>(elements(MathOpClass::kElementwise)) *
-          energy_.elementwise_pj_per_element +
-      static_cast<double>(elements(MathOpClass::kReduction)) * energy_.reduction_pj_per_element +
-      static_cast<double>(elements(MathOpClass::kTranscendental)) *
-          energy_.transcendental_pj_per_element;
+  double pj = 0;
+  for (unsigned c = 0; c < kNumMathOpClasses; ++c)
+    pj += static_cast<double>(elements_[c]) * pj_per_element(static_cast<MathOpClass>(c));
   out.dynamic_pj(EnergyClass::kMath, pj);
   out.static_mw(EnergyClass::kMath, energy_.static_mw);
 }

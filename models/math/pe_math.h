@@ -37,6 +37,7 @@ class PeMath : public PeEngine {
   // tensors, or on the current GEMM tile for epilogue ops.
   void serve(TileToken& token, Stage& stage) override;
   void count_served(const Stage& stage) override;
+  double stage_energy_pj(const Stage& stage) const override;
   void report_lane_extras(StatsSink& out) const override;
 
   // Evaluates one op kind on gathered operands (math_eval, or the RTL).
@@ -52,6 +53,8 @@ class PeMath : public PeEngine {
   unsigned lanes() const { return lanes_; }
 
  private:
+  double pj_per_element(MathOpClass c) const;
+
   unsigned lanes_;
   double clock_ghz_;
   MathEnergyConfig energy_;

@@ -37,6 +37,9 @@ class MemoryTarget : public sc_core::sc_module, public Instrumented {
     energy_class_ = c;
   }
 
+  // Draws the port's service energy on `meter` (power over time).
+  void set_power_meter(PowerMeter* meter) { port_.set_power_meter(meter); }
+
   // Instrumented: bytes read and written (the port reports its queue);
   // energy per byte read and written, static power.
   void report_stats(StatsSink& out, double now_ns) const override;

@@ -2,6 +2,7 @@
 #include "models/common/fault.h"
 
 #include "models/common/first_use_thread.h"
+#include "models/common/power_meter.h"
 #include "models/common/sim_time.h"
 #include "models/pe/borrowed_extension.h"
 #include "models/trace/op_log.h"
@@ -92,7 +93,9 @@ void PeEngine::worker(unsigned lane) {
     // A copy: the time stamp moves on while serve() waits.
     // NOLINTNEXTLINE(performance-unnecessary-copy-initialization)
     const sc_core::sc_time started = sc_core::sc_time_stamp();
+    const int64_t power = meter_ ? meter_->begin(stage_energy_pj(stage), service_time(stage)) : 0;
     serve(*token, stage);
+    if (meter_) meter_->end(power);
     l.busy_time += sc_core::sc_time_stamp() - started;
     const double start = to_ns(started);
     const double end = to_ns(sc_core::sc_time_stamp());

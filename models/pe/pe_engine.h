@@ -28,6 +28,7 @@ namespace kb {
 
 class OpLog;
 class PeData;
+class PowerMeter;
 
 // Posts a token to an engine's stage_in over a TLM socket (zero time).
 void post_token(tlm::tlm_fw_transport_if<>& engine, TileToken* token);
@@ -42,6 +43,8 @@ class PeEngine : public sc_core::sc_module, public Instrumented {
   // Data mode: the PE's data (null = timing only).
   void set_data(PeData* data) { data_ = data; }
   const std::string& pe_path() const { return pe_path_; }
+  // Draws each stage's energy on `meter` while it is served (power over time).
+  void set_power_meter(PowerMeter* meter) { meter_ = meter; }
 
   struct LaneStats {
     std::string label;  // op-log engine name, e.g. "tcm.fetch"
@@ -78,6 +81,9 @@ class PeEngine : public sc_core::sc_module, public Instrumented {
   // Called for every stage served, after its service (record): a subclass
   // counts what its energy depends on.
   virtual void count_served(const Stage& /*stage*/) {}
+  // The energy one stage spends on this engine (power over time; the totals
+  // come from report_energy).
+  virtual double stage_energy_pj(const Stage& /*stage*/) const { return 0; }
 
   // A token arrived for its current stage. Default: queue it on its lane.
   virtual void accept(TileToken* token);
@@ -123,6 +129,7 @@ class PeEngine : public sc_core::sc_module, public Instrumented {
   std::string pe_path_;
   OpLog* op_log_ = nullptr;
   PeData* data_ = nullptr;
+  PowerMeter* meter_ = nullptr;
   std::vector<std::unique_ptr<Lane>> lanes_;
 };
 

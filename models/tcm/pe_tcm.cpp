@@ -24,6 +24,11 @@ void PeTcm::report_energy(EnergySink& out) const {
                  energy_.dynamic_pj(lane_stats(kFetchLane).bytes, lane_stats(kStoreLane).bytes));
 }
 
+double PeTcm::stage_energy_pj(const Stage& stage) const {
+  return stage.kind == StageKind::kStore ? energy_.dynamic_pj(0, stage.bytes)
+                                         : energy_.dynamic_pj(stage.bytes, 0);
+}
+
 unsigned PeTcm::lane_of(const Stage& s) const {
   return s.kind == StageKind::kStore ? kStoreLane : kFetchLane;
 }

@@ -33,6 +33,7 @@ class PeTcm : public PeEngine {
 
  protected:
   unsigned lane_of(const Stage& s) const override;
+  double stage_energy_pj(const Stage& stage) const override;
   sc_core::sc_time service_time(const Stage& stage) const override;
   // Data mode: STORE writes the output tile (from the GEMM accumulator, or
   // the source tensor of a copy) into the TCM.

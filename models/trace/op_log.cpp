@@ -205,7 +205,8 @@ void OpLog::for_each_jsonl_line(const std::function<void(const std::string&)>& f
   for_each_ordered([&](const OpRecord& r) { f(record_json(r).dump() + "\n"); });
 }
 
-void OpLog::for_each_trace_piece(const std::function<void(const std::string&)>& f) const {
+void OpLog::for_each_trace_piece(const std::function<void(const std::string&)>& f,
+                                 const std::vector<std::string>& extra_events) const {
   // One process per PE, one thread (track) per engine; times in microseconds.
   // The document is {"displayTimeUnit":"ns","traceEvents":[...]} (keys in
   // nlohmann's sorted order), written event by event.
@@ -241,6 +242,10 @@ void OpLog::for_each_trace_piece(const std::function<void(const std::string&)>& 
           {"dur", (r.t_end_ns - r.t_start_ns) / 1000.0},
           {"args", {{"cmd_id", r.cmd_id}, {"tile", r.tile}, {"bytes", r.bytes}}}});
   });
+  for (const std::string& e : extra_events) {
+    f((first ? "" : ",") + e);
+    first = false;
+  }
   f("]}\n");
 }
 

@@ -60,7 +60,10 @@ class OpLog {
   // Chrome trace in pieces: concatenated, they are to_jsonl() and
   // to_chrome_trace().
   void for_each_jsonl_line(const std::function<void(const std::string&)>& f) const;
-  void for_each_trace_piece(const std::function<void(const std::string&)>& f) const;
+  // `extra_events`: more trace events (each one JSON object, such as a
+  // counter track's samples), written after the records.
+  void for_each_trace_piece(const std::function<void(const std::string&)>& f,
+                            const std::vector<std::string>& extra_events = {}) const;
   std::string to_jsonl() const;
   std::string to_chrome_trace() const;
   // FNV-1a 64 of to_jsonl(): a compact fingerprint for golden tests.

@@ -84,10 +84,12 @@ po::options_description make_options(Options& o, const std::string& default_benc
        "write the op log: one JSON line per engine stage (start, end, PE, engine, stage, "
        "op_kind, command id, tile, bytes, address)")
       ("trace", po::value(&o.trace)->value_name("FILE"),
-       "write a Chrome/Perfetto trace of the op log (one track per engine)")
+       "write a Chrome/Perfetto trace of the op log (one track per engine; a power counter "
+       "track per cube)")
       ("vcd", po::value(&o.vcd)->value_name("FILE"), "write a VCD waveform of the scoped modules")
       ("vcd-scope", po::value(&o.vcd_scopes)->value_name("PATH")->composing(),
-       "glob on hierarchical names to trace (repeatable; default: the first PE and its cube)")
+       "glob on hierarchical names to trace (repeatable; default: the first PE and its cube, and "
+       "every cube's power)")
       ("quiet,q", po::bool_switch(&o.quiet), "print only errors")
       ("sweep", po::value(&o.sweep)->value_name("SPEC"),
        "run the configuration sweep SPEC.yaml (one kernbench process per point; needs --out)")
@@ -260,6 +262,39 @@ Platform& keep_until_exit(std::unique_ptr<Platform> platform) {
   return *kept->back();
 }
 
+// Each cube's power over time as a Perfetto counter track (one process per
+// cube, after the PEs'): its static power plus the dynamic energy of each bin
+// over the bin's width, a sample where the value changes, and the static
+// level at the end of the run.
+std::vector<std::string> power_counter_events(Platform& platform) {
+  std::vector<std::string> out;
+  int pid = 1000000;
+  const double end_ns = platform.now_ns();
+  for (const Platform::PowerTrack& t : platform.power_tracks()) {
+    ++pid;
+    out.push_back(nlohmann::json{{"ph", "M"},
+                                 {"name", "process_name"},
+                                 {"pid", pid},
+                                 {"args", {{"name", t.cube + " power"}}}}
+                      .dump());
+    double last = -1;
+    auto sample = [&](double ts_ns, double mw) {
+      if (mw == last) return;
+      last = mw;
+      out.push_back(nlohmann::json{{"ph", "C"},
+                                   {"name", "power_mw"},
+                                   {"pid", pid},
+                                   {"ts", ts_ns / 1000.0},
+                                   {"args", {{"mW", mw}}}}
+                        .dump());
+    };
+    for (size_t i = 0; i < t.bins_pj.size(); ++i)
+      sample(static_cast<double>(i) * t.bin_ns, t.static_mw + t.bins_pj[i] / t.bin_ns);
+    sample(std::max(end_ns, static_cast<double>(t.bins_pj.size()) * t.bin_ns), t.static_mw);
+  }
+  return out;
+}
+
 // After the run: the JSON result first (the run's answer), then the op log,
 // the trace and the VCD.
 void write_outputs(const Options& o, Platform& platform, VcdTracer* vcd,
@@ -281,7 +316,8 @@ void write_outputs(const Options& o, Platform& platform, VcdTracer* vcd,
   }
   if (!o.trace.empty()) {
     AtomicFile f(o.trace);
-    platform.op_log().for_each_trace_piece([&](const std::string& piece) { f.write(piece); });
+    platform.op_log().for_each_trace_piece([&](const std::string& piece) { f.write(piece); },
+                                           power_counter_events(platform));
     f.commit();
     wrote(o.trace);
   }
@@ -414,6 +450,8 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
     return kExitOk;
   }
   const std::unique_ptr<AtomicFile> spill = set_op_log_policy(o, *bench, platform);
+  // Power over time (the VCD's and the trace's per-cube power) changes no timing.
+  if (!o.vcd.empty() || !o.trace.empty()) platform.enable_power_meters();
   std::unique_ptr<VcdTracer> vcd;
   if (!o.vcd.empty())
     vcd = std::make_unique<VcdTracer>(o.vcd,

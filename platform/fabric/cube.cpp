@@ -12,6 +12,7 @@ Cube::Cube(const sc_core::sc_module_name& name, const TopologyConfig& cfg, const
       router("router", map, cfg.cube.router_latency_ns),
       sram("sram", cfg.cube.sram.size_bytes, cfg.cube.sram.bandwidth_gbps,
            cfg.cube.sram.latency_ns),
+      power("power"),
       sip_(sip),
       cube_(cube) {
   router.set_energy(cfg.cube.router_energy);
@@ -41,11 +42,43 @@ Cube::Cube(const sc_core::sc_module_name& name, const TopologyConfig& cfg, const
 void Cube::connect_neighbor(unsigned neighbor_cube, Link& out_link, const Router& next) {
   neighbor_port_[neighbor_cube] = router.add_port({&out_link, "", &next});
   router.out.bind(out_link.in);
+  out_links_.push_back(&out_link);
 }
 
 void Cube::connect_hub(Link& out_link, const Router& hub) {
   hub_port_ = static_cast<int>(router.add_port({&out_link, "", &hub}));
   router.out.bind(out_link.in);
+  out_links_.push_back(&out_link);
+}
+
+void Cube::enable_power_meter() {
+  EnergyTally covered;
+  auto cover = [&](const Instrumented& m) { m.report_energy(covered); };
+  cover(router);
+  cover(sram);
+  sram.set_power_meter(&power);
+  for (auto* links : {&up_, &down_})
+    for (auto& l : *links) {
+      cover(*l);
+      l->set_power_meter(&power);
+    }
+  for (Link* l : out_links_) {
+    cover(*l);
+    l->set_power_meter(&power);
+  }
+  for (auto& pe : pes_) {
+    cover(pe->xbar);
+    cover(pe->hbm);
+    cover(pe->tcm.dma_port);
+    cover(pe->cpu);
+    pe->hbm.set_power_meter(&power);
+    pe->tcm.dma_port.set_power_meter(&power);
+    for (PeEngine* e : pe->engines()) {
+      cover(*e);
+      e->set_power_meter(&power);
+    }
+  }
+  power.set_static_mw(covered.static_total_mw());
 }
 
 void Cube::finalize_routing(const CubeGrid& grid, unsigned io_cube) {

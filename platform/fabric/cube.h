@@ -9,6 +9,7 @@
 #include <systemc>
 #include <vector>
 
+#include "models/common/power_meter.h"
 #include "models/link/link.h"
 #include "models/memory/memory_target.h"
 #include "models/router/router.h"
@@ -35,11 +36,18 @@ class Cube : public sc_core::sc_module {
 
   Router router;
   MemoryTarget sram;
+  // The cube's power over time (on once enable_power_meter is called).
+  PowerMeter power;
+  // Draws the energy of this cube's memories, wires (its PE links and the
+  // cube links leaving it) and engines on `power`, whose static part is the
+  // static power of everything it covers.
+  void enable_power_meter();
 
  private:
   unsigned sip_, cube_;
   std::vector<std::unique_ptr<Pe>> pes_;
   std::vector<std::unique_ptr<Link>> up_, down_;
+  std::vector<Link*> out_links_;  // cube links and the io link leaving this cube
   unsigned sram_port_ = 0;
   std::map<unsigned, unsigned> neighbor_port_;
   int hub_port_ = -1;

@@ -13,9 +13,9 @@ namespace kb {
 
 std::vector<std::string> default_vcd_scopes() {
   return {"system.sip0.cube0.pe0",           "system.sip0.cube0.router",
-          "system.sip0.cube0.sram",          "system.sip0.cube0.pe0_to_router",
-          "system.sip0.cube0.router_to_pe0", "system.sip0.cube0_to_*",
-          "system.sip0.cube*_to_cube0"};
+          "system.sip0.cube*.power",         "system.sip0.cube0.sram",
+          "system.sip0.cube0.pe0_to_router", "system.sip0.cube0.router_to_pe0",
+          "system.sip0.cube0_to_*",          "system.sip0.cube*_to_cube0"};
 }
 
 bool in_vcd_scope(const std::string& name, const std::vector<std::string>& scopes) {

@@ -629,5 +629,27 @@ TEST(CliVcd, ScopeGlobRestrictsTheTracedModules) {
   for (const auto& [path, id] : v.id_of) EXPECT_EQ(path.rfind("system.sip0.cube1", 0), 0u) << path;
 }
 
+// Power over time (the cubes' power in the VCD, counter tracks in the trace)
+// changes no result: the same run with and without them gives the same
+// simulated time, op log, metrics and energy.
+TEST(CliOutputs, PowerTracksChangeNoResult) {
+  TempDir tmp;
+  const RunResult plain = run({"-t", kTiny, "-b", "gemm", "-q", "--json", tmp / "a.json"}, tmp);
+  ASSERT_EQ(plain.exit_code, 0) << describe(plain);
+  const RunResult traced = run({"-t", kTiny, "-b", "gemm", "-q", "--json", tmp / "b.json", "--vcd",
+                                tmp / "w.vcd", "--trace", tmp / "t.json"},
+                               tmp);
+  ASSERT_EQ(traced.exit_code, 0) << describe(traced);
+  const nlohmann::json a = load_json(tmp / "a.json"), b = load_json(tmp / "b.json");
+  for (const char* k : {"sim_time_ns", "op_log", "metrics", "points", "energy"})
+    EXPECT_EQ(a[k], b[k]) << k;
+  EXPECT_TRUE(contains(read_text(tmp / "w.vcd"), "power_mw"));
+  unsigned counters = 0;
+  const nlohmann::json trace = load_json(tmp / "t.json");
+  for (const auto& e : trace["traceEvents"])
+    if (e["ph"] == "C" && e["name"] == "power_mw") ++counters;
+  EXPECT_GT(counters, 2u);
+}
+
 }  // namespace
 }  // namespace kb

@@ -8,7 +8,10 @@
 
 #include "models/dma/dma_transfer.h"
 #include "platform/config/topology_loader.h"
+#include "platform/fabric/cube.h"
 #include "platform/fabric/pe.h"
+#include "platform/fabric/sip.h"
+#include "platform/fabric/system.h"
 #include "platform/platform.h"
 
 using namespace kb;
@@ -156,4 +159,31 @@ TEST(Energy, EnergyKnobsSetOnTheCommandLineReachTheModels) {
   EXPECT_DOUBLE_EQ(
       EnergyReport::since_start(p.energy("system.sip0.cube3.pe1.hbm")).dynamic_total_pj(),
       4096.0 * 1000);
+}
+
+// Power over time: the energy a cube's meter draws is the energy its HBM and
+// TCM spent (to the rounding of each service's power to a microwatt), and
+// at the end the cube is back at its static power.
+TEST(Energy, ACubesPowerTrackDrawsTheEnergyItsBlocksSpent) {
+  Platform p(tiny({"pe.xbar_energy.pj_per_bit=0"}));
+  p.enable_power_meters();
+  const uint64_t n = uint64_t{64} * 1024;
+  local_dma(p, n, 0, 1);
+  const std::vector<Platform::PowerTrack> tracks = p.power_tracks();
+  ASSERT_EQ(tracks.size(), 4u);  // tiny: 2x2 cubes
+  EXPECT_EQ(tracks[0].cube, "system.sip0.cube0");
+  double drawn = 0;
+  for (double pj : tracks[0].bins_pj) drawn += pj;
+  const EnergyReport r = EnergyReport::since_start(p.energy("system.sip0.cube0"));
+  const double spent = cls(r, EnergyClass::kHbm) + cls(r, EnergyClass::kTcm);
+  EXPECT_NEAR(drawn, spent, 1e-6 * spent);
+  // Its static power: the cube's blocks and the links leaving it (two cube
+  // links on tiny's 2x2 torus, and the io link: cube 0 is the io cube).
+  const TopologyConfig& c = p.config();
+  EXPECT_DOUBLE_EQ(tracks[0].static_mw, p.energy("system.sip0.cube0").tally.static_total_mw() +
+                                            2 * c.sip.cube_link.energy.static_mw +
+                                            c.sip.io_link.energy.static_mw);
+  EXPECT_DOUBLE_EQ(p.system().sip(0).cube(0).power.power_mw(), tracks[0].static_mw);
+  for (size_t k = 1; k < tracks.size(); ++k)
+    for (double pj : tracks[k].bins_pj) EXPECT_EQ(pj, 0.0) << k;
 }
