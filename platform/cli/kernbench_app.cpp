@@ -262,6 +262,15 @@ Platform& keep_until_exit(std::unique_ptr<Platform> platform) {
   return *kept->back();
 }
 
+// Power meters for --vcd and --trace (they change no timing), and the VCD
+// tracer (null without --vcd), set up before the platform first runs.
+std::unique_ptr<VcdTracer> set_up_waveforms(const Options& o, Platform& platform) {
+  if (!o.vcd.empty() || !o.trace.empty()) platform.enable_power_meters();
+  if (o.vcd.empty()) return nullptr;
+  return std::make_unique<VcdTracer>(o.vcd,
+                                     o.vcd_scopes.empty() ? default_vcd_scopes() : o.vcd_scopes);
+}
+
 // Each cube's power over time as a Perfetto counter track (one process per
 // cube, after the PEs'): its static power plus the dynamic energy of each bin
 // over the bin's width, a sample where the value changes, and the static
@@ -450,12 +459,7 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
     return kExitOk;
   }
   const std::unique_ptr<AtomicFile> spill = set_op_log_policy(o, *bench, platform);
-  // Power over time (the VCD's and the trace's per-cube power) changes no timing.
-  if (!o.vcd.empty() || !o.trace.empty()) platform.enable_power_meters();
-  std::unique_ptr<VcdTracer> vcd;
-  if (!o.vcd.empty())
-    vcd = std::make_unique<VcdTracer>(o.vcd,
-                                      o.vcd_scopes.empty() ? default_vcd_scopes() : o.vcd_scopes);
+  const std::unique_ptr<VcdTracer> vcd = set_up_waveforms(o, platform);
 
   BenchContext ctx{platform, *params, o.data, o.topology, o.sets, "", o.quiet};
   const auto t0 = std::chrono::steady_clock::now();

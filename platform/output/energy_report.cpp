@@ -40,6 +40,17 @@ std::string EnergyReport::dominant() const {
   return best;
 }
 
+std::string EnergyReport::dominant_dynamic() const {
+  std::string best = "none";
+  double most = 0;
+  for (unsigned c = 0; c < kNumEnergyClasses; ++c)
+    if (dynamic_pj[c] > most) {
+      most = dynamic_pj[c];
+      best = to_string(static_cast<EnergyClass>(c));
+    }
+  return best;
+}
+
 nlohmann::json EnergyReport::to_json() const {
   nlohmann::json by_class = nlohmann::json::object();
   for (unsigned c = 0; c < kNumEnergyClasses; ++c)
@@ -51,6 +62,7 @@ nlohmann::json EnergyReport::to_json() const {
           {"window_ns", window_ns},
           {"average_power_mw", average_mw()},
           {"dominant", dominant()},
+          {"dominant_dynamic", dominant_dynamic()},
           {"by_class", by_class}};
 }
 

@@ -36,10 +36,12 @@ struct EnergyReport {
   double total_pj() const { return dynamic_total_pj() + static_total_pj(); }
   // Average power over the window, mW (pJ / ns).
   double average_mw() const { return window_ns > 0 ? total_pj() / window_ns : 0.0; }
-  // The class (or "static") with the most energy.
+  // The class (or "static", all static energy together) with the most energy.
   std::string dominant() const;
+  // The class with the most dynamic energy ("none" when there is none).
+  std::string dominant_dynamic() const;
 
-  // {total_pj, dynamic_pj, static_pj, window_ns, average_power_mw, dominant,
+  // {total_pj, dynamic_pj, static_pj, window_ns, average_power_mw, dominant, dominant_dynamic,
   //  by_class: {gemm: {dynamic_pj, static_pj}, ...}}
   nlohmann::json to_json() const;
 };

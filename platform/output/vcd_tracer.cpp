@@ -1,5 +1,7 @@
 #include "platform/output/vcd_tracer.h"
 
+#include "models/common/errors.h"
+
 #include <fnmatch.h>
 
 #include <sysc/tracing/sc_tracing_ids.h>
@@ -48,6 +50,15 @@ VcdTracer::VcdTracer(const std::string& path, const std::vector<std::string>& sc
     for (sc_core::sc_object* c : o->get_child_objects()) walk(c);
   };
   for (sc_core::sc_object* o : sc_core::sc_get_top_level_objects()) walk(o);
+  if (signals_ == 0) {
+    abandon();
+    std::string list;
+    for (const auto& s : scopes) list += (list.empty() ? "'" : ", '") + s + "'";
+    throw UsageError("--vcd-scope " + list +
+                     ": matches no module that traces a signal (names are hierarchical, e.g. "
+                     "'system.sip0.cube0.pe0' or 'system.sip0.cube1*'; --describe-stats lists "
+                     "the modules of the topology)");
+  }
 }
 
 VcdTracer::~VcdTracer() {

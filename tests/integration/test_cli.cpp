@@ -651,5 +651,18 @@ TEST(CliOutputs, PowerTracksChangeNoResult) {
   EXPECT_GT(counters, 2u);
 }
 
+// A --vcd-scope that matches nothing is a usage error, not an empty VCD.
+TEST(CliErrors, VcdScopeMatchingNothingIsAUsageError) {
+  TempDir tmp;
+  for (const char* scope : {"system.sip0.cube99*", "sip0.cube0.pe0"}) {
+    const RunResult r =
+        run({"-t", kTiny, "-b", "gemm", "--vcd", tmp / "w.vcd", "--vcd-scope", scope}, tmp);
+    const std::string e = expect_usage_error(r);
+    EXPECT_TRUE(contains(e, "matches no module")) << e;
+    EXPECT_TRUE(contains(e, scope)) << e;
+    EXPECT_FALSE(fs::exists(tmp / "w.vcd"));
+  }
+}
+
 }  // namespace
 }  // namespace kb
