@@ -79,7 +79,7 @@ void PeDma::accept(TileToken* token) {
     Stage& st = token->stages[i];
     st.transfer.cmd_id = token->cmd_id;
     const auto lane = static_cast<unsigned>(channel_for(st.transfer));
-    lane_enter(lane);
+    lane_enter(lane, token->cmd_id);
     submit(st.transfer, [this, token, i, lane, left, last](const DmaTransfer&, const DmaResult& r) {
       lane_leave(lane);
       record(*token, token->stages[i], lane, r.started_ns, r.finished_ns);

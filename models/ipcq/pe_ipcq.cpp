@@ -181,7 +181,7 @@ void PeIpcq::accept(TileToken* token) {
     q.slots.at(m.slot) = SlotState::kFree;
   }
   const double start = to_ns(sc_core::sc_time_stamp());
-  lane_enter(kMsgLane);
+  lane_enter(kMsgLane, token->cmd_id);
   // What the op log shows of the message once delivered (the token itself
   // moves on now): a slim stage, not a copy of the whole one.
   Stage logged;
@@ -211,7 +211,7 @@ void PeIpcq::accept_command(TileToken* token) {
   ++commands_in_flight_;
   const double start = to_ns(sc_core::sc_time_stamp());
   if (const auto* o = std::get_if<IpcqOpenCmd>(cmd)) {
-    lane_enter(kRecvLane);
+    lane_enter(kRecvLane, token->cmd_id);
     open(token, *o);
     return;
   }
@@ -221,7 +221,7 @@ void PeIpcq::accept_command(TileToken* token) {
     job.cmd_id = token->cmd_id;
     job.src = s->src.addr;
     job.bytes = s->src.bytes();
-    lane_enter(kSendLane);
+    lane_enter(kSendLane, token->cmd_id);
     job.on_done = [this, token, start] { finish_command(*token, kSendLane, start); };
     q.jobs.push_back(std::move(job));
     q.kick.notify(sc_core::SC_ZERO_TIME);
@@ -241,7 +241,7 @@ void PeIpcq::accept_command(TileToken* token) {
   job->cmd = &r;
   job->chunks = lowering::chunk_count(r.dst.bytes(), cfg_.slot_bytes);
   job->start_ns = start;
-  lane_enter(kRecvLane);
+  lane_enter(kRecvLane, token->cmd_id);
   RecvQueue& q = *it->second;
   q.waiting.push_back(job.get());
   q.jobs.push_back(std::move(job));

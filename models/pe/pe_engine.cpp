@@ -146,12 +146,14 @@ void PeEngine::compute_fault(const TileToken& token, const Stage& stage,
   raise_fault("/kernbench/data", msg);
 }
 
-void PeEngine::lane_enter(unsigned lane) {
+void PeEngine::lane_enter(unsigned lane, uint64_t cmd) {
   Lane& l = *lanes_.at(lane);
   if (l.active++ == 0) {
     l.active_since = sc_core::sc_time_stamp();
     l.busy = true;
   }
+  l.current_cmd = cmd;
+  l.depth.set(l.active);
 }
 
 void PeEngine::lane_leave(unsigned lane) {
@@ -159,7 +161,9 @@ void PeEngine::lane_leave(unsigned lane) {
   if (--l.active == 0) {
     l.busy_time += sc_core::sc_time_stamp() - l.active_since;
     l.busy = false;
+    l.current_cmd = 0;
   }
+  l.depth.set(l.active);
 }
 
 void PeEngine::report_stats(StatsSink& out, double now_ns) const {

@@ -102,8 +102,10 @@ class PeEngine : public sc_core::sc_module, public Instrumented {
   // A data-mode compute failure: SC_REPORT_ERROR naming the engine and command.
   [[noreturn]] void compute_fault(const TileToken& token, const Stage& stage,
                                   const std::string& why) const;
-  // Busy accounting for engines whose stages overlap (DMA).
-  void lane_enter(unsigned lane);
+  // Accounting for engines that take their tokens themselves and whose stages
+  // overlap (DMA, IPCQ): busy time, stages in flight (queue_depth) and the
+  // command of the latest one to enter (cmd_id; 0 when none is in flight).
+  void lane_enter(unsigned lane, uint64_t cmd);
   void lane_leave(unsigned lane);
 
  private:
