@@ -1,5 +1,6 @@
 #include "firmware/tl.h"
 
+#include <iterator>
 #include <systemc>
 
 #include "firmware/recipes.h"
@@ -376,6 +377,11 @@ Tl::ScratchScope::ScratchScope(Tl& tl) : tl_(tl), mark_(tl.arena_.mark()) {}
 
 Tl::ScratchScope::~ScratchScope() {
   tl_.arena_.release_to(mark_);
+  // Reduce staging allocated inside the scope is gone with it: forget it, so
+  // a later reduce allocates its own rather than reuse space now someone else's.
+  for (auto it = tl_.ipcq_scratch_.begin(); it != tl_.ipcq_scratch_.end();)
+    it = (it->second.h.addr & addr_bits::kOffsetMask) >= mark_ ? tl_.ipcq_scratch_.erase(it)
+                                                               : std::next(it);
 }
 
 Tensor Tl::copy_to(const Tensor& dst, const Tensor& src) {

@@ -87,9 +87,9 @@ def load(path):
     return strip(json.load(open(path)))
 def within(old, new, path):
     if isinstance(old, dict) and isinstance(new, dict):
-        return all(k in new and within(v, new[k], path + "." + k) for k, v in old.items())
+        return all([k in new and within(v, new[k], path + "." + k) for k, v in old.items()])
     if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        return all(within(o, n, path + "[%d]" % i) for i, (o, n) in enumerate(zip(old, new)))
+        return all([within(o, n, path + "[%d]" % i) for i, (o, n) in enumerate(zip(old, new))])
     if old != new:
         print("  " + path + ": " + json.dumps(old)[:80] + " -> " + json.dumps(new)[:80])
         return False

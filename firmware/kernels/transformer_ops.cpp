@@ -136,9 +136,14 @@ void allreduce_all(Step& s, const Tensor& v) {
 }
 
 void sum_into_stream(Step& s, const char* allreduce_phase, const char* residual_phase) {
-  s.begin(allreduce_phase);
-  allreduce_all(s, s.partial);
-  s.end();
+  {
+    // A stream in HBM is reduced through TCM staging (one per peer): it lives
+    // as long as the all-reduce, not the layer (end() waits for the reduces).
+    auto staging = s.tl.scratch_scope();
+    s.begin(allreduce_phase);
+    allreduce_all(s, s.partial);
+    s.end();
+  }
   s.begin(residual_phase);
   residual(s);
   s.end();

@@ -105,6 +105,65 @@ TEST(LlmDecode, AGroupRootWithSeveralChildrenHoldsEveryReceivedStateInTcm) {
   EXPECT_LE(j["metrics"]["logits_max_rel_err"].get<double>(), 1e-2);
 }
 
+// A batch whose residual stream is too big for TCM is all-reduced from HBM
+// through per-peer TCM staging. Rank 0 is the root of a 3-level tree (three
+// peers, 96 KiB of staging each with 1536-byte slots): that staging must be
+// released when the all-reduce ends, or the next layer phase (the FFN norm)
+// finds the arena full. At 70B shape (8 KV heads x 64 ranks, batch 32) this
+// is what rank 0 of 512 hit with 9 peers of 32 KiB.
+TEST(LlmDecode, ReduceStagingLivesOnlyAsLongAsItsAllReduce) {
+  TempDir tmp;
+  const nlohmann::json j = run_json({"-t",
+                                     kTiny,
+                                     "-b",
+                                     "llm",
+                                     "-q",
+                                     "-p",
+                                     "layers=1",
+                                     "-p",
+                                     "batch=32",
+                                     "-p",
+                                     "context=1023",
+                                     "-p",
+                                     "model.heads=8",
+                                     "-p",
+                                     "model.kv_heads=1",
+                                     "-p",
+                                     "model.ffn=448",
+                                     "-p",
+                                     "model.vocab=64",
+                                     "-p",
+                                     "ranks=8",
+                                     "--set",
+                                     "pe.ipcq.slot_bytes=1536"},
+                                    tmp, "staging.json");
+  ASSERT_FALSE(j.is_null());
+  EXPECT_GT(j["metrics"]["latency_per_token_ns"].get<double>(), 0.0);
+}
+
+// The numbers of that path (a stream reduced from HBM through staging, two
+// layers, each with its own staging) against the reference.
+TEST(LlmDecode, AStreamReducedThroughHbmStagingMatchesTheReference) {
+  TempDir tmp;
+  const nlohmann::json j = run_json({"-t", kTiny,
+                                     "-b", "llm",
+                                     "-q", "--data",
+                                     "-p", "model=llama3_8b",
+                                     "-p", "model.layers=2",
+                                     "-p", "model.hidden=1024",
+                                     "-p", "model.heads=8",
+                                     "-p", "model.kv_heads=2",
+                                     "-p", "model.d_head=128",
+                                     "-p", "model.ffn=512",
+                                     "-p", "model.vocab=256",
+                                     "-p", "ranks=8",
+                                     "-p", "batch=32",
+                                     "-p", "context=40"},
+                                    tmp, "hbm_stream.json");
+  ASSERT_FALSE(j.is_null());
+  EXPECT_LE(j["metrics"]["logits_max_rel_err"].get<double>(), 1e-2);
+}
+
 TEST(LlmDecode, NoResultBeatsItsRoofline) {
   TempDir tmp;
   const std::vector<std::vector<std::string>> cases = {
