@@ -26,7 +26,8 @@ std::vector<std::string> small_model() {
           "-p", "model.ffn=200",   "-p", "model.vocab=250",  "-p", "ranks=6"};
 }
 
-std::vector<std::string> args(std::vector<std::string> extra, const std::string& topo = kTiny) {
+std::vector<std::string> args(const std::vector<std::string>& extra,
+                              const std::string& topo = kTiny) {
   std::vector<std::string> a = {"-t", topo, "-b", "llm", "-q"};
   // The small model's fields, but those `extra` sets itself.
   auto key = [](const std::string& kv) { return kv.substr(0, kv.find('=')); };
@@ -42,7 +43,7 @@ std::vector<std::string> args(std::vector<std::string> extra, const std::string&
 
 nlohmann::json run_json(std::vector<std::string> a, const TempDir& tmp, const std::string& name) {
   a.push_back("--json");
-  a.push_back(tmp / name);
+  a.emplace_back(tmp / name);
   const test::RunResult r = run_kernbench(a, tmp);
   EXPECT_EQ(r.exit_code, 0) << test::describe(r);
   if (r.exit_code != 0) return {};
