@@ -210,17 +210,25 @@ void Platform::debug_read(uint64_t addr, uint8_t* data, uint64_t len) {
   debug_access(*system_, map_, tlm::TLM_READ_COMMAND, addr, data, len);
 }
 
+const std::vector<std::pair<std::string, const Instrumented*>>& Platform::instrumented() const {
+  if (instrumented_.empty())
+    for_each_object([&](sc_core::sc_object* o) {
+      if (const auto* m = dynamic_cast<const Instrumented*>(o))
+        instrumented_.emplace_back(o->name(), m);
+    });
+  return instrumented_;
+}
+
 namespace {
 
 // A module's counters, then its energy in a group named after it when it
 // spent dynamic energy (or when the sink describes the counters).
-void report_module(StatsSink& sink, const sc_core::sc_object& o, const Instrumented& m,
-                   double now) {
+void report_module(StatsSink& sink, const std::string& name, const Instrumented& m, double now) {
   m.report_stats(sink, now);
   EnergyTally t;
   m.report_energy(t);
   if (t.dynamic_total_pj() <= 0 && !sink.describing()) return;
-  sink.group(o.name());
+  sink.group(name);
   sink.real("energy_dynamic_pj", t.dynamic_total_pj(), "pJ",
             "dynamic energy: the module's event counts x its energy knobs");
   sink.real("energy_static_pj", t.static_total_mw() * now, "pJ",
@@ -233,17 +241,13 @@ nlohmann::json Platform::stats() const {
   nlohmann::json out = nlohmann::json::object();
   const double now = now_ns();
   JsonStatsSink sink(out);
-  for_each_object([&](sc_core::sc_object* o) {
-    if (const auto* m = dynamic_cast<const Instrumented*>(o)) report_module(sink, *o, *m, now);
-  });
+  for (const auto& [name, m] : instrumented()) report_module(sink, name, *m, now);
   return out;
 }
 
 std::string Platform::describe_stats() const {
   DescribeStatsSink sink;
-  for_each_object([&](sc_core::sc_object* o) {
-    if (const auto* m = dynamic_cast<const Instrumented*>(o)) report_module(sink, *o, *m, 0);
-  });
+  for (const auto& [name, m] : instrumented()) report_module(sink, name, *m, 0);
   return sink.listing();
 }
 
@@ -269,15 +273,10 @@ std::vector<Platform::PowerTrack> Platform::power_tracks() {
 EnergySnapshot Platform::energy(const std::string& scope) const {
   EnergySnapshot s;
   s.now_ns = now_ns();
-  for_each_object([&](sc_core::sc_object* o) {
-    const auto* m = dynamic_cast<const Instrumented*>(o);
-    if (!m) return;
-    if (!scope.empty()) {
-      const std::string name = o->name();
-      if (name.compare(0, scope.size(), scope) != 0 ||
-          (name.size() > scope.size() && name[scope.size()] != '.'))
-        return;
-    }
+  for (const auto& [name, m] : instrumented()) {
+    if (!scope.empty() && (name.compare(0, scope.size(), scope) != 0 ||
+                           (name.size() > scope.size() && name[scope.size()] != '.')))
+      continue;
     EnergyTally t;
     m->report_energy(t);
     for (unsigned c = 0; c < kNumEnergyClasses; ++c) {
@@ -285,7 +284,7 @@ EnergySnapshot Platform::energy(const std::string& scope) const {
       s.tally.power[c] += t.power[c];
     }
     if (t.dynamic_total_pj() <= 0) s.idle_static_mw += t.static_total_mw();
-  });
+  }
   return s;
 }
 

@@ -20,6 +20,7 @@ class System;
 class Pe;
 class Link;
 class OpLog;
+class Instrumented;
 
 struct PeId {
   unsigned sip = 0, cube = 0, pe = 0;
@@ -115,6 +116,10 @@ class Platform {
   std::unique_ptr<OpLog> op_log_;
   bool op_log_enabled_ = true;
   bool power_meters_on_ = false;
+  // Every module that reports statistics or energy, with its hierarchical
+  // name, in tree order: collected once (the tree is fixed after elaboration).
+  const std::vector<std::pair<std::string, const Instrumented*>>& instrumented() const;
+  mutable std::vector<std::pair<std::string, const Instrumented*>> instrumented_;
   std::unique_ptr<System> system_;
 };
 

@@ -1,6 +1,7 @@
 #include "models/commands/op_kinds.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace kb {
 
@@ -25,14 +26,14 @@ const char* to_string(MathOpClass c) {
 }
 
 MathOpClass math_op_class(const std::string& kind) {
-  static const char* const kReductions[] = {"rmax", "rsum", "reduce_add"};
-  static const char* const kTranscendentals[] = {"exp",   "exp_diff", "div", "recip",
-                                                 "rsqrt", "gelu",     "silu"};
-  for (const char* k : kReductions)
-    if (kind == k) return MathOpClass::kReduction;
-  for (const char* k : kTranscendentals)
-    if (kind == k) return MathOpClass::kTranscendental;
-  return MathOpClass::kElementwise;
+  static const std::unordered_map<std::string, MathOpClass> kNotElementwise = {
+      {"rmax", MathOpClass::kReduction},          {"rsum", MathOpClass::kReduction},
+      {"reduce_add", MathOpClass::kReduction},    {"exp", MathOpClass::kTranscendental},
+      {"exp_diff", MathOpClass::kTranscendental}, {"div", MathOpClass::kTranscendental},
+      {"recip", MathOpClass::kTranscendental},    {"rsqrt", MathOpClass::kTranscendental},
+      {"gelu", MathOpClass::kTranscendental},     {"silu", MathOpClass::kTranscendental}};
+  const auto it = kNotElementwise.find(kind);
+  return it == kNotElementwise.end() ? MathOpClass::kElementwise : it->second;
 }
 
 bool is_gemm_kind(const std::string& kind) {
