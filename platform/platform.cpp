@@ -308,8 +308,17 @@ std::string Platform::describe() const {
      << "  PEs          " << c.cube.pes << " per cube, " << c.total_pes() << " in total; PE link "
      << c.cube.pe_link.bandwidth_gbps << " GB/s\n"
      << "  PE HBM       " << c.pe.hbm.num_pcs << " PCs x " << c.pe.hbm.pc_bandwidth_gbps
-     << " GB/s = " << c.pe_hbm_bandwidth_gbps() << " GB/s, " << c.pe.hbm.size_bytes << " B per PE\n"
-     << "  PE TCM       " << c.pe.tcm.size_bytes << " B @ " << c.pe.tcm.bandwidth_gbps << " GB/s\n"
+     << " GB/s = " << c.pe_hbm_bandwidth_gbps() << " GB/s, " << c.pe.hbm.size_bytes << " B per PE\n";
+  if (c.pe.hbm.model == HbmModel::kBanked) {
+    const DramTimingConfig& d = c.pe.hbm.banked;
+    const unsigned lockstep = d.lockstep(c.pe.hbm.pc_bandwidth_gbps);
+    os << "  HBM banked   " << name_of(kDramPresetNames, d.preset) << " device, " << lockstep
+       << " device PCs of " << d.device_gbps() << " GB/s in lockstep per PC (peak "
+       << lockstep * d.device_gbps() << " GB/s), " << d.bank_groups << "x" << d.banks_per_group
+       << " banks, " << d.column_bytes * lockstep << " B columns, " << d.page_bytes * lockstep
+       << " B rows, " << name_of(kPagePolicyNames, d.page_policy) << " page\n";
+  }
+  os << "  PE TCM       " << c.pe.tcm.size_bytes << " B @ " << c.pe.tcm.bandwidth_gbps << " GB/s\n"
      << "  cube SRAM    " << c.cube.sram.size_bytes << " B @ " << c.cube.sram.bandwidth_gbps
      << " GB/s\n"
      << "  host link    H2D " << c.host.h2d.bandwidth_gbps << " GB/s, D2H "

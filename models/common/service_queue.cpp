@@ -1,6 +1,7 @@
 #include "models/common/service_queue.h"
 
 #include "models/common/power_meter.h"
+#include "models/common/service_order.h"
 #include "models/common/sim_time.h"
 
 #include <algorithm>
@@ -49,18 +50,8 @@ void ServiceQueue::push(const sc_core::sc_time& service, uint64_t bytes, Complet
   if (!busy_ && !selecting_) kick_.notify(sc_core::SC_ZERO_TIME);
 }
 
-// Requests arrive in time order, so a queue kept in (arrival, order, seq)
-// order takes each new one at its tail, passing only same-instant arrivals
-// with a worse key; its front is then the request to serve next.
 void ServiceQueue::insert_sorted(std::deque<Request>& q, const Request& r) {
-  auto pos = q.end();
-  while (pos != q.begin()) {
-    auto prev = std::prev(pos);
-    if (std::tie(prev->arrival, prev->order, prev->seq) < std::tie(r.arrival, r.order, r.seq))
-      break;
-    pos = prev;
-  }
-  q.insert(pos, r);
+  insert_in_service_order(q, r);
 }
 
 void ServiceQueue::serve() {

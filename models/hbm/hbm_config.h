@@ -7,6 +7,7 @@
 
 #include "models/common/energy.h"
 #include "models/common/knob_spec.h"
+#include "models/hbm/dram_timing.h"
 
 namespace kb {
 
@@ -24,6 +25,8 @@ struct HbmConfig {
   double access_latency_ns = 5;
   unsigned queue_depth = 64;
   PcMapping pc_mapping = PcMapping::kXor;
+  HbmModel model = HbmModel::kQueue;
+  DramTimingConfig banked;
   MemoryEnergyConfig energy{31.2, 31.2, 150};
 
   template <class V>
@@ -44,6 +47,12 @@ struct HbmConfig {
              {"pc_mapping",
               "address -> pseudo-channel: interleave (chunk mod PCs) or xor (chunk bits folded, "
               "so strided rows spread over the PCs)"});
+    v.choice(model, kHbmModelNames,
+             {"model",
+              "pseudo-channel timing: queue (a bandwidth queue: bytes / pc_bandwidth_gbps) or "
+              "banked (bank groups, banks and row buffers with JEDEC timings and FR-FCFS "
+              "scheduling, from the banked section)"});
+    v.section("banked", "banked HBM device", [&] { banked.visit(v); });
     v.section("energy", "HBM slice energy", [&] {
       energy.visit(v,
                    "per byte read, pJ/B (default 31.2 = 3.9 pJ/bit: HBM2 activation, data "

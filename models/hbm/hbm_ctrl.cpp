@@ -19,15 +19,27 @@ HbmCtrl::HbmCtrl(const sc_core::sc_module_name& name, const HbmConfig& cfg)
       in("in"),
       cfg_(cfg),
       access_latency_(ns_to_time(cfg.access_latency_ns)) {
-  for (unsigned i = 0; i < cfg_.num_pcs; ++i)
-    pcs_.push_back(
-        std::make_unique<ServiceQueue>(("pc" + std::to_string(i)).c_str(), cfg_.queue_depth));
+  for (unsigned i = 0; i < cfg_.num_pcs; ++i) {
+    const std::string pc = "pc" + std::to_string(i);
+    if (cfg_.model == HbmModel::kBanked)
+      banked_.push_back(std::make_unique<BankedChannel>(
+          pc.c_str(), cfg_.banked, cfg_.banked.lockstep(cfg_.pc_bandwidth_gbps), cfg_.queue_depth));
+    else
+      pcs_.push_back(std::make_unique<ServiceQueue>(pc.c_str(), cfg_.queue_depth));
+  }
   in.register_b_transport(this, &HbmCtrl::b_transport);
   in.register_transport_dbg(this, &HbmCtrl::transport_dbg);
 }
 
 unsigned HbmCtrl::pc_of(uint64_t offset) const {
   return pc_of_offset(cfg_, offset);
+}
+
+uint64_t HbmCtrl::pc_local_offset(uint64_t offset) const {
+  // Each run of num_pcs chunks puts exactly one chunk on every PC (both
+  // mappings), so a chunk's index within its PC is its run.
+  return offset / cfg_.interleave_bytes / cfg_.num_pcs * cfg_.interleave_bytes +
+         offset % cfg_.interleave_bytes;
 }
 
 void HbmCtrl::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
@@ -53,8 +65,13 @@ void HbmCtrl::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& del
     const uint64_t chunk_end =
         std::min(end, (pos / cfg_.interleave_bytes + 1) * cfg_.interleave_bytes);
     const uint64_t bytes = chunk_end - pos;
-    pcs_[pc_of(pos)]->push(transfer_time(bytes, cfg_.pc_bandwidth_gbps), bytes, &served,
-                           order_key(trans), static_cast<double>(bytes) * pj_per_byte);
+    const double pj = static_cast<double>(bytes) * pj_per_byte;
+    if (banked_.empty())
+      pcs_[pc_of(pos)]->push(transfer_time(bytes, cfg_.pc_bandwidth_gbps), bytes, &served,
+                             order_key(trans), pj);
+    else
+      banked_[pc_of(pos)]->push(pc_local_offset(pos), bytes, trans.is_write(), &served,
+                                order_key(trans), pj);
     pos = chunk_end;
   }
   served.wait();

@@ -12,6 +12,11 @@
 // (stalled parts are admitted oldest first, see ServiceQueue); the requester
 // sees the back-pressure as a later completion, and the request's other parts
 // go on to their own PCs meanwhile.
+//
+// With pe.hbm.model: banked each PC is instead a BankedChannel (banks, rows,
+// JEDEC timings, FR-FCFS; models/hbm/banked_channel.h) fed the request's
+// offset within the PC; access_latency_ns is then the controller and PHY
+// pipeline on top of the device's own latencies.
 #pragma once
 
 #include <tlm_utils/simple_target_socket.h>
@@ -21,6 +26,7 @@
 #include <vector>
 
 #include "models/common/service_queue.h"
+#include "models/hbm/banked_channel.h"
 #include "models/hbm/hbm_config.h"
 #include "models/memory/backing_store.h"
 
@@ -34,9 +40,15 @@ class HbmCtrl : public sc_core::sc_module, public Instrumented {
 
   unsigned pc_of(uint64_t offset) const;
   const HbmConfig& config() const { return cfg_; }
-  unsigned num_pcs() const { return static_cast<unsigned>(pcs_.size()); }
+  unsigned num_pcs() const { return cfg_.num_pcs; }
+  // The pseudo-channels of the queue model (pe.hbm.model: queue)...
   ServiceQueue& pc(unsigned i) { return *pcs_.at(i); }
   const ServiceQueue& pc(unsigned i) const { return *pcs_.at(i); }
+  // ... or of the banked model (pe.hbm.model: banked); the other list is empty.
+  BankedChannel& banked_pc(unsigned i) { return *banked_.at(i); }
+  const BankedChannel& banked_pc(unsigned i) const { return *banked_.at(i); }
+  // An offset's place within its pseudo-channel (the interleave taken out).
+  uint64_t pc_local_offset(uint64_t offset) const;
   // Data mode: b_transport moves real bytes; transport_dbg always does.
   void set_data_mode(bool on) { data_mode_ = on; }
   BackingStore& store() { return store_; }
@@ -45,6 +57,7 @@ class HbmCtrl : public sc_core::sc_module, public Instrumented {
   // Draws each pseudo-channel's service energy on `meter` (power over time).
   void set_power_meter(PowerMeter* meter) {
     for (auto& pc : pcs_) pc->set_power_meter(meter);
+    for (auto& pc : banked_) pc->set_power_meter(meter);
   }
 
   // Instrumented: bytes read and written (the PCs report their own queues);
@@ -60,6 +73,7 @@ class HbmCtrl : public sc_core::sc_module, public Instrumented {
   HbmConfig cfg_;
   sc_core::sc_time access_latency_;
   std::vector<std::unique_ptr<ServiceQueue>> pcs_;
+  std::vector<std::unique_ptr<BankedChannel>> banked_;
   BackingStore store_;
   bool data_mode_ = false;
   uint64_t bytes_read_ = 0;

@@ -1,6 +1,7 @@
 #include "platform/bench/probe_bench.h"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "models/common/errors.h"
@@ -214,11 +215,91 @@ void add_contention_points(Platform& p, uint64_t& cmd, BenchResult& res) {
   res.tables.push_back(ct);
 }
 
+double hbm_pattern_model(const HbmConfig& h, uint64_t bytes, bool random);
+
+// What the models predict for reads of `bytes` each on one PE's own HBM, as
+// a fraction of the slice's peak. The DMA engine starts one transfer per
+// setup_ns. The queue model streams at its bandwidth whatever the pattern;
+// the banked model streams sequential reads at peak less refresh (tRFC per
+// tREFI), and random ones at the activation limit: an ACT per bank group an
+// access touches, one ACT per max(tRRD_S, tFAW / 4) (refresh excluded).
+double pattern_model(const TopologyConfig& c, uint64_t bytes, bool random) {
+  const double issue = c.pe.dma.setup_ns > 0 ? static_cast<double>(bytes) / c.pe.dma.setup_ns /
+                                                   c.pe_hbm_bandwidth_gbps()
+                                             : 1.0;
+  return std::min(issue, hbm_pattern_model(c.pe.hbm, bytes, random));
+}
+
+double hbm_pattern_model(const HbmConfig& h, uint64_t bytes, bool random) {
+  if (h.model == HbmModel::kQueue) return 1.0;
+  const DramTimingConfig& t = h.banked;
+  const double refresh = t.tREFI_ns > 0 ? 1 - t.tRFC_ns / t.tREFI_ns : 1.0;
+  if (!random) return refresh;
+  const auto column = static_cast<double>(t.column_bytes * t.lockstep(h.pc_bandwidth_gbps));
+  const double peak = column / t.tCCD_S_ns;
+  const double acts = std::min<double>(t.bank_groups, std::ceil(static_cast<double>(bytes) / column));
+  const double act_limited = (static_cast<double>(bytes) / peak) /
+                             (acts * std::max(t.tRRD_S_ns, t.tFAW_ns / 4));
+  return std::min(1.0, act_limited);
+}
+
+// The access-pattern points: pe0 reads `count` accesses of 64 B or 1 KiB
+// from its own HBM into its TCM, at consecutive offsets or at seeded random
+// ones (aligned to the access), every access its own DMA, all at once.
+void add_pattern_points(Platform& p, uint64_t& cmd, BenchResult& res) {
+  const auto& cfg = p.config();
+  const AddressMap& m = p.address_map();
+  const uint64_t count = 2048;
+  SummaryTable pt{"probe: " + std::to_string(count) +
+                      " reads of pe0's own HBM into its TCM, all issued at once (pe.hbm.model: " +
+                      name_of(kHbmModelNames, cfg.pe.hbm.model) + ")",
+                  {"pattern", "bytes", "makespan_ns", "GB/s", "of peak", "model", "ratio"},
+                  {}};
+  nlohmann::json points = nlohmann::json::array();
+  for (const bool random : {false, true}) {
+    for (const uint64_t bytes : {uint64_t{64}, uint64_t{1024}}) {
+      std::vector<std::pair<PeId, DmaTransfer>> jobs;
+      uint64_t x = 0x9e3779b97f4a7c15ULL;  // a fixed LCG: the same offsets every run
+      const uint64_t slots = cfg.pe.hbm.size_bytes / bytes;
+      const uint64_t tcm_slots = std::max<uint64_t>(1, cfg.pe.tcm.size_bytes / 2 / bytes);
+      for (uint64_t i = 0; i < count; ++i) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        const uint64_t slot = random ? (x >> 17) % slots : i % slots;
+        jobs.emplace_back(PeId{0, 0, 0},
+                          DmaTransfer::contiguous(m.hbm(0, 0, 0, slot * bytes),
+                                                  m.tcm(0, 0, 0, i % tcm_slots * bytes), bytes,
+                                                  cmd++));
+      }
+      const double span = run_together(p, jobs).makespan_ns;
+      const double gbps = static_cast<double>(count * bytes) / span;
+      const double of_peak = gbps / cfg.pe_hbm_bandwidth_gbps();
+      const double model = pattern_model(cfg, bytes, random);
+      const std::string pattern = random ? "random" : "sequential";
+      points.push_back({{"pattern", pattern},
+                        {"bytes", bytes},
+                        {"accesses", count},
+                        {"makespan_ns", span},
+                        {"bandwidth_gbps", gbps},
+                        {"fraction_of_peak", of_peak},
+                        {"model_fraction_of_peak", model},
+                        {"ratio", of_peak / model}});
+      pt.rows.push_back({pattern, std::to_string(bytes), fmt(span, 1), fmt(gbps, 1),
+                         fmt(100.0 * of_peak, 1) + "%", fmt(100.0 * model, 1) + "%",
+                         fmt(of_peak / model, 2)});
+    }
+  }
+  res.metrics["access_patterns"] = points;
+  res.tables.push_back(pt);
+}
+
 }  // namespace
 
 std::vector<ParamSpec> ProbeBench::params() const {
   return {{"sizes", "32768,1048576", "transfer sizes in bytes, comma-separated"},
-          {"contention", "1", "1 = also run the pseudo-channel contention points"}};
+          {"contention", "1", "1 = also run the pseudo-channel contention points"},
+          {"patterns", "0",
+           "1 = also run the HBM access-pattern points (sequential and random 64 B and 1 KiB "
+           "reads; rerun with --set pe.hbm.model=banked for the bank-level timing)"}};
 }
 
 BenchResult ProbeBench::run(BenchContext& ctx) {
@@ -262,6 +343,10 @@ BenchResult ProbeBench::run(BenchContext& ctx) {
   if (contention != 0 && contention != 1)
     throw UsageError("--param contention=" + ctx.params.str("contention") + ": expected 0 or 1");
   if (contention != 0) add_contention_points(p, cmd, res);
+  const long long patterns = ctx.params.integer("patterns");
+  if (patterns != 0 && patterns != 1)
+    throw UsageError("--param patterns=" + ctx.params.str("patterns") + ": expected 0 or 1");
+  if (patterns != 0) add_pattern_points(p, cmd, res);
   return res;
 }
 

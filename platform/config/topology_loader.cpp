@@ -325,10 +325,32 @@ class Loader {
 
   // --- values --------------------------------------------------------------
 
+  // The default text of every knob of the banked HBM device's preset: the
+  // knobs the topology leaves unset take the preset's values, not the
+  // schema's (which are the default preset's).
+  std::map<std::string, std::string> preset_defaults() const {
+    const std::string key = std::string(kBankedPrefix) + "preset";
+    const auto given = raw_.find(key);
+    DramPreset preset = DramPreset::kHbm3;
+    if (given != raw_.end() && !value_of(kDramPresetNames, given->second.text.c_str(), &preset))
+      return {};  // parse_values() reports the bad name
+    TopologyConfig c;
+    c.pe.hbm.banked = dram_preset(preset);
+    std::map<std::string, std::string> out;
+    for (const Knob& k : knobs_of(c))
+      if (k.path.rfind(kBankedPrefix, 0) == 0) out[k.path] = k.default_text;
+    return out;
+  }
+  static constexpr const char* kBankedPrefix = "pe.hbm.banked.";
+
   void parse_values() {
+    const std::map<std::string, std::string> preset = preset_defaults();
     for (const Knob& k : schema_.knobs()) {
       const auto it = raw_.find(k.path);
-      const std::string& text = it == raw_.end() ? k.default_text : it->second.text;
+      const auto from_preset = preset.find(k.path);
+      const std::string& text = it != raw_.end()               ? it->second.text
+                                : from_preset != preset.end() ? from_preset->second
+                                                              : k.default_text;
       KnobValue v;
       std::string error;
       if (!TopologySchema::parse_value(k, text, &v, &error))
@@ -392,6 +414,14 @@ class Loader {
                    "must be a multiple of " + stripe + ", got " + text("pe.hbm.size_bytes")},
                   {"pe.hbm.interleave_bytes", m},
                   {"pe.hbm.num_pcs", m}});
+    }
+
+    // Banked HBM: a row holds whole columns.
+    if (u("pe.hbm.banked.page_bytes") % u("pe.hbm.banked.column_bytes") != 0) {
+      const std::string m = "pe.hbm.banked.page_bytes = " + text("pe.hbm.banked.page_bytes") +
+                            " is not a multiple of pe.hbm.banked.column_bytes = " +
+                            text("pe.hbm.banked.column_bytes");
+      fail_cross({{"pe.hbm.banked.page_bytes", m}, {"pe.hbm.banked.column_bytes", m}});
     }
 
     // PE_MATH on RTL: the build must have it, and the verilated vector unit's

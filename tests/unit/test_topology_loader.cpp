@@ -586,3 +586,30 @@ TEST(TopologyLoader, EnergyKnobsAreBoundedAndSpelledOut) {
 
 }  // namespace
 }  // namespace kb
+
+namespace kb {
+namespace {
+
+// The banked HBM device: a preset fills the section, a file's key wins over
+// it, and a bad preset or a page that is not whole columns is an error that
+// names the keys.
+TEST(TopologyLoader, BankedHbmPresetAndItsErrors) {
+  const TopologyConfig hbm2e =
+      load_topology_text("pe:\n  hbm:\n    model: banked\n    banked:\n      preset: hbm2e\n"
+                         "      tFAW_ns: 30\n",
+                         "t.yaml");
+  EXPECT_EQ(hbm2e.pe.hbm.model, HbmModel::kBanked);
+  EXPECT_DOUBLE_EQ(hbm2e.pe.hbm.banked.tCL_ns, dram_preset(DramPreset::kHbm2e).tCL_ns);
+  EXPECT_DOUBLE_EQ(hbm2e.pe.hbm.banked.tFAW_ns, 30);
+  EXPECT_EQ(load_topology_text("", "t.yaml").pe.hbm.model, HbmModel::kQueue);
+
+  const std::string preset = set_error("pe.hbm.banked.preset=hbm4");
+  EXPECT_NE(preset.find("pe.hbm.banked.preset"), std::string::npos) << preset;
+  EXPECT_NE(preset.find("hbm3"), std::string::npos) << preset;
+  const std::string page = set_error("pe.hbm.banked.page_bytes=1000");
+  EXPECT_NE(page.find("pe.hbm.banked.page_bytes"), std::string::npos) << page;
+  EXPECT_NE(page.find("column_bytes"), std::string::npos) << page;
+}
+
+}  // namespace
+}  // namespace kb

@@ -1,0 +1,27 @@
+// The service order of a queue's requests: (arrival time, order key, push
+// sequence). Requests arrive in time order, so a queue kept in that order
+// takes each new one at its tail, passing only the same-instant arrivals with
+// a worse key; its front is then the request to serve next. `R` has the
+// members arrival, order and seq.
+#pragma once
+
+#include <deque>
+#include <iterator>
+#include <tuple>
+#include <utility>
+
+namespace kb {
+
+template <class R>
+void insert_in_service_order(std::deque<R>& q, R r) {
+  auto pos = q.end();
+  while (pos != q.begin()) {
+    auto prev = std::prev(pos);
+    if (std::tie(prev->arrival, prev->order, prev->seq) < std::tie(r.arrival, r.order, r.seq))
+      break;
+    pos = prev;
+  }
+  q.insert(pos, std::move(r));
+}
+
+}  // namespace kb
