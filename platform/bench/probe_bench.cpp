@@ -221,8 +221,8 @@ double hbm_pattern_model(const HbmConfig& h, uint64_t bytes, bool random);
 // a fraction of the slice's peak. The DMA engine starts one transfer per
 // setup_ns. The queue model streams at its bandwidth whatever the pattern;
 // the banked model streams sequential reads at peak less refresh (tRFC per
-// tREFI), and random ones at the activation limit: an ACT per bank group an
-// access touches, one ACT per max(tRRD_S, tFAW / 4) (refresh excluded).
+// tREFI), and random ones at the activation limit, less refresh: an ACT per
+// bank group an access touches, one ACT per max(tRRD_S, tFAW / 4).
 double pattern_model(const TopologyConfig& c, uint64_t bytes, bool random) {
   const double issue = c.pe.dma.setup_ns > 0 ? static_cast<double>(bytes) / c.pe.dma.setup_ns /
                                                    c.pe_hbm_bandwidth_gbps()
@@ -240,7 +240,7 @@ double hbm_pattern_model(const HbmConfig& h, uint64_t bytes, bool random) {
   const double acts = std::min<double>(t.bank_groups, std::ceil(static_cast<double>(bytes) / column));
   const double act_limited = (static_cast<double>(bytes) / peak) /
                              (acts * std::max(t.tRRD_S_ns, t.tFAW_ns / 4));
-  return std::min(1.0, act_limited);
+  return std::min(1.0, act_limited) * refresh;
 }
 
 // The access-pattern points: pe0 reads `count` accesses of 64 B or 1 KiB
