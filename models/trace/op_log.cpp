@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -205,13 +207,35 @@ void OpLog::for_each_jsonl_line(const std::function<void(const std::string&)>& f
   for_each_ordered([&](const OpRecord& r) { f(record_json(r).dump() + "\n"); });
 }
 
+// Trace time in microseconds, exact to the picosecond: the integer number of
+// picoseconds over 1e6 prints without binary-fraction noise (12.313 ns is
+// 0.012313, not 0.012313000000000001).
+double trace_us(double ns) {
+  return static_cast<double>(std::llround(ns * 1000)) / 1e6;
+}
+
+namespace {
+
+std::string hex_text(uint64_t v) {
+  char buf[19];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+}  // namespace
+
 void OpLog::for_each_trace_piece(const std::function<void(const std::string&)>& f,
                                  const std::vector<std::string>& extra_events) const {
   // One process per PE, one thread (track) per engine; times in microseconds.
-  // The document is {"displayTimeUnit":"ns","traceEvents":[...]} (keys in
-  // nlohmann's sorted order), written event by event.
+  // Stages of one engine that overlap in time (bursts in flight, messages
+  // received at once) go on sub-tracks "engine #2", "engine #3", ...: a stage
+  // takes the first sub-track whose stages have all ended by its start, so
+  // no two slices of a track overlap. The document is
+  // {"displayTimeUnit":"ns","traceEvents":[...]} (keys in nlohmann's sorted
+  // order), written event by event.
   std::map<std::string, int> pids;
-  std::map<std::pair<int, std::string>, int> tids;
+  std::map<std::pair<int, std::string>, std::vector<double>> lane_ends;  // per engine
+  std::map<std::tuple<int, std::string, size_t>, int> tids;
   bool first = true;
   auto emit = [&](const nlohmann::json& e) {
     f((first ? "" : ",") + e.dump());
@@ -225,22 +249,31 @@ void OpLog::for_each_trace_piece(const std::function<void(const std::string&)>& 
             {"name", "process_name"},
             {"pid", pit->second},
             {"args", {{"name", r.pe}}}});
-    auto [tit, tnew] =
-        tids.emplace(std::make_pair(pit->second, r.engine), static_cast<int>(tids.size()) + 1);
+    // Records come in end-time order, so a sub-track's last end is its latest.
+    std::vector<double>& ends = lane_ends[{pit->second, r.engine}];
+    size_t lane = 0;
+    while (lane < ends.size() && ends[lane] > r.t_start_ns) ++lane;
+    if (lane == ends.size()) ends.push_back(r.t_end_ns);
+    ends[lane] = r.t_end_ns;
+    auto [tit, tnew] = tids.emplace(std::make_tuple(pit->second, r.engine, lane),
+                                    static_cast<int>(tids.size()) + 1);
     if (tnew)
       emit({{"ph", "M"},
             {"name", "thread_name"},
             {"pid", pit->second},
             {"tid", tit->second},
-            {"args", {{"name", r.engine}}}});
+            {"args", {{"name", lane == 0 ? r.engine : r.engine + " #" + std::to_string(lane + 1)}}}});
+    nlohmann::json args{{"cmd_id", r.cmd_id}, {"tile", r.tile}, {"bytes", r.bytes}};
+    if (r.addr != 0) args["addr"] = hex_text(r.addr);
+    const int64_t start_ps = std::llround(r.t_start_ns * 1000);
     emit({{"ph", "X"},
           {"name", r.op_kind},
           {"cat", r.stage},
           {"pid", pit->second},
           {"tid", tit->second},
-          {"ts", r.t_start_ns / 1000.0},
-          {"dur", (r.t_end_ns - r.t_start_ns) / 1000.0},
-          {"args", {{"cmd_id", r.cmd_id}, {"tile", r.tile}, {"bytes", r.bytes}}}});
+          {"ts", static_cast<double>(start_ps) / 1e6},
+          {"dur", static_cast<double>(std::llround(r.t_end_ns * 1000) - start_ps) / 1e6},
+          {"args", std::move(args)}});
   });
   for (const std::string& e : extra_events) {
     f((first ? "" : ",") + e);

@@ -1,5 +1,6 @@
 // The op log: one record per engine stage. Written as JSON lines (--oplog) and
-// as a Chrome/Perfetto trace with one track per engine (--trace), in canonical
+// as a Chrome/Perfetto trace with one track per engine, overlapping stages on
+// sub-tracks (--trace), in canonical
 // order: by end time, then PE, engine, command, tile, start time, stage, op,
 // address and bytes. Stages that end at the same picosecond are recorded in
 // whatever order the SystemC kernel happened to run their processes, which
@@ -34,6 +35,10 @@ struct OpRecord {
   uint64_t bytes = 0;
   uint64_t addr = 0;
 };
+
+// A simulated time in ns as a trace timestamp in microseconds, exact to the
+// picosecond (no binary-fraction noise in the printed number).
+double trace_us(double ns);
 
 class OpLog {
  public:

@@ -84,7 +84,8 @@ po::options_description make_options(Options& o, const std::string& default_benc
        "write the op log: one JSON line per engine stage (start, end, PE, engine, stage, "
        "op_kind, command id, tile, bytes, address)")
       ("trace", po::value(&o.trace)->value_name("FILE"),
-       "write a Chrome/Perfetto trace of the op log (one track per engine; a power counter "
+       "write a Chrome/Perfetto trace of the op log (one track per engine, overlapping stages "
+       "on sub-tracks; a power counter "
        "track per cube)")
       ("vcd", po::value(&o.vcd)->value_name("FILE"), "write a VCD waveform of the scoped modules")
       ("vcd-scope", po::value(&o.vcd_scopes)->value_name("PATH")->composing(),
@@ -293,7 +294,7 @@ std::vector<std::string> power_counter_events(Platform& platform) {
       out.push_back(nlohmann::json{{"ph", "C"},
                                    {"name", "power_mw"},
                                    {"pid", pid},
-                                   {"ts", ts_ns / 1000.0},
+                                   {"ts", trace_us(ts_ns)},
                                    {"args", {{"mW", mw}}}}
                         .dump());
     };

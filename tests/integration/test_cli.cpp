@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
@@ -649,6 +650,58 @@ TEST(CliOutputs, PowerTracksChangeNoResult) {
   for (const auto& e : trace["traceEvents"])
     if (e["ph"] == "C" && e["name"] == "power_mw") ++counters;
   EXPECT_GT(counters, 2u);
+}
+
+// Every trace a bench writes draws right in Perfetto: no two slices of one
+// track overlap (overlapping stages of an engine are on sub-tracks), every
+// counter track goes forward in time, and every timestamp is the double
+// nearest a whole number of picoseconds (not one off by binary-fraction noise).
+TEST(CliOutputs, TracesHaveNoOverlappingSlicesAndOrderedCounters) {
+  TempDir tmp;
+  for (const std::vector<std::string>& bench :
+       {std::vector<std::string>{"-b", "gemm"}, {"-b", "allreduce", "-p", "bytes_per_pe=16KiB"},
+        {"-b", "gqa-decode", "-p", "S_kv=256"}}) {
+    std::vector<std::string> args{"-t", kTiny, "-q", "--trace", tmp / "t.json"};
+    args.insert(args.end(), bench.begin(), bench.end());
+    const RunResult r = run(args, tmp);
+    ASSERT_EQ(r.exit_code, 0) << describe(r);
+    const nlohmann::json trace = load_json(tmp / "t.json");
+    std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> slices;
+    std::map<std::pair<int, std::string>, double> counter_at;
+    unsigned sub_tracks = 0;
+    for (const auto& e : trace["traceEvents"]) {
+      if (e["ph"] == "M" && e["name"] == "thread_name" &&
+          contains(e["args"]["name"].get<std::string>(), " #"))
+        ++sub_tracks;
+      if (e.contains("ts")) {
+        const double ts = e["ts"].get<double>();
+        EXPECT_EQ(ts, std::round(ts * 1e6) / 1e6) << e.dump();  // exact
+      }
+      if (e["ph"] == "X") {
+        const double ts = e["ts"].get<double>();
+        slices[{e["pid"].get<int>(), e["tid"].get<int>()}].emplace_back(
+            ts, ts + e["dur"].get<double>());
+      }
+      if (e["ph"] == "C") {
+        const auto key = std::make_pair(e["pid"].get<int>(), e["name"].get<std::string>());
+        const double ts = e["ts"].get<double>();
+        if (counter_at.count(key)) {
+          EXPECT_GE(ts, counter_at[key]) << e.dump();
+        }
+        counter_at[key] = ts;
+      }
+    }
+    EXPECT_FALSE(slices.empty()) << bench[1];
+    for (auto& [track, v] : slices) {
+      std::sort(v.begin(), v.end());
+      for (size_t i = 1; i < v.size(); ++i)
+        EXPECT_GE(v[i].first, v[i - 1].second - 1e-9)
+            << bench[1] << ": overlapping slices on pid " << track.first << " tid " << track.second;
+    }
+    if (bench[1] == "gemm") {
+      EXPECT_GT(sub_tracks, 0u);  // its DMA bursts overlap
+    }
+  }
 }
 
 // A --vcd-scope that matches nothing is a usage error, not an empty VCD.
