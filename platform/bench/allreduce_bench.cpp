@@ -352,6 +352,8 @@ BenchResult CclSweepBench::run(BenchContext& ctx) {
     }
     std::ifstream in(dir + "/" + topo + ".json");
     const nlohmann::json j = nlohmann::json::parse(in);
+    res.child_sim_time_ns += j.at("sim_time_ns").get<double>();
+    ++res.child_runs;
     for (const auto& pt : j.at("points")) {
       res.points.push_back(pt);
       const auto key =

@@ -55,6 +55,10 @@ struct BenchResult {
   nlohmann::json metrics = nlohmann::json::object();
   nlohmann::json points = nlohmann::json::array();
   std::vector<SummaryTable> tables;
+  // Simulated time of the runs a bench made in child processes (ccl-sweep):
+  // the end-of-run line and the JSON report it beside this process's own.
+  double child_sim_time_ns = 0;
+  unsigned child_runs = 0;
 };
 
 struct BenchContext {

@@ -475,6 +475,10 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
   j["params"] = params->to_json();
   j["data_mode"] = o.data;
   j["sim_time_ns"] = platform.now_ns();
+  if (result.child_runs > 0) {
+    j["child_runs"] = result.child_runs;
+    j["child_sim_time_ns"] = result.child_sim_time_ns;
+  }
   j["wall_s"] = wall_s;
   j["metrics"] = result.metrics;
   j["points"] = result.points;
@@ -495,7 +499,13 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
     // A run without tables (a user's own, say) still shows what it measured.
     if (result.tables.empty() && !result.metrics.empty())
       std::cout << "metrics " << result.metrics.dump() << "\n";
-    std::cout << "simulated " << fmt(platform.now_ns(), 1) << " ns in " << fmt(wall_s, 3)
+    if (result.child_runs > 0)
+      std::cout << "simulated " << fmt(result.child_sim_time_ns, 1) << " ns in "
+                << result.child_runs << " child runs (" << fmt(platform.now_ns(), 1)
+                << " ns in this process)";
+    else
+      std::cout << "simulated " << fmt(platform.now_ns(), 1) << " ns";
+    std::cout << " in " << fmt(wall_s, 3)
               << " s wall, peak RSS " << fmt(peak_rss_mb(), 0) << " MB (" << cfg.name << ")\n";
   }
   write_outputs(o, platform, vcd.get(), json_path, j);

@@ -117,6 +117,11 @@ TEST(CclSweep, MergesOneChildPerTopology) {
   ASSERT_EQ(r.tables.size(), 1u);
   EXPECT_EQ(r.tables[0].headers.back(), "torus2d");
   EXPECT_EQ(r.tables[0].rows.size(), 4u);
+  // The children's simulated time is reported (this process simulates none).
+  EXPECT_EQ(r.child_runs, 3u);
+  double latencies = 0;
+  for (const auto& pt : r.points) latencies += pt.at("latency_ns").get<double>();
+  EXPECT_GE(r.child_sim_time_ns, latencies);
 }
 
 }  // namespace
