@@ -20,6 +20,7 @@
 #include "platform/config/embedded_files.h"
 #include "platform/config/topology_loader.h"
 #include "platform/output/atomic_file.h"
+#include "platform/output/csv_table.h"
 #include "platform/output/output_paths.h"
 #include "platform/output/result_writer.h"
 #include "platform/output/vcd_tracer.h"
@@ -47,7 +48,7 @@ struct Options {
   bool help = false, list_benches = false, check_topology = false, describe_topology = false;
   bool describe_stats = false, version = false;
   bool quiet = false, data = false;
-  std::string topology, bench, json, out, vcd, oplog, trace;
+  std::string topology, bench, json, out, vcd, oplog, trace, csv;
   std::vector<std::string> sets, params, vcd_scopes;
   std::string sweep, emit_jobs, emit_slurm;
   std::string jobs = "2";
@@ -78,6 +79,8 @@ po::options_description make_options(Options& o, const std::string& default_benc
        "bench parameter (repeatable); see --list-benches")
       ("data", po::bool_switch(&o.data), "data mode: memories hold real bytes (timing unchanged)")
       ("json", po::value(&o.json)->value_name("FILE"), "write the JSON result to FILE")
+      ("csv", po::value(&o.csv)->value_name("FILE"),
+       "write the bench's points as a CSV table to FILE (a column per key)")
       ("out", po::value(&o.out)->value_name("DIR"),
        "output directory: the JSON result goes to DIR/<bench>.json unless --json is given")
       ("oplog", po::value(&o.oplog)->value_name("FILE"),
@@ -141,7 +144,8 @@ bool ensure_dir(const std::string& dir) {
 // empty file name, a sweep option without --sweep, two sweep modes at once.
 void check_option_combinations(const Options& o, const po::variables_map& vm) {
   for (const char* name :
-       {"topology", "json", "out", "oplog", "trace", "vcd", "sweep", "emit-jobs", "emit-slurm"})
+       {"topology", "json", "csv", "out", "oplog", "trace", "vcd", "sweep", "emit-jobs",
+        "emit-slurm"})
     if (vm.count(name) && vm[name].as<std::string>().empty())
       throw UsageError(std::string("--") + name + ": the file name is empty");
   const bool sweep = !o.sweep.empty();
@@ -247,6 +251,7 @@ void check_outputs(const Options& o, const std::string& json_path) {
   std::vector<OutputRequest> outs;
   if (!json_path.empty()) outs.push_back({o.json.empty() ? "--out" : "--json", json_path});
   if (!o.oplog.empty()) outs.push_back({"--oplog", o.oplog});
+  if (!o.csv.empty()) outs.push_back({"--csv", o.csv});
   if (!o.trace.empty()) outs.push_back({"--trace", o.trace});
   if (!o.vcd.empty()) outs.push_back({"--vcd", o.vcd, false});
   check_output_paths(outs);
@@ -315,6 +320,12 @@ void write_outputs(const Options& o, Platform& platform, VcdTracer* vcd,
   if (!json_path.empty()) {
     write_json_atomically(json_path, j);
     wrote(json_path);
+  }
+  if (!o.csv.empty()) {
+    AtomicFile f(o.csv);
+    f.write(points_csv(j.at("points")));
+    f.commit();
+    wrote(o.csv);
   }
   // The op log and the trace are streamed record by record (the log may be
   // spilled to disk: see OpLog::spill_to).

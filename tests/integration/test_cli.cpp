@@ -704,6 +704,21 @@ TEST(CliOutputs, TracesHaveNoOverlappingSlicesAndOrderedCounters) {
   }
 }
 
+// --csv writes the JSON result's points as a table: a row per point.
+TEST(CliOutputs, CsvHasARowPerPoint) {
+  TempDir tmp;
+  const RunResult r = run({"-t", kTiny, "-b", "gemm-sweep", "-p", "shapes=32x64x32", "-q", "--json",
+                           tmp / "r.json", "--csv", tmp / "r.csv"},
+                          tmp);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const nlohmann::json j = load_json(tmp / "r.json");
+  const std::string csv = read_text(tmp / "r.csv");
+  EXPECT_EQ(static_cast<size_t>(std::count(csv.begin(), csv.end(), '\n')),
+            j["points"].size() + 1);
+  EXPECT_EQ(csv.rfind("K,M,N,", 0), 0u) << csv.substr(0, 80);
+  EXPECT_TRUE(contains(csv, "load_ref")) << csv;
+}
+
 // A --vcd-scope that matches nothing is a usage error, not an empty VCD.
 TEST(CliErrors, VcdScopeMatchingNothingIsAUsageError) {
   TempDir tmp;
