@@ -2,8 +2,12 @@
 
 #include "platform/config/topology_loader.h"
 
+#include <cctype>
+#include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -174,6 +178,30 @@ nlohmann::json run_sweep(const SweepSpec& spec, const SweepOptions& opts, std::o
   return merge_sweep(spec, opts);
 }
 
+namespace {
+
+// A grid value as the JSON type it reads as: an integer, a finite real,
+// true or false; anything else ("32KiB", "hbm", "1e400") stays text.
+nlohmann::json typed_value(const std::string& v) {
+  if (v == "true" || v == "false") return v == "true";
+  if (v.empty() || std::isspace(static_cast<unsigned char>(v.front()))) return v;
+  errno = 0;
+  char* end = nullptr;
+  const long long i = std::strtoll(v.c_str(), &end, 10);
+  if (errno == 0 && *end == '\0') return i;
+  errno = 0;
+  const double d = std::strtod(v.c_str(), &end);
+  if (errno == 0 && *end == '\0' && std::isfinite(d)) return d;
+  return v;
+}
+
+// A typed grid value as the text the spec gave.
+std::string grid_text(const nlohmann::json& v) {
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+}  // namespace
+
 nlohmann::json merge_sweep(const SweepSpec& spec, const SweepOptions& opts) {
   nlohmann::json m;
   m["sweep"] = spec.source;
@@ -187,8 +215,8 @@ nlohmann::json merge_sweep(const SweepSpec& spec, const SweepOptions& opts) {
     r["index"] = p.index;
     r["set"] = nlohmann::json::object();
     r["param"] = nlohmann::json::object();
-    for (const auto& [k, v] : p.sets) r["set"][k] = v;
-    for (const auto& [k, v] : p.params) r["param"][k] = v;
+    for (const auto& [k, v] : p.sets) r["set"][k] = typed_value(v);
+    for (const auto& [k, v] : p.params) r["param"][k] = typed_value(v);
     const std::string json = point_file(opts, p.index, "json");
     std::string cmd;
     for (const auto& a : spec.command(opts.exe, p, json)) cmd += (cmd.empty() ? "" : " ") + a;
@@ -264,7 +292,7 @@ std::string sweep_table(const SweepSpec& spec, const nlohmann::json& merged) {
   for (const auto& r : merged["runs"]) {
     std::vector<std::string> head = {std::to_string(r["index"].get<unsigned>())};
     for (const auto& a : spec.axes)
-      head.push_back(r[a.is_set ? "set" : "param"][a.key].get<std::string>());
+      head.push_back(grid_text(r[a.is_set ? "set" : "param"][a.key]));
     if (r["status"] != "ok") {
       std::vector<std::string> row = head;
       row.emplace_back(r["status"] == "stale" ? "STALE" : "FAILED");

@@ -104,6 +104,11 @@ TEST(Sweep, AShippedTopologyByNameRunsAndMerges) {
   const nlohmann::json j = without_commands(dir / "out" / "sweep.json");
   EXPECT_EQ(j["total"], 4);
   EXPECT_EQ(j["failed"], 0);
+  // Grid values keep their types: numbers are numbers, not strings.
+  for (const auto& r : j["runs"]) {
+    EXPECT_TRUE(r["param"]["bytes"].is_number_integer()) << r["param"].dump();
+    EXPECT_TRUE(r["set"]["sip.cube_link.bandwidth_gbps"].is_number()) << r["set"].dump();
+  }
 }
 
 TEST(Sweep, AFailedPointIsReportedWithItsCommandAndDoesNotSinkTheSweep) {
