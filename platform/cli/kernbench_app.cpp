@@ -253,7 +253,10 @@ void check_outputs(const Options& o, const std::string& json_path) {
   if (!o.oplog.empty()) outs.push_back({"--oplog", o.oplog});
   if (!o.csv.empty()) outs.push_back({"--csv", o.csv});
   if (!o.trace.empty()) outs.push_back({"--trace", o.trace});
-  if (!o.vcd.empty()) outs.push_back({"--vcd", o.vcd, false});
+  if (!o.vcd.empty()) {
+    outs.push_back({"--vcd", o.vcd, false});
+    outs.push_back({"--vcd (its GTKWave save file)", gtkw_path(o.vcd), false});
+  }
   check_output_paths(outs);
 }
 

@@ -5,7 +5,10 @@
 #include <fnmatch.h>
 
 #include <sysc/tracing/sc_tracing_ids.h>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <systemc>
 
 #include "models/common/instrumented.h"
@@ -32,8 +35,54 @@ bool in_vcd_scope(const std::string& name, const std::vector<std::string>& scope
   }
 }
 
+std::string gtkw_path(const std::string& vcd_path) {
+  const std::string ext = ".vcd";
+  if (vcd_path.size() > ext.size() &&
+      vcd_path.compare(vcd_path.size() - ext.size(), ext.size(), ext) == 0)
+    return vcd_path.substr(0, vcd_path.size() - ext.size()) + ".gtkw";
+  return vcd_path + ".gtkw";
+}
+
+std::string gtkw_text(const std::string& vcd_path, const std::string& vcd_text) {
+  std::string out = "[*] GTKWave save file written by kernbench\n[dumpfile] \"" + vcd_path +
+                    "\"\n[timestart] 0\n[sst_width] 300\n[signals_width] 360\n";
+  std::vector<std::string> scope;
+  std::string shown_module;
+  std::istringstream in(vcd_text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string w;
+    words >> w;
+    if (w == "$enddefinitions") break;
+    if (w == "$scope") {
+      std::string kind, name;
+      words >> kind >> name;
+      scope.push_back(name);
+    } else if (w == "$upscope") {
+      if (!scope.empty()) scope.pop_back();
+    } else if (w == "$var") {
+      std::string type, width, id, name, range;
+      words >> type >> width >> id >> name >> range;
+      std::string module;
+      for (const std::string& s : scope) module += (module.empty() ? "" : ".") + s;
+      if (module != shown_module) {
+        // A comment trace naming the module (SystemC's top scope left out).
+        const size_t dot = module.find('.');
+        out += "@200\n-" + (dot == std::string::npos ? module : module.substr(dot + 1)) + "\n";
+        shown_module = module;
+      }
+      const bool bit = width == "1" && type != "real";
+      out += std::string(bit ? "@28" : "@24") + "\n" + module + "." + name +
+             (range.empty() || range == "$end" ? "" : range) + "\n";
+    }
+  }
+  return out;
+}
+
 VcdTracer::VcdTracer(const std::string& path, const std::vector<std::string>& scopes)
-    : file_(std::make_unique<AtomicFile>(path, ".vcd")) {
+    : path_(path),
+      file_(std::make_unique<AtomicFile>(path, ".vcd")) {
   // SystemC opens the file itself, by a name to which it appends ".vcd".
   file_->release_descriptor();
   const std::string& temp = file_->temp_path();
@@ -69,7 +118,23 @@ void VcdTracer::finish() {
   if (!tf_) return;
   sc_core::sc_close_vcd_trace_file(tf_);
   tf_ = nullptr;
+  // The save file from the VCD's header (read from the temporary, before the
+  // rename, so a failure leaves neither file).
+  std::string header;
+  {
+    std::ifstream vcd(file_->temp_path());
+    std::string line;
+    while (std::getline(vcd, line)) {
+      header += line + "\n";
+      if (line.find("$enddefinitions") != std::string::npos) break;
+    }
+  }
+  AtomicFile save(gtkw_path(path_));
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(path_, ec);
+  save.write(gtkw_text(ec ? path_ : absolute.string(), header));
   file_->commit();
+  save.commit();
 }
 
 void VcdTracer::abandon() {

@@ -15,6 +15,10 @@
 // default scope is the first PE and its cube's router, SRAM, PE links and
 // cube links.
 //
+// Beside the VCD, finish() writes a GTKWave save file (gtkw_path(PATH): the
+// VCD's name with .gtkw) that opens it with every traced signal shown, one
+// comment line per module, bits in binary and counts in decimal.
+//
 // The file is written to a temporary beside PATH (".kb-XXXXXX.vcd", see
 // atomic_file.h) and renamed to PATH by finish(), so an aborted, failed or
 // interrupted run leaves no half-written VCD behind (abandon() removes it).
@@ -34,6 +38,10 @@ class AtomicFile;
 
 std::vector<std::string> default_vcd_scopes();
 bool in_vcd_scope(const std::string& name, const std::vector<std::string>& scopes);
+// The GTKWave save file written beside the VCD at `vcd_path`.
+std::string gtkw_path(const std::string& vcd_path);
+// The save file's text for the VCD `vcd_text` (only its header is read).
+std::string gtkw_text(const std::string& vcd_path, const std::string& vcd_text);
 
 class VcdTracer {
  public:
@@ -48,6 +56,7 @@ class VcdTracer {
   void abandon();  // close and delete
 
  private:
+  std::string path_;
   std::unique_ptr<AtomicFile> file_;
   sc_core::sc_trace_file* tf_ = nullptr;
   unsigned signals_ = 0;

@@ -719,6 +719,29 @@ TEST(CliOutputs, CsvHasARowPerPoint) {
   EXPECT_TRUE(contains(csv, "load_ref")) << csv;
 }
 
+// --vcd writes a GTKWave save file beside the VCD that shows every traced
+// signal; a special file in its place is refused before the run.
+TEST(CliOutputs, VcdComesWithAGtkwaveSaveFileOfItsSignals) {
+  TempDir tmp;
+  const RunResult r = run({"-t", kTiny, "-b", "gemm", "-q", "--vcd", tmp / "w.vcd"}, tmp);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const std::string vcd = read_text(tmp / "w.vcd"), gtkw = read_text(tmp / "w.gtkw");
+  EXPECT_TRUE(contains(gtkw, "[dumpfile] \"" + (tmp / "w.vcd") + "\"")) << gtkw;
+  size_t vars = 0;
+  for (size_t at = vcd.find("$var"); at != std::string::npos; at = vcd.find("$var", at + 1)) ++vars;
+  size_t shown = 0;
+  for (size_t at = gtkw.find("\nSystemC.system."); at != std::string::npos;
+       at = gtkw.find("\nSystemC.system.", at + 1))
+    ++shown;
+  EXPECT_EQ(shown, vars);
+  EXPECT_TRUE(contains(gtkw, "SystemC.system.sip0.cube0.pe0.dma.read_channel.busy")) << gtkw;
+  fs::create_directory(tmp / "x.gtkw");
+  const std::string e =
+      expect_usage_error(run({"-t", kTiny, "-b", "gemm", "--vcd", tmp / "x.vcd"}, tmp));
+  EXPECT_TRUE(contains(e, "x.gtkw")) << e;
+  EXPECT_FALSE(fs::exists(tmp / "x.vcd"));
+}
+
 // A --vcd-scope that matches nothing is a usage error, not an empty VCD.
 TEST(CliErrors, VcdScopeMatchingNothingIsAUsageError) {
   TempDir tmp;
