@@ -225,7 +225,8 @@ std::string hex_text(uint64_t v) {
 }  // namespace
 
 void OpLog::for_each_trace_piece(const std::function<void(const std::string&)>& f,
-                                 const std::vector<std::string>& extra_events) const {
+                                 const std::vector<std::string>& extra_events,
+                                 const std::function<bool(const std::string&)>& keep_pe) const {
   // One process per PE, one thread (track) per engine; times in microseconds.
   // Stages of one engine that overlap in time (bursts in flight, messages
   // received at once) go on sub-tracks "engine #2", "engine #3", ...: a stage
@@ -243,6 +244,7 @@ void OpLog::for_each_trace_piece(const std::function<void(const std::string&)>& 
   };
   f(R"({"displayTimeUnit":"ns","traceEvents":[)");
   for_each_ordered([&](const OpRecord& r) {
+    if (keep_pe && !keep_pe(r.pe)) return;
     auto [pit, pnew] = pids.emplace(r.pe, static_cast<int>(pids.size()) + 1);
     if (pnew)
       emit({{"ph", "M"},

@@ -66,9 +66,11 @@ class OpLog {
   // to_chrome_trace().
   void for_each_jsonl_line(const std::function<void(const std::string&)>& f) const;
   // `extra_events`: more trace events (each one JSON object, such as a
-  // counter track's samples), written after the records.
+  // counter track's samples), written after the records. `keep_pe`, when
+  // given, keeps only the records of the PEs (hierarchical names) it accepts.
   void for_each_trace_piece(const std::function<void(const std::string&)>& f,
-                            const std::vector<std::string>& extra_events = {}) const;
+                            const std::vector<std::string>& extra_events = {},
+                            const std::function<bool(const std::string&)>& keep_pe = {}) const;
   std::string to_jsonl() const;
   std::string to_chrome_trace() const;
   // FNV-1a 64 of to_jsonl(): a compact fingerprint for golden tests.

@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <functional>
 #include <systemc>
 #include <vector>
 
@@ -49,7 +50,7 @@ struct Options {
   bool describe_stats = false, version = false;
   bool quiet = false, data = false;
   std::string topology, bench, json, out, vcd, oplog, trace, csv;
-  std::vector<std::string> sets, params, vcd_scopes;
+  std::vector<std::string> sets, params, vcd_scopes, trace_scopes;
   std::string sweep, emit_jobs, emit_slurm;
   std::string jobs = "2";
   bool merge = false, resume = false;
@@ -90,6 +91,9 @@ po::options_description make_options(Options& o, const std::string& default_benc
        "write a Chrome/Perfetto trace of the op log (one track per engine, overlapping stages "
        "on sub-tracks; a power counter "
        "track per cube)")
+      ("trace-scope", po::value(&o.trace_scopes)->value_name("PATH")->composing(),
+       "glob on hierarchical names of the PEs and cubes the trace keeps (repeatable; default: "
+       "all), e.g. 'system.sip0.cube0*'")
       ("vcd", po::value(&o.vcd)->value_name("FILE"), "write a VCD waveform of the scoped modules")
       ("vcd-scope", po::value(&o.vcd_scopes)->value_name("PATH")->composing(),
        "glob on hierarchical names to trace (repeatable; default: the first PE and its cube, and "
@@ -274,6 +278,22 @@ Platform& keep_until_exit(std::unique_ptr<Platform> platform) {
 // Power meters for --vcd and --trace (they change no timing), and the VCD
 // tracer (null without --vcd), set up before the platform first runs.
 std::unique_ptr<VcdTracer> set_up_waveforms(const Options& o, Platform& platform) {
+  if (!o.trace_scopes.empty()) {
+    if (o.trace.empty()) throw UsageError("--trace-scope needs --trace FILE");
+    bool any = false;
+    std::function<void(sc_core::sc_object*)> walk = [&](sc_core::sc_object* obj) {
+      any = any || in_vcd_scope(obj->name(), o.trace_scopes);
+      for (sc_core::sc_object* c : obj->get_child_objects())
+        if (!any) walk(c);
+    };
+    for (sc_core::sc_object* top : sc_core::sc_get_top_level_objects()) walk(top);
+    std::string list;
+    for (const auto& s : o.trace_scopes) list += (list.empty() ? "'" : ", '") + s + "'";
+    if (!any)
+      throw UsageError("--trace-scope " + list +
+                       ": matches no module (names are hierarchical, e.g. "
+                       "'system.sip0.cube0.pe0' or 'system.sip0.cube1*')");
+  }
   if (!o.vcd.empty() || !o.trace.empty()) platform.enable_power_meters();
   if (o.vcd.empty()) return nullptr;
   return std::make_unique<VcdTracer>(o.vcd,
@@ -284,12 +304,14 @@ std::unique_ptr<VcdTracer> set_up_waveforms(const Options& o, Platform& platform
 // cube, after the PEs'): its static power plus the dynamic energy of each bin
 // over the bin's width, a sample where the value changes, and the static
 // level at the end of the run.
-std::vector<std::string> power_counter_events(Platform& platform) {
+std::vector<std::string> power_counter_events(Platform& platform,
+                                              const std::vector<std::string>& scopes) {
   std::vector<std::string> out;
   int pid = 1000000;
   const double end_ns = platform.now_ns();
   for (const Platform::PowerTrack& t : platform.power_tracks()) {
     ++pid;
+    if (!scopes.empty() && !in_vcd_scope(t.cube, scopes)) continue;
     out.push_back(nlohmann::json{{"ph", "M"},
                                  {"name", "process_name"},
                                  {"pid", pid},
@@ -340,8 +362,12 @@ void write_outputs(const Options& o, Platform& platform, VcdTracer* vcd,
   }
   if (!o.trace.empty()) {
     AtomicFile f(o.trace);
-    platform.op_log().for_each_trace_piece([&](const std::string& piece) { f.write(piece); },
-                                           power_counter_events(platform));
+    const std::vector<std::string>& scopes = o.trace_scopes;
+    platform.op_log().for_each_trace_piece(
+        [&](const std::string& piece) { f.write(piece); },
+        power_counter_events(platform, scopes), [&](const std::string& pe) {
+          return scopes.empty() || in_vcd_scope(pe, scopes);
+        });
     f.commit();
     wrote(o.trace);
   }

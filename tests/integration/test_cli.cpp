@@ -742,6 +742,28 @@ TEST(CliOutputs, VcdComesWithAGtkwaveSaveFileOfItsSignals) {
   EXPECT_FALSE(fs::exists(tmp / "x.vcd"));
 }
 
+// --trace-scope keeps the records and power tracks of the modules it names;
+// a scope that names none is a usage error before the run.
+TEST(CliOutputs, TraceScopeKeepsOnlyTheNamedModules) {
+  TempDir tmp;
+  const RunResult r = run({"-t", kTiny, "-b", "allreduce", "-q", "--trace", tmp / "t.json",
+                           "--trace-scope", "system.sip0.cube1*"},
+                          tmp);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  std::set<std::string> processes;
+  const nlohmann::json trace = load_json(tmp / "t.json");
+  for (const auto& e : trace["traceEvents"])
+    if (e["name"] == "process_name") processes.insert(e["args"]["name"].get<std::string>());
+  ASSERT_FALSE(processes.empty());
+  for (const std::string& p : processes)
+    EXPECT_EQ(p.rfind("system.sip0.cube1", 0), 0u) << p;
+  EXPECT_TRUE(processes.count("system.sip0.cube1 power"));
+  const std::string e = expect_usage_error(run(
+      {"-t", kTiny, "-b", "gemm", "--trace", tmp / "u.json", "--trace-scope", "cube0"}, tmp));
+  EXPECT_TRUE(contains(e, "matches no module")) << e;
+  EXPECT_FALSE(fs::exists(tmp / "u.json"));
+}
+
 // A --vcd-scope that matches nothing is a usage error, not an empty VCD.
 TEST(CliErrors, VcdScopeMatchingNothingIsAUsageError) {
   TempDir tmp;
