@@ -29,6 +29,8 @@
 #include "platform/process/report_policy.h"
 #include "platform/process/stop_signals.h"
 #include "platform/sweep/sweep_runner.h"
+#include "platform/sweep/sweep_spec.h"
+#include "platform/util/spelling.h"
 #include "platform/util/subprocess.h"
 #include "platform/util/version.h"
 
@@ -52,6 +54,7 @@ struct Options {
   std::string topology, bench, json, out, vcd, oplog, trace, csv;
   std::vector<std::string> sets, params, vcd_scopes, trace_scopes;
   std::string sweep, emit_jobs, emit_slurm;
+  std::vector<std::string> slurm;
   std::string jobs = "2";
   bool merge = false, resume = false;
 };
@@ -104,6 +107,9 @@ po::options_description make_options(Options& o, const std::string& default_benc
       ("jobs,j", po::value(&o.jobs)->value_name("N"), "sweep: points run at a time, 1 to 256 (default 2)")
       ("emit-jobs", po::value(&o.emit_jobs)->value_name("FILE"),
        "sweep: write a GNU parallel job file (parallel -j2 < FILE) instead of running")
+      ("slurm", po::value(&o.slurm)->value_name("KEY=VALUE")->composing(),
+       "sweep: a Slurm resource of --emit-slurm's script (time, mem, partition, account, qos, "
+       "cpus_per_task), over the spec's slurm: (repeatable)")
       ("emit-slurm", po::value(&o.emit_slurm)->value_name("FILE"),
        "sweep: write a Slurm array script (and FILE.jobs) instead of running")
       ("merge", po::bool_switch(&o.merge),
@@ -157,6 +163,7 @@ void check_option_combinations(const Options& o, const po::variables_map& vm) {
                                     {o.resume, "--resume"},
                                     {!o.emit_jobs.empty(), "--emit-jobs"},
                                     {!o.emit_slurm.empty(), "--emit-slurm"},
+                                    {!o.slurm.empty(), "--slurm"},
                                     {vm.count("jobs") && !vm["jobs"].defaulted(), "-j"}})
     if (given && !sweep) throw UsageError(std::string(name) + " needs --sweep SPEC");
   const int modes =
@@ -218,6 +225,21 @@ int run_sweep_command(const Options& o, const BenchRegistry& registry, const cha
   so.out_dir = o.out;
   so.exe = self_executable(argv0);
   so.jobs = parse_jobs(o.jobs);
+  for (const std::string& kv : o.slurm) {
+    const size_t eq = kv.find('=');
+    const std::string key = kv.substr(0, eq);
+    if (eq == std::string::npos ||
+        std::find(kSlurmKeys.begin(), kSlurmKeys.end(), key) == kSlurmKeys.end()) {
+      const std::string near = nearest_spelling(key, kSlurmKeys);
+      throw UsageError("--slurm " + kv + ": expected KEY=VALUE with KEY one of time, mem, " +
+                       "partition, account, qos, cpus_per_task" +
+                       (near.empty() || eq == std::string::npos ? "" : " (did you mean '" + near + "'?)"));
+    }
+    if (const std::string e = slurm_value_error(kv.substr(eq + 1)); !e.empty())
+      throw UsageError("--slurm " + kv + ": the value " + e);
+    if (o.emit_slurm.empty()) throw UsageError("--slurm needs --emit-slurm FILE");
+    so.slurm.emplace_back(key, kv.substr(eq + 1));
+  }
   if (!o.emit_jobs.empty()) {
     check_output_paths({{"--emit-jobs", o.emit_jobs, false}});
     write_job_file(spec, so, o.emit_jobs);

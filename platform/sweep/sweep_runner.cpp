@@ -344,8 +344,23 @@ void write_slurm_script(const SweepSpec& spec, const SweepOptions& opts,
     << "#SBATCH --job-name=kernbench-sweep\n"
     << "#SBATCH --array=0-" << (n - 1) << "\n"
     << "#SBATCH --ntasks=1\n"
-    << "#SBATCH --cpus-per-task=1\n"
-    << "#SBATCH --output=" << opts.out_dir << "/slurm_%a.out\n"
+    << "#SBATCH --output=" << opts.out_dir << "/slurm_%a.out\n";
+  std::vector<std::pair<std::string, std::string>> res = {{"cpus_per_task", "1"}};
+  for (const auto& given : {spec.slurm, opts.slurm})
+    for (const auto& kv : given) {
+      auto it = std::find_if(res.begin(), res.end(),
+                             [&](const auto& r) { return r.first == kv.first; });
+      if (it == res.end())
+        res.push_back(kv);
+      else
+        it->second = kv.second;
+    }
+  for (const auto& [k, v] : res) {
+    std::string opt = k;
+    std::replace(opt.begin(), opt.end(), '_', '-');
+    s << "#SBATCH --" << opt << "=" << v << "\n";
+  }
+  s
     << "set -euo pipefail\n"
     << "line=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" " << shell_quote(jobs_path) << ")\n"
     << "exec bash -c \"$line\"\n";

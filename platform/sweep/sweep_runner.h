@@ -24,6 +24,9 @@ struct SweepOptions {
   // (same bench, topology, --set, --param and data mode); run the others.
   bool resume = false;
   bool merge_only = false;  // merge_sweep() without running: no result at all is an error
+  // Slurm resources given on the command line (--slurm KEY=VALUE): they win
+  // over the spec's.
+  std::vector<std::pair<std::string, std::string>> slurm;
 };
 
 // Runs every point; returns the merged result (see merge_sweep).

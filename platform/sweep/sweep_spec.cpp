@@ -2,6 +2,7 @@
 
 #include "platform/util/input_file.h"
 
+#include <cctype>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -69,6 +70,27 @@ void read_axes(const std::string& file, const YAML::Node& block, bool is_set,
 namespace {
 
 constexpr uint64_t kMaxSweepPoints = 100000;
+// The spec's slurm: mapping, each key known and each value safe in a script.
+std::vector<std::pair<std::string, std::string>> slurm_resources(const std::string& path,
+                                                                 const YAML::Node& sl) {
+  if (!sl.IsMap()) fail(path, sl, "slurm", "expected a mapping of Slurm resources");
+  refuse_duplicate_keys(path, sl, "slurm");
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& kv : sl) {
+    const std::string k = scalar(path, kv.first, "slurm");
+    if (std::find(kSlurmKeys.begin(), kSlurmKeys.end(), k) == kSlurmKeys.end()) {
+      const std::string near = nearest_spelling(k, kSlurmKeys);
+      fail(path, kv.first, "slurm." + k,
+           "unknown key" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+    }
+    const std::string v = scalar(path, kv.second, "slurm." + k);
+    if (const std::string e = slurm_value_error(v); !e.empty())
+      fail(path, kv.second, "slurm." + k, e);
+    out.emplace_back(k, v);
+  }
+  return out;
+}
+
 SweepSpec parse_spec(const YAML::Node& root, const std::string& path);
 
 }  // namespace
@@ -88,12 +110,24 @@ SweepSpec load_sweep_spec_text(const std::string& text, const std::string& sourc
   return parse_spec(root, source);
 }
 
+const std::vector<std::string> kSlurmKeys = {"time", "mem", "partition", "account", "qos",
+                                             "cpus_per_task"};
+
+std::string slurm_value_error(const std::string& value) {
+  if (value.empty()) return "is empty";
+  for (char c : value)
+    if (!std::isgraph(static_cast<unsigned char>(c)) || c == '\'' || c == '"' || c == '\\' ||
+        c == '$' || c == '`')
+      return "'" + value + "' holds a space, quote or shell character";
+  return "";
+}
+
 namespace {
 
 SweepSpec parse_spec(const YAML::Node& root, const std::string& path) {
   if (!root.IsMap()) throw ConfigError(path + ": a sweep spec is a YAML mapping");
   static const std::vector<std::string> kKeys = {"bench", "topology", "set",    "param",
-                                                 "data",  "grid",     "columns"};
+                                                 "data",  "grid",     "columns", "slurm"};
   SweepSpec s;
   s.source = path;
   for (const auto& kv : root) {
@@ -116,6 +150,7 @@ SweepSpec parse_spec(const YAML::Node& root, const std::string& path) {
     s.data = d == "true";
   }
   if (root["columns"]) s.columns = scalars(path, root["columns"], "columns");
+  if (root["slurm"]) s.slurm = slurm_resources(path, root["slurm"]);
   if (root["grid"]) {
     const YAML::Node g = root["grid"];
     if (!g.IsMap()) fail(path, g, "grid", "expected a mapping with set: and/or param:");

@@ -11,6 +11,7 @@
 //     set:   {sip.cube_link.bandwidth_gbps: [64, 128]}
 //     param: {M: [32, 64]}
 //   columns: [window_ns, tflops]       # optional: point fields for the table
+//   slurm: {time: "01:00:00", mem: 4G, partition: cpu}   # optional: --emit-slurm resources
 //
 // Axes expand in file order, the last one fastest. Errors name the spec file,
 // line and column, and the key.
@@ -41,6 +42,8 @@ struct SweepSpec {
   bool data = false;
   std::vector<SweepAxis> axes;
   std::vector<std::string> columns;
+  // Slurm resources of --emit-slurm's script, by key (kSlurmKeys), as given.
+  std::vector<std::pair<std::string, std::string>> slurm;
 
   std::vector<SweepPoint> expand() const;
   // The kernbench command line of one point (argv; argv[0] = `exe`), writing
@@ -48,6 +51,12 @@ struct SweepSpec {
   std::vector<std::string> command(const std::string& exe, const SweepPoint& p,
                                    const std::string& json) const;
 };
+
+// The Slurm resources a spec or --slurm may set: sbatch's options of the same
+// names (cpus_per_task is --cpus-per-task).
+extern const std::vector<std::string> kSlurmKeys;
+// "" when `value` may be written as a #SBATCH option, else what is wrong.
+std::string slurm_value_error(const std::string& value);
 
 // Throws ConfigError with file:line:column and the key path.
 SweepSpec load_sweep_spec(const std::string& path);
