@@ -20,6 +20,7 @@
 #include "platform/bench/bench.h"
 #include "platform/config/embedded_files.h"
 #include "platform/config/topology_loader.h"
+#include "platform/config/knob_visitors.h"
 #include "platform/output/atomic_file.h"
 #include "platform/output/csv_table.h"
 #include "platform/output/output_paths.h"
@@ -534,6 +535,11 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
   j["bench"] = bench->name();
   j["kernbench_version"] = version_text();
   j["topology"] = {{"name", cfg.name}, {"source", cfg.source}, {"overrides", o.sets}};
+  // Every knob's resolved value, as YAML would spell it: the run is
+  // reproducible from its result alone.
+  nlohmann::json knobs = nlohmann::json::object();
+  for (const Knob& kn : knobs_of(cfg)) knobs[kn.path] = kn.default_text;
+  j["topology"]["knobs"] = std::move(knobs);
   j["params"] = params->to_json();
   j["data_mode"] = o.data;
   j["sim_time_ns"] = platform.now_ns();

@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "platform/config/topology_loader.h"
+#include "platform/config/topology_schema.h"
 #include "tests/support/cli_run.h"
 
 namespace kb {
@@ -762,6 +764,20 @@ TEST(CliOutputs, TraceScopeKeepsOnlyTheNamedModules) {
       {"-t", kTiny, "-b", "gemm", "--trace", tmp / "u.json", "--trace-scope", "cube0"}, tmp));
   EXPECT_TRUE(contains(e, "matches no module")) << e;
   EXPECT_FALSE(fs::exists(tmp / "u.json"));
+}
+
+// The result records every knob's resolved value: file, defaults and --set.
+TEST(CliOutputs, ResultEmbedsEveryResolvedKnob) {
+  TempDir tmp;
+  const RunResult r = run({"-t", kTiny, "-b", "gemm", "-q", "--json", tmp / "r.json", "--set",
+                           "pe.hbm.model=banked", "--set", "pe.hbm.banked.preset=hbm2e"},
+                          tmp);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const nlohmann::json knobs = load_json(tmp / "r.json")["topology"]["knobs"];
+  EXPECT_EQ(knobs.size(), topology_schema().knobs().size());
+  EXPECT_EQ(knobs["pe.hbm.model"], "banked");
+  EXPECT_EQ(knobs["pe.hbm.banked.tFAW_ns"], "20");  // the hbm2e preset's
+  EXPECT_EQ(knobs["cube.pes"], std::to_string(load_topology_file(kTiny).cube.pes));
 }
 
 // A --vcd-scope that matches nothing is a usage error, not an empty VCD.
