@@ -298,6 +298,14 @@ Platform& keep_until_exit(std::unique_ptr<Platform> platform) {
   return *kept->back();
 }
 
+// Every knob's resolved value, as YAML would spell it: a run is reproducible
+// from its result alone.
+nlohmann::json resolved_knobs(const TopologyConfig& cfg) {
+  nlohmann::json knobs = nlohmann::json::object();
+  for (const Knob& kn : knobs_of(cfg)) knobs[kn.path] = kn.default_text;
+  return knobs;
+}
+
 // Power meters for --vcd and --trace (they change no timing), and the VCD
 // tracer (null without --vcd), set up before the platform first runs.
 std::unique_ptr<VcdTracer> set_up_waveforms(const Options& o, Platform& platform) {
@@ -535,11 +543,7 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
   j["bench"] = bench->name();
   j["kernbench_version"] = version_text();
   j["topology"] = {{"name", cfg.name}, {"source", cfg.source}, {"overrides", o.sets}};
-  // Every knob's resolved value, as YAML would spell it: the run is
-  // reproducible from its result alone.
-  nlohmann::json knobs = nlohmann::json::object();
-  for (const Knob& kn : knobs_of(cfg)) knobs[kn.path] = kn.default_text;
-  j["topology"]["knobs"] = std::move(knobs);
+  j["topology"]["knobs"] = resolved_knobs(cfg);
   j["params"] = params->to_json();
   j["data_mode"] = o.data;
   j["sim_time_ns"] = platform.now_ns();
