@@ -118,7 +118,7 @@ bool BankedChannel::is_hit(const Entry& e) const {
 bool BankedChannel::protected_row(unsigned bank) const {
   return std::any_of(queue_.begin(), queue_.end(), [&](const Entry& e) {
     return is_hit(e) && std::any_of(e.targets.begin(), e.targets.end(),
-                                     [&](const Target& x) { return x.bank == bank; });
+                                    [&](const Target& x) { return x.bank == bank; });
   });
 }
 

@@ -100,7 +100,7 @@ class BankedChannel : public sc_core::sc_module, public Instrumented {
   unsigned trace_signals(sc_core::sc_trace_file* tf, const std::string& name) const override;
 
  private:
-  struct Target {  // one bank an entry reads or writes
+  struct Target {       // one bank an entry reads or writes
     unsigned bank = 0;  // group * banks_per_group + bank in group
     unsigned group = 0;
     uint64_t row = 0;
@@ -149,8 +149,8 @@ class BankedChannel : public sc_core::sc_module, public Instrumented {
   uint64_t column_bytes_;
   uint64_t columns_per_row_;
   unsigned capacity_;
-  sc_core::sc_time tRCD_, tRP_, tRAS_, tCL_, tCWL_, tRRD_S_, tRRD_L_, tFAW_, tCCD_S_, tCCD_L_,
-      tWR_, tWTR_, tRTP_, tRFC_, tREFI_;
+  sc_core::sc_time tRCD_, tRP_, tRAS_, tCL_, tCWL_, tRRD_S_, tRRD_L_, tFAW_, tCCD_S_, tCCD_L_, tWR_,
+      tWTR_, tRTP_, tRFC_, tREFI_;
 
   std::vector<Bank> banks_;
   std::vector<sc_core::sc_time> last_col_group_, last_act_group_;

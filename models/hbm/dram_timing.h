@@ -83,8 +83,7 @@ struct DramTimingConfig {
     v.real(tRAS_ns, {"tRAS_ns", "ACT to PRE of the same bank, ns", Bound::kNonNegative});
     v.real(tCL_ns, {"tCL_ns", "RD to its first data (read latency), ns", Bound::kNonNegative});
     v.real(tCWL_ns, {"tCWL_ns", "WR to its first data (write latency), ns", Bound::kNonNegative});
-    v.real(tRRD_S_ns,
-           {"tRRD_S_ns", "ACT to ACT, different bank groups, ns", Bound::kNonNegative});
+    v.real(tRRD_S_ns, {"tRRD_S_ns", "ACT to ACT, different bank groups, ns", Bound::kNonNegative});
     v.real(tRRD_L_ns, {"tRRD_L_ns", "ACT to ACT, same bank group, ns", Bound::kNonNegative});
     v.real(tFAW_ns, {"tFAW_ns", "window holding at most four ACTs, ns", Bound::kNonNegative});
     v.real(tCCD_S_ns, {"tCCD_S_ns",
@@ -93,16 +92,15 @@ struct DramTimingConfig {
                        Bound::kPositive});
     v.real(tCCD_L_ns,
            {"tCCD_L_ns", "RD to RD (WR to WR), same bank group, ns", Bound::kNonNegative});
-    v.real(tWR_ns, {"tWR_ns", "end of write data to PRE (write recovery), ns",
-                    Bound::kNonNegative});
+    v.real(tWR_ns,
+           {"tWR_ns", "end of write data to PRE (write recovery), ns", Bound::kNonNegative});
     v.real(tWTR_ns, {"tWTR_ns", "end of write data to a RD (write-to-read turnaround), ns",
                      Bound::kNonNegative});
     v.real(tRTP_ns, {"tRTP_ns", "RD to PRE of the same bank, ns", Bound::kNonNegative});
-    v.real(tRFC_ns, {"tRFC_ns", "all-bank REF to the next ACT (refresh cycle), ns",
-                     Bound::kNonNegative});
-    v.real(tREFI_ns,
-           {"tREFI_ns", "interval between all-bank refreshes, ns (0 = no refresh)",
-            Bound::kNonNegative});
+    v.real(tRFC_ns,
+           {"tRFC_ns", "all-bank REF to the next ACT (refresh cycle), ns", Bound::kNonNegative});
+    v.real(tREFI_ns, {"tREFI_ns", "interval between all-bank refreshes, ns (0 = no refresh)",
+                      Bound::kNonNegative});
   }
 };
 

@@ -264,7 +264,8 @@ void OpLog::for_each_trace_piece(const std::function<void(const std::string&)>& 
             {"name", "thread_name"},
             {"pid", pit->second},
             {"tid", tit->second},
-            {"args", {{"name", lane == 0 ? r.engine : r.engine + " #" + std::to_string(lane + 1)}}}});
+            {"args",
+             {{"name", lane == 0 ? r.engine : r.engine + " #" + std::to_string(lane + 1)}}}});
     nlohmann::json args{{"cmd_id", r.cmd_id}, {"tile", r.tile}, {"bytes", r.bytes}};
     if (r.addr != 0) args["addr"] = hex_text(r.addr);
     const int64_t start_ps = std::llround(r.t_start_ns * 1000);

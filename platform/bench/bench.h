@@ -1,6 +1,6 @@
 // A bench: a named study that runs on an elaborated Platform and returns
 // metrics, points and a summary table. Benches are registered in a
-// BenchRegistry (later issues add theirs); the CLI is a thin shell over it.
+// BenchRegistry (new studies register theirs); the CLI is a thin shell over it.
 #pragma once
 
 #include <map>

@@ -237,9 +237,10 @@ double hbm_pattern_model(const HbmConfig& h, uint64_t bytes, bool random) {
   if (!random) return refresh;
   const auto column = static_cast<double>(t.column_bytes * t.lockstep(h.pc_bandwidth_gbps));
   const double peak = column / t.tCCD_S_ns;
-  const double acts = std::min<double>(t.bank_groups, std::ceil(static_cast<double>(bytes) / column));
-  const double act_limited = (static_cast<double>(bytes) / peak) /
-                             (acts * std::max(t.tRRD_S_ns, t.tFAW_ns / 4));
+  const double acts =
+      std::min<double>(t.bank_groups, std::ceil(static_cast<double>(bytes) / column));
+  const double act_limited =
+      (static_cast<double>(bytes) / peak) / (acts * std::max(t.tRRD_S_ns, t.tFAW_ns / 4));
   return std::min(1.0, act_limited) * refresh;
 }
 
@@ -265,10 +266,9 @@ void add_pattern_points(Platform& p, uint64_t& cmd, BenchResult& res) {
       for (uint64_t i = 0; i < count; ++i) {
         x = x * 6364136223846793005ULL + 1442695040888963407ULL;
         const uint64_t slot = random ? (x >> 17) % slots : i % slots;
-        jobs.emplace_back(PeId{0, 0, 0},
-                          DmaTransfer::contiguous(m.hbm(0, 0, 0, slot * bytes),
-                                                  m.tcm(0, 0, 0, i % tcm_slots * bytes), bytes,
-                                                  cmd++));
+        jobs.emplace_back(PeId{0, 0, 0}, DmaTransfer::contiguous(
+                                             m.hbm(0, 0, 0, slot * bytes),
+                                             m.tcm(0, 0, 0, i % tcm_slots * bytes), bytes, cmd++));
       }
       const double span = run_together(p, jobs).makespan_ns;
       const double gbps = static_cast<double>(count * bytes) / span;

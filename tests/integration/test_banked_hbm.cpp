@@ -45,9 +45,9 @@ TEST(BankedHbm, RowHitMissAndRefreshCompleteWhenTheTimingParametersSay) {
   ASSERT_EQ(ch.locate(row1).row, 1u);
 
   double first = 0, hit = 0, conflict = 0, after_refresh = 0;
-  read_at(ch, 0, 0, 32, &first);           // ACT at 0, RD at tRCD
-  read_at(ch, 100, 0, 32, &hit);           // RD at once
-  read_at(ch, 200, row1, 32, &conflict);   // PRE at 200, ACT at +tRP, RD at +tRCD
+  read_at(ch, 0, 0, 32, &first);          // ACT at 0, RD at tRCD
+  read_at(ch, 100, 0, 32, &hit);          // RD at once
+  read_at(ch, 200, row1, 32, &conflict);  // PRE at 200, ACT at +tRP, RD at +tRCD
   read_at(ch, 1010, row1, 32, &after_refresh);
   sc_core::sc_start();
 
