@@ -23,6 +23,7 @@ struct PeIpcq::Message {
   uint64_t bytes = 0;      // doorbell: payload in the slot
   uint64_t ring_base = 0;  // grant
   unsigned slots = 0;      // grant
+  uint64_t trace_id = 0;   // doorbell: its id in the op log (TileToken::msg)
 };
 
 struct PeIpcq::Outgoing {
@@ -126,6 +127,7 @@ void PeIpcq::reset() {
   for (auto& [peer, q] : recv_) {
     q->slots.clear();
     q->slot_bytes.clear();
+    q->slot_msg.clear();
     q->head = 0;
   }
   ring_used_[0] = ring_used_[1] = ring_used_[2] = 0;
@@ -191,6 +193,16 @@ void PeIpcq::accept(TileToken* token) {
   TileToken shadow;
   shadow.cmd_id = token->cmd_id;
   shadow.tile = token->tile;
+  shadow.peer = m.to;
+  shadow.has_peer = true;
+  if (m.type == Message::Type::kDoorbell) {
+    // (sender, receiver, the pair's doorbell count): unique among the
+    // doorbells in flight, whatever order the kernel ran the PEs in.
+    m.trace_id = pe_key_index(me_.sip, me_.cube, me_.pe) << 40 |
+                 pe_key_index(m.to.sip, m.to.cube, m.to.pe) << 16 |
+                 (doorbells_sent_[m.to]++ & 0xffff);
+    shadow.msg = m.trace_id;
+  }
   post_message(m, [this, logged = std::move(logged), shadow = std::move(shadow), start] {
     lane_leave(kMsgLane);
     record(shadow, logged, kMsgLane, start, to_ns(sc_core::sc_time_stamp()));
@@ -277,6 +289,7 @@ void PeIpcq::open(TileToken* token, const IpcqOpenCmd& cmd) {
     ring_used_[space] += ring;
     q.slots.assign(cfg_.slots, SlotState::kFree);
     q.slot_bytes.assign(cfg_.slots, 0);
+    q.slot_msg.assign(cfg_.slots, 0);
     q.head = 0;
     Message m;
     m.type = Message::Type::kGrant;
@@ -332,6 +345,8 @@ void PeIpcq::send_loop(SendQueue* q) {
       auto* t = new TileToken;
       t->cmd_id = job.cmd_id;
       t->tile = "send" + std::to_string(k);
+      t->peer = q->peer;
+      t->has_peer = true;
       t->stages = lowering::send_chunk(job.cmd_id, job.src + k * cfg_.slot_bytes,
                                        q->ring_base + slot * cfg_.slot_bytes, len, q->peer, slot,
                                        map_.ipcq(q->peer.sip, q->peer.cube, q->peer.pe));
@@ -402,6 +417,9 @@ void PeIpcq::consume_chunk(RecvQueue& q, RecvJob& job, uint64_t k, unsigned slot
   auto* t = new TileToken;
   t->cmd_id = c.cmd_id;
   t->tile = "recv" + std::to_string(k);
+  t->peer = q.peer;
+  t->has_peer = true;
+  t->msg = q.slot_msg[slot];
   t->stages = lowering::recv_chunk(r, c, self_);
   t->stages.push_back(
       lowering::credit(q.peer, slot, map_.ipcq(q.peer.sip, q.peer.cube, q.peer.pe)));
@@ -588,6 +606,7 @@ void PeIpcq::deliver(const Message& m) {
                      " whose previous content was not consumed yet (slot overwritten)");
       q.slots[m.slot] = SlotState::kFull;
       q.slot_bytes[m.slot] = m.bytes;
+      q.slot_msg[m.slot] = m.trace_id;
       q.kick.notify(sc_core::SC_ZERO_TIME);
       return;
     }

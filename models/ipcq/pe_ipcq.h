@@ -124,6 +124,7 @@ class PeIpcq : public PeEngine {
     uint64_t ring_base = 0;
     std::vector<SlotState> slots;
     std::vector<uint64_t> slot_bytes;            // payload of a full slot
+    std::vector<uint64_t> slot_msg;              // its doorbell's trace id
     unsigned head = 0;                           // next slot to consume
     std::deque<RecvJob*> waiting;                // not started, in issue order
     std::vector<std::unique_ptr<RecvJob>> jobs;  // every unfinished job
@@ -169,6 +170,7 @@ class PeIpcq : public PeEngine {
   uint64_t ring_used_[3] = {0, 0, 0};  // bump allocation per RingSpace
   std::map<PeAddr, std::unique_ptr<SendQueue>> send_;
   std::map<PeAddr, std::unique_ptr<RecvQueue>> recv_;
+  std::map<PeAddr, uint64_t> doorbells_sent_;  // per peer, for the doorbells' trace ids
   struct Outgoing;
   struct OutgoingDeleter {
     void operator()(Outgoing* o) const;

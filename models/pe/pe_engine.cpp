@@ -125,6 +125,11 @@ void PeEngine::record(const TileToken& token, const Stage& stage, unsigned lane,
   r.tile = token.tile;
   r.bytes = stage.bytes;
   r.addr = stage.addr;
+  if (token.has_peer)
+    r.peer = pe_path_.substr(0, pe_path_.find(".sip") + 1) + to_string(token.peer);
+  // The doorbell (a message's slim token has no stages) or the first stage
+  // of the chunk it announced.
+  if (token.stages.empty() || &stage == &token.stages.front()) r.msg = token.msg;
   op_log_->add(std::move(r));
 }
 

@@ -95,6 +95,13 @@ struct TileToken {
   size_t next = 0;  // index of the stage to serve next
   int slot = -1;    // TCM staging slot held while in flight (-1: none)
   std::function<void(TileToken&)> on_done;
+  // For the op log and the trace only (no timing reads them): the IPCQ peer
+  // of a chunk or control message, and the id of the doorbell message that
+  // announced (recv chunk) or that is (doorbell) the chunk, so the trace can
+  // draw the send -> recv flow. 0: none.
+  PeAddr peer;
+  bool has_peer = false;
+  uint64_t msg = 0;
 
   Stage& current() { return stages.at(next); }
   bool finished() const { return next >= stages.size(); }

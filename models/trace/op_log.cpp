@@ -34,7 +34,7 @@ nlohmann::json record_json(const OpRecord& r) {
 
 auto canonical_key(const OpRecord& r) {
   return std::tie(r.t_end_ns, r.pe, r.engine, r.cmd_id, r.tile, r.t_start_ns, r.stage, r.op_kind,
-                  r.addr, r.bytes);
+                  r.addr, r.bytes, r.peer, r.msg);
 }
 
 bool canonical_less(const OpRecord* a, const OpRecord* b) {
@@ -72,6 +72,8 @@ void encode(std::string& b, const OpRecord& r) {
   put_string(b, r.tile);
   put(b, r.bytes);
   put(b, r.addr);
+  put_string(b, r.peer);
+  put(b, r.msg);
 }
 
 template <typename T>
@@ -97,6 +99,8 @@ bool decode(std::istream& in, OpRecord& r) {
   get_string(in, r.tile);
   get(in, r.bytes);
   get(in, r.addr);
+  get_string(in, r.peer);
+  get(in, r.msg);
   return static_cast<bool>(in);
 }
 
@@ -242,6 +246,36 @@ void OpLog::for_each_trace_piece(const std::function<void(const std::string&)>& 
     f((first ? "" : ",") + e.dump());
     first = false;
   };
+  // Flow arrows (flow events v1: an "s" and an "f" sharing an id, each at
+  // the start of the slice it binds to, written after that slice). "tile":
+  // from a tile's stage to its next one (same PE, command and tile; a stage
+  // that starts before the previous one ended runs beside it and gets none).
+  // "msg": from a doorbell (the sender's ipcq.msg slice) to the first stage
+  // of the receiver's chunk it announced (the chunk's one record that
+  // carries the message id).
+  struct Slice {
+    int pid, tid;
+    int64_t start_ps, end_ps;
+  };
+  std::map<std::tuple<int, uint64_t, std::string>, Slice> tile_tail;
+  // By message id: the doorbell or the chunk's first stage, whichever came
+  // first (is it the doorbell?), until the other comes.
+  std::map<uint64_t, std::pair<bool, Slice>> doorbells;
+  uint64_t flows = 0;
+  auto flow = [&](const char* name, const Slice& from, const Slice& to) {
+    ++flows;
+    for (const Slice* sl : {&from, &to}) {
+      nlohmann::json e{{"ph", sl == &from ? "s" : "f"},
+                       {"id", flows},
+                       {"name", name},
+                       {"cat", "flow"},
+                       {"pid", sl->pid},
+                       {"tid", sl->tid},
+                       {"ts", static_cast<double>(sl->start_ps) / 1e6}};
+      if (sl == &to) e["bp"] = "e";
+      emit(e);
+    }
+  };
   f(R"({"displayTimeUnit":"ns","traceEvents":[)");
   for_each_ordered([&](const OpRecord& r) {
     if (keep_pe && !keep_pe(r.pe)) return;
@@ -268,15 +302,34 @@ void OpLog::for_each_trace_piece(const std::function<void(const std::string&)>& 
              {{"name", lane == 0 ? r.engine : r.engine + " #" + std::to_string(lane + 1)}}}});
     nlohmann::json args{{"cmd_id", r.cmd_id}, {"tile", r.tile}, {"bytes", r.bytes}};
     if (r.addr != 0) args["addr"] = hex_text(r.addr);
+    if (!r.peer.empty()) args["peer"] = r.peer;
     const int64_t start_ps = std::llround(r.t_start_ns * 1000);
+    const int64_t end_ps = std::llround(r.t_end_ns * 1000);
     emit({{"ph", "X"},
           {"name", r.op_kind},
           {"cat", r.stage},
           {"pid", pit->second},
           {"tid", tit->second},
           {"ts", static_cast<double>(start_ps) / 1e6},
-          {"dur", static_cast<double>(std::llround(r.t_end_ns * 1000) - start_ps) / 1e6},
+          {"dur", static_cast<double>(end_ps - start_ps) / 1e6},
           {"args", std::move(args)}});
+    const Slice here{pit->second, tit->second, start_ps, end_ps};
+    if (!r.tile.empty()) {
+      auto [it, fresh] =
+          tile_tail.try_emplace(std::make_tuple(pit->second, r.cmd_id, r.tile), here);
+      if (!fresh) {
+        if (it->second.end_ps <= start_ps) flow("tile", it->second, here);
+        it->second = here;  // records come by end time: this one ends last
+      }
+    }
+    if (r.msg != 0) {  // the doorbell ends on delivery, maybe after its chunk's first stage
+      const bool is_doorbell = r.engine == "ipcq.msg";
+      auto [d, fresh] = doorbells.try_emplace(r.msg, std::make_pair(is_doorbell, here));
+      if (!fresh && d->second.first != is_doorbell) {
+        flow("msg", is_doorbell ? here : d->second.second, is_doorbell ? d->second.second : here);
+        doorbells.erase(d);
+      }
+    }
   });
   for (const std::string& e : extra_events) {
     f((first ? "" : ",") + e);

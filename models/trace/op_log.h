@@ -34,6 +34,11 @@ struct OpRecord {
   std::string tile;
   uint64_t bytes = 0;
   uint64_t addr = 0;
+  // Trace only (not in the JSON-lines op log): the peer PE of an IPCQ chunk
+  // or message (hierarchical name), and the doorbell message id that links a
+  // sender's doorbell (engine ipcq.msg) to the receiver's chunk stages.
+  std::string peer;
+  uint64_t msg = 0;
 };
 
 // A simulated time in ns as a trace timestamp in microseconds, exact to the

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -656,8 +657,11 @@ TEST(CliOutputs, PowerTracksChangeNoResult) {
 
 // Every trace a bench writes draws right in Perfetto: no two slices of one
 // track overlap (overlapping stages of an engine are on sub-tracks), every
-// counter track goes forward in time, and every timestamp is the double
-// nearest a whole number of picoseconds (not one off by binary-fraction noise).
+// counter track goes forward in time, every timestamp is the double nearest
+// a whole number of picoseconds (not one off by binary-fraction noise), and
+// every flow arrow has one start and one end, each at the start of a slice
+// of its track, the end no earlier than the start: a tile's stages are
+// chained, and an all-reduce's doorbells point at the chunks they announced.
 TEST(CliOutputs, TracesHaveNoOverlappingSlicesAndOrderedCounters) {
   TempDir tmp;
   for (const std::vector<std::string>& bench :
@@ -670,8 +674,13 @@ TEST(CliOutputs, TracesHaveNoOverlappingSlicesAndOrderedCounters) {
     const nlohmann::json trace = load_json(tmp / "t.json");
     std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> slices;
     std::map<std::pair<int, std::string>, double> counter_at;
-    unsigned sub_tracks = 0;
+    std::set<std::tuple<int, int, double>> slice_starts;
+    std::map<uint64_t, std::vector<nlohmann::json>> flows;
+    std::map<std::string, unsigned> flows_by_name;
+    unsigned sub_tracks = 0, with_peer = 0;
     for (const auto& e : trace["traceEvents"]) {
+      if (e["ph"] == "s" || e["ph"] == "f") flows[e["id"].get<uint64_t>()].push_back(e);
+      if (e["ph"] == "X" && e["args"].contains("peer")) ++with_peer;
       if (e["ph"] == "M" && e["name"] == "thread_name" &&
           contains(e["args"]["name"].get<std::string>(), " #"))
         ++sub_tracks;
@@ -683,6 +692,7 @@ TEST(CliOutputs, TracesHaveNoOverlappingSlicesAndOrderedCounters) {
         const double ts = e["ts"].get<double>();
         slices[{e["pid"].get<int>(), e["tid"].get<int>()}].emplace_back(
             ts, ts + e["dur"].get<double>());
+        slice_starts.emplace(e["pid"].get<int>(), e["tid"].get<int>(), ts);
       }
       if (e["ph"] == "C") {
         const auto key = std::make_pair(e["pid"].get<int>(), e["name"].get<std::string>());
@@ -700,8 +710,26 @@ TEST(CliOutputs, TracesHaveNoOverlappingSlicesAndOrderedCounters) {
         EXPECT_GE(v[i].first, v[i - 1].second - 1e-9)
             << bench[1] << ": overlapping slices on pid " << track.first << " tid " << track.second;
     }
+    for (const auto& [id, ends] : flows) {
+      ASSERT_EQ(ends.size(), 2u) << bench[1] << ": flow " << id;
+      EXPECT_EQ(ends[0]["ph"], "s") << ends[0].dump();
+      EXPECT_EQ(ends[1]["ph"], "f") << ends[1].dump();
+      EXPECT_EQ(ends[0]["name"], ends[1]["name"]);
+      EXPECT_GE(ends[1]["ts"].get<double>(), ends[0]["ts"].get<double>()) << ends[1].dump();
+      for (const auto& e : ends)
+        EXPECT_TRUE(slice_starts.count(
+            {e["pid"].get<int>(), e["tid"].get<int>(), e["ts"].get<double>()}))
+            << bench[1] << ": flow end bound to no slice: " << e.dump();
+      ++flows_by_name[ends[0]["name"].get<std::string>()];
+    }
+    EXPECT_GT(flows_by_name["tile"], 0u) << bench[1];
+    EXPECT_FALSE(counter_at.empty()) << bench[1];  // the cubes' power
     if (bench[1] == "gemm") {
       EXPECT_GT(sub_tracks, 0u);  // its DMA bursts overlap
+    }
+    if (bench[1] == "allreduce") {
+      EXPECT_GT(flows_by_name["msg"], 0u);
+      EXPECT_GT(with_peer, 0u);
     }
   }
 }
