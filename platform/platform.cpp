@@ -81,6 +81,10 @@ void Platform::set_data_mode(bool on) {
 }
 
 double Platform::run() {
+  ++phase_;
+  runs_.push_back({next_run_label_.empty() ? "run " + std::to_string(phase_) : next_run_label_,
+                   now_ns(), now_ns()});
+  next_run_label_.clear();
   try {
     sc_core::sc_start();
   } catch (...) {
@@ -88,6 +92,7 @@ double Platform::run() {
     throw;
   }
   resync_stack_after_sc_start();
+  runs_.back().end_ns = now_ns();
   check_drained();
   for_each_pe([](Pe& pe) { pe.ipcq.reset(); });
   return now_ns();

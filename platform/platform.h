@@ -55,6 +55,19 @@ class Platform {
   double run();
   double now_ns() const;
 
+  // Each run() is a window of simulated time: a bench's point, or a step of
+  // it. A bench may name the next run (e.g. "ring 64KiB"); an unnamed run is
+  // "run N". The windows go into the JSON result ("runs"), the trace (an
+  // instant marker at each start) and the VCD ("system.phase": the number of
+  // the run in progress or last finished, from 1).
+  struct RunWindow {
+    std::string label;
+    double start_ns = 0, end_ns = 0;
+  };
+  void name_next_run(std::string label) { next_run_label_ = std::move(label); }
+  const std::vector<RunWindow>& runs() const { return runs_; }
+  const unsigned& phase() const { return phase_; }
+
   FabricPath route(const PeId& from, uint64_t addr) const;
 
   // Backdoor access (TLM transport_dbg from the host, through the fabric):
@@ -116,6 +129,9 @@ class Platform {
   std::unique_ptr<OpLog> op_log_;
   bool op_log_enabled_ = true;
   bool power_meters_on_ = false;
+  std::vector<RunWindow> runs_;
+  std::string next_run_label_;
+  unsigned phase_ = 0;
   // Every module that reports statistics or energy, with its hierarchical
   // name, in tree order: collected once (the tree is fixed after elaboration).
   const std::vector<std::pair<std::string, const Instrumented*>>& instrumented() const;

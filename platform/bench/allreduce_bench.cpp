@@ -147,6 +147,8 @@ nlohmann::json run_point(BenchContext& ctx, HostRuntime& rt, const PointSpec& ps
   args.ring_space = ps.buffer;
   std::vector<PeId> pes;
   for (const PeAddr& a : group.members()) pes.push_back({a.sip, a.cube, a.pe});
+  platform.name_next_run("allreduce " + pt["algo"].get<std::string>() + " " +
+                         pt["buffer"].get<std::string>() + " " + std::to_string(ps.bytes) + " B/PE");
   rt.launch_on(pes, [&](fw::Tl& tl) {
     fw::allreduce(tl, group, args, data.at(tl.self()));
     t_end = std::max(t_end, tl.now_ns());

@@ -130,6 +130,8 @@ nlohmann::json run_gemm_point(HostRuntime& rt, const GemmShape& s, const std::st
     h = out.pending;
     tl.wait(out);
   });
+  p.name_next_run("gemm " + std::to_string(s.m) + "x" + std::to_string(s.k) + "x" +
+                  std::to_string(s.n) + " " + variant);
   rt.run();
   const double launch_window = p.now_ns() - launch_ns;
   const EnergyReport pe_energy = EnergyReport::between(pe_before, p.energy(pe_path), launch_window);

@@ -128,6 +128,7 @@ BenchResult GqaDecodeBench::run(BenchContext& ctx) {
     double t_start = 0, t_end = 0;
     const std::string pe_path = "system.sip0.cube0.pe0";
     const EnergySnapshot pe_before = ctx.platform.energy(pe_path);
+    ctx.platform.name_next_run("gqa-decode " + variant);
     rt.launch([&](fw::Tl& tl) {
       t_start = tl.now_ns();
       fw::attention_decode(tl, a, &trace);

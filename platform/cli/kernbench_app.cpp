@@ -327,8 +327,32 @@ std::unique_ptr<VcdTracer> set_up_waveforms(const Options& o, Platform& platform
   }
   if (!o.vcd.empty() || !o.trace.empty()) platform.enable_power_meters();
   if (o.vcd.empty()) return nullptr;
-  return std::make_unique<VcdTracer>(o.vcd,
-                                     o.vcd_scopes.empty() ? default_vcd_scopes() : o.vcd_scopes);
+  auto vcd = std::make_unique<VcdTracer>(
+      o.vcd, o.vcd_scopes.empty() ? default_vcd_scopes() : o.vcd_scopes);
+  vcd->trace_phase(platform.phase());
+  return vcd;
+}
+
+// An instant marker (global) at the start of each run window, named after it.
+std::vector<std::string> run_marker_events(const Platform& platform) {
+  std::vector<std::string> out;
+  unsigned n = 0;
+  for (const Platform::RunWindow& w : platform.runs())
+    out.push_back(nlohmann::json{{"ph", "i"},
+                                 {"s", "g"},
+                                 {"name", w.label},
+                                 {"cat", "run"},
+                                 {"ts", trace_us(w.start_ns)},
+                                 {"args", {{"run", ++n}, {"end_ns", w.end_ns}}}}
+                      .dump());
+  return out;
+}
+
+nlohmann::json runs_json(const Platform& platform) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Platform::RunWindow& w : platform.runs())
+    out.push_back({{"label", w.label}, {"start_ns", w.start_ns}, {"end_ns", w.end_ns}});
+  return out;
 }
 
 // Each cube's power over time as a Perfetto counter track (one process per
@@ -394,9 +418,10 @@ void write_outputs(const Options& o, Platform& platform, VcdTracer* vcd,
   if (!o.trace.empty()) {
     AtomicFile f(o.trace);
     const std::vector<std::string>& scopes = o.trace_scopes;
+    std::vector<std::string> extra = power_counter_events(platform, scopes);
+    for (std::string& e : run_marker_events(platform)) extra.push_back(std::move(e));
     platform.op_log().for_each_trace_piece(
-        [&](const std::string& piece) { f.write(piece); },
-        power_counter_events(platform, scopes), [&](const std::string& pe) {
+        [&](const std::string& piece) { f.write(piece); }, extra, [&](const std::string& pe) {
           return scopes.empty() || in_vcd_scope(pe, scopes);
         });
     f.commit();
@@ -547,6 +572,7 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
   j["params"] = params->to_json();
   j["data_mode"] = o.data;
   j["sim_time_ns"] = platform.now_ns();
+  j["runs"] = runs_json(platform);
   if (result.child_runs > 0) {
     j["child_runs"] = result.child_runs;
     j["child_sim_time_ns"] = result.child_sim_time_ns;

@@ -110,6 +110,11 @@ VcdTracer::VcdTracer(const std::string& path, const std::vector<std::string>& sc
   }
 }
 
+void VcdTracer::trace_phase(const unsigned& phase) {
+  sc_core::sc_trace(tf_, phase, "system.phase");
+  ++signals_;
+}
+
 VcdTracer::~VcdTracer() {
   if (tf_) abandon();
 }

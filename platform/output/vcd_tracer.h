@@ -52,6 +52,9 @@ class VcdTracer {
   VcdTracer& operator=(const VcdTracer&) = delete;
 
   unsigned traced_signals() const { return signals_; }
+  // Traces `phase` (the platform's run number, Platform::phase) as
+  // "system.phase". Before the first sc_start() too.
+  void trace_phase(const unsigned& phase);
   void finish();   // close and move into place; throws OutputError
   void abandon();  // close and delete
 

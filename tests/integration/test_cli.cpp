@@ -618,6 +618,41 @@ TEST(CliVcd, TracesHbmPseudoChannelBusyFlag) {
   EXPECT_TRUE(rose_after_zero);
 }
 
+// Each run window of a bench (here one per all-reduce algorithm) is in the
+// JSON result with its label, is an instant marker in the trace, and steps
+// the VCD's system.phase signal at its start.
+TEST(CliVcd, RunWindowsAreInTheResultTheTraceAndThePhaseSignal) {
+  TempDir tmp;
+  const std::string vcd = tmp / "w.vcd";
+  const RunResult r = run({"-t", kTiny, "-b", "allreduce", "-p", "algo=ring,2d", "-p",
+                           "bytes_per_pe=16KiB", "-q", "--json", tmp / "r.json", "--trace",
+                           tmp / "t.json", "--vcd", vcd},
+                          tmp);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const nlohmann::json runs = load_json(tmp / "r.json")["runs"];
+  ASSERT_EQ(runs.size(), 2u) << runs.dump();
+  EXPECT_EQ(runs[0]["label"], "allreduce ring tcm 16384 B/PE");
+  EXPECT_EQ(runs[1]["label"], "allreduce 2d tcm 16384 B/PE");
+  EXPECT_EQ(runs[0]["start_ns"].get<double>(), 0.0);
+  EXPECT_GT(runs[0]["end_ns"].get<double>(), 0.0);
+  EXPECT_EQ(runs[1]["start_ns"], runs[0]["end_ns"]);
+  EXPECT_GT(runs[1]["end_ns"].get<double>(), runs[1]["start_ns"].get<double>());
+  std::vector<nlohmann::json> markers;
+  const nlohmann::json trace = load_json(tmp / "t.json");
+  for (const auto& e : trace["traceEvents"])
+    if (e["ph"] == "i") markers.push_back(e);
+  ASSERT_EQ(markers.size(), 2u);
+  EXPECT_EQ(markers[1]["name"], runs[1]["label"]);
+  EXPECT_NEAR(markers[1]["ts"].get<double>(), runs[1]["start_ns"].get<double>() / 1000, 1e-9);
+  const Vcd v = parse_vcd(read_text(vcd));
+  ASSERT_TRUE(v.has_var("system.phase"));
+  const auto& phase = v.changes.at(v.id_of.at("system.phase"));
+  ASSERT_FALSE(phase.empty());
+  EXPECT_EQ(phase.back().second, "10");  // run 2, in binary
+  EXPECT_EQ(static_cast<double>(phase.back().first),
+            std::round(runs[1]["start_ns"].get<double>() * 1000));  // 1 ps timebase
+}
+
 TEST(CliVcd, ScopeGlobRestrictsTheTracedModules) {
   TempDir tmp;
   const std::string vcd = tmp / "s.vcd";
