@@ -1,125 +1,149 @@
 #!/usr/bin/python3
 """Plots where the energy of a kernbench result goes.
 
-    kernbench --bench gemm-sweep --json out/gemm.json
-    /usr/bin/python3 scripts/plot_energy.py out/gemm.json out/gemm
-    kernbench --bench llm --param layers=2 --json out/llm.json
-    /usr/bin/python3 scripts/plot_energy.py out/llm.json out/llm
+usage: scripts/plot_energy.py RESULT.json [OUT_DIR] [--format png|pdf|svg] [--dpi N]
 
-writes PREFIX_energy_classes.png: the whole run's energy by class (gemm, math,
-hbm, tcm, sram, host memory, link, router, dma, ipcq, cpu), dynamic and static
-stacked, from the result's `energy`; and, when the points of a study carry an
-`energy` breakdown (gemm, gemm-sweep, allreduce, gqa-decode, llm), also
-PREFIX_energy_points.png: each point's energy by class, stacked, with static
-energy as one segment. Both are also written as PDF.
+    ./build/kernbench --bench llm --param model=llama3_8b --param layers=4 --json out/llm.json
+    /usr/bin/python3 scripts/plot_energy.py out/llm.json
+    ./build/kernbench --bench gemm-sweep --json out/gemm.json
+    /usr/bin/python3 scripts/plot_energy.py out/gemm.json
+
+Writes into OUT_DIR (default: the folder of RESULT.json), FORMAT png by default:
+  energy_classes.FORMAT  the whole run's energy by class (gemm, math, hbm, tcm, sram, host
+                         memory, link, router, dma, ipcq, cpu), dynamic and static stacked,
+                         from the result's `energy`; for an llm result the energy per token
+                         and its floor (`energy_floor_j_per_token`) are in the title
+  energy_points.FORMAT   only when the points of a study carry an `energy` breakdown (gemm,
+                         gemm-sweep, allreduce, gqa-decode): each point's total energy (log
+                         scale) above its split by class in % (dynamic per class, static as
+                         one segment, stacked to 100%)
+A sweep.json carries no energy: plot one of its point_NNNN.json results instead.
+Needs Debian's python3-matplotlib (scripts/install_deps.sh installs it).
 """
-import json
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import kbplot
+from kbplot import plt
 
 CLASSES = ["gemm", "math", "hbm", "tcm", "sram", "host_memory", "link", "router", "dma",
            "ipcq", "cpu"]
-LABELS = {"host_memory": "host mem"}
+LABELS = {"host_memory": "host mem", "hbm": "HBM", "tcm": "TCM", "sram": "SRAM",
+          "gemm": "GEMM", "math": "MATH", "dma": "DMA", "ipcq": "IPCQ", "cpu": "CPU"}
 COLOURS = dict(zip(CLASSES + ["static"], plt.get_cmap("tab20").colors))
-POINT_KEYS = ["variant", "algo", "buffer", "bytes_per_pe", "M", "K", "N", "S_kv", "batch",
+POINT_KEYS = ["variant", "strategy", "algo", "buffer", "bytes_per_pe", "case", "S_kv", "batch",
               "context"]
 
 
-def unit_of(values_pj):
-    """The SI unit that keeps the largest value between 1 and 1000, and its scale."""
-    top = max([abs(v) for v in values_pj] + [0.0])
-    for unit, scale in (("J", 1e12), ("mJ", 1e9), ("uJ", 1e6), ("nJ", 1e3)):
-        if top >= scale:
-            return unit, scale
-    return "pJ", 1.0
+def fmt_w(watts):
+    return f"{watts:,.0f} W" if watts >= 100 else f"{watts:.3g} W"
 
 
-def save(fig, prefix, name):
-    fig.tight_layout()
-    for ext in ("png", "pdf"):
-        fig.savefig(f"{prefix}_{name}.{ext}", dpi=150)
-    plt.close(fig)
-    print(f"wrote {prefix}_{name}.png")
-
-
-def plot_classes(energy, prefix, title):
+def plot_classes(out, energy, title, metrics):
     by = energy["by_class"]
-    present = [c for c in CLASSES if by[c]["dynamic_pj"] + by[c]["static_pj"] > 0]
+    present = [c for c in CLASSES if c in by and by[c]["dynamic_pj"] + by[c]["static_pj"] > 0]
     dyn = [by[c]["dynamic_pj"] for c in present]
     sta = [by[c]["static_pj"] for c in present]
-    unit, scale = unit_of([d + s for d, s in zip(dyn, sta)])
-    fig, ax = plt.subplots(figsize=(7, 3.8))
-    x = range(len(present))
+    unit, scale = kbplot.si_energy([d + s for d, s in zip(dyn, sta)])
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    x = list(range(len(present)))
     ax.bar(x, [d / scale for d in dyn], color="#4477aa", label="dynamic")
     ax.bar(x, [s / scale for s in sta], bottom=[d / scale for d in dyn], color="#bbbbbb",
-           label="static")
-    ax.set_xticks(list(x))
+           label="static (leakage over the run)")
+    for xi, d, s in zip(x, dyn, sta):
+        share = 100.0 * (d + s) / energy["total_pj"] if energy.get("total_pj") else 0
+        ax.text(xi, (d + s) / scale, f"{share:.0f}%" if share >= 1 else "<1%", ha="center",
+                va="bottom", fontsize=7.5)
+    ax.set_xticks(x)
     ax.set_xticklabels([LABELS.get(c, c) for c in present], rotation=30, ha="right")
+    ax.set_xlabel("energy class (share of the run's total above each bar)")
     ax.set_ylabel(f"energy ({unit})")
     total = energy["total_pj"]
-    tunit, tscale = unit_of([total])
-    ax.set_title(f"{title}: {total / tscale:.3g} {tunit} in {energy['window_ns'] / 1e3:.3g} us, "
-                 f"average {energy['average_power_mw'] / 1e3:.3g} W")
-    ax.legend(frameon=False)
-    save(fig, prefix, "energy_classes")
+    tunit, tscale = kbplot.si_energy([total])
+    sub = (f"{total / tscale:.3g} {tunit} in {energy['window_ns'] / 1e3:.3g} µs, "
+           f"average {fmt_w(energy['average_power_mw'] / 1e3)}")
+    if metrics.get("j_per_token") and metrics.get("energy_floor_j_per_token"):
+        jt, fl = metrics["j_per_token"] * 1e12, metrics["energy_floor_j_per_token"] * 1e12
+        ju, js = kbplot.si_energy([jt])
+        sub += (f"\nper token {jt / js:.3g} {ju}, floor {fl / js:.3g} {ju} "
+                f"({jt / fl:.2f}× the floor: HBM reads + static power over the bound)")
+    ax.set_title(f"{title}: energy by class\n{sub}")
+    ax.set_ylim(0, max([(d + s) / scale for d, s in zip(dyn, sta)] + [0]) * 1.15)
+    ax.legend(frameon=False, loc="upper right")
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
+    fig.tight_layout()
+    out.save(fig, "classes")
 
 
 def point_label(pt):
     parts = []
+    if all(k in pt for k in ("M", "K", "N")):
+        parts.append(f"{pt['M']}×{pt['K']}×{pt['N']}")
     for k in POINT_KEYS:
         if k in pt:
             v = pt[k]
-            if k == "bytes_per_pe" and isinstance(v, int):
-                v = f"{v // 1024}KiB" if v % 1024 == 0 else str(v)
+            if k == "bytes_per_pe" and isinstance(v, (int, float)):
+                v = kbplot.fmt_bytes(v)
+            elif k in ("case", "S_kv", "batch", "context"):
+                v = f"{k} {v}"
             parts.append(str(v))
     return " ".join(parts) or "point"
 
 
-def plot_points(points, prefix, title):
+def plot_points(out, points, title):
+    """Top: each point's total energy (log scale, points differ by orders of magnitude);
+    bottom: its split by class in % of that total, stacked (the parts add up)."""
     pts = [p for p in points if isinstance(p.get("energy"), dict)]
     if not pts:
         return
     totals = [p["energy"]["total_pj"] for p in pts]
-    unit, scale = unit_of(totals)
-    fig, ax = plt.subplots(figsize=(max(6, 0.5 * len(pts) + 3), 4.2))
+    unit, scale = kbplot.si_energy([min(totals)])  # the smallest point reads >= 1
+    fig, (top, ax) = plt.subplots(2, 1, figsize=(max(7, 0.36 * len(pts) + 4.5), 6.8),
+                                  sharex=True, gridspec_kw={"height_ratios": [1, 1.6]})
     x = list(range(len(pts)))
+    top.bar(x, [t / scale for t in totals], color="0.35", width=0.7)
+    wide = max(totals) > 300 * min(totals)
+    kbplot.log_axis(top.yaxis, subs=(1.0,) if wide else (1.0, 2.0, 5.0))
+    top.set_ylim(min(totals) / scale / 2, max(totals) / scale * 2)
+    top.set_ylabel(f"total ({unit}, log scale)")
+    top.set_title(f"{title}: energy of each point, and its split by class")
+    top.grid(axis="y", alpha=0.3)
+    top.set_axisbelow(True)
     bottom = [0.0] * len(pts)
     for c in CLASSES + ["static"]:
         if c == "static":
-            vals = [p["energy"]["static_pj"] / scale for p in pts]
+            vals = [p["energy"]["static_pj"] for p in pts]
         else:
-            vals = [p["energy"]["by_class"][c]["dynamic_pj"] / scale for p in pts]
+            vals = [p["energy"]["by_class"].get(c, {}).get("dynamic_pj", 0.0) for p in pts]
+        vals = [100.0 * v / t if t else 0.0 for v, t in zip(vals, totals)]
         if not any(vals):
             continue
-        ax.bar(x, vals, bottom=bottom, color=COLOURS[c], label=LABELS.get(c, c))
+        ax.bar(x, vals, bottom=bottom, color=COLOURS[c], width=0.7,
+               label="static (all classes)" if c == "static" else LABELS.get(c, c) + " dynamic")
         bottom = [b + v for b, v in zip(bottom, vals)]
+    ax.set_ylim(0, 100)
+    ax.yaxis.set_major_formatter(kbplot.PERCENT)
+    ax.set_ylabel("share of the point's energy")
     ax.set_xticks(x)
-    ax.set_xticklabels([point_label(p) for p in pts], rotation=40, ha="right", fontsize=8)
-    ax.set_ylabel(f"energy per point ({unit})")
-    ax.set_title(f"{title}: energy of each point by class")
-    ax.legend(frameon=False, fontsize=8, ncol=2)
-    save(fig, prefix, "energy_points")
+    ax.set_xticklabels([point_label(p) for p in pts], rotation=45, ha="right", fontsize=7.5)
+    ax.set_xlim(-0.6, len(pts) - 0.4)
+    ax.set_xlabel("point")
+    ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()
+    out.save(fig, "points")
 
 
-def main(argv):
-    if len(argv) != 3:
-        print("usage: plot_energy.py RESULT.json OUT_PREFIX", file=sys.stderr)
-        return 2
-    with open(argv[1]) as f:
-        doc = json.load(f)
+def main(argv=None):
+    args, out = kbplot.parse_args(__doc__, "energy", argv)
+    doc = kbplot.load(args.result, "plot_energy.py")
     if "energy" not in doc:
-        print(f"{argv[1]}: no `energy` in this result (a kernbench older than energy "
-              "accounting, or a sweep: plot one of its runs)", file=sys.stderr)
-        return 2
-    title = f"{doc['bench']} on {doc['topology']['name']}"
-    plot_classes(doc["energy"], argv[2], title)
-    plot_points(doc.get("points", []), argv[2], doc["bench"])
+        sys.exit(f"plot_energy.py: {args.result}: no `energy` in this result (a kernbench older "
+                 "than energy accounting, or a sweep: plot one of its runs)")
+    title = f"{doc.get('bench', '?')} on {kbplot.topology_name(doc)}"
+    plot_classes(out, doc["energy"], title, doc.get("metrics") or {})
+    plot_points(out, doc.get("points", []), title)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main())

@@ -99,7 +99,7 @@ class GqaSweepBench : public Bench {
   std::string name() const override { return "gqa-sweep"; }
   std::string description() const override {
     return "gqa-long in all four cases at S_kv = 8192 and 131072: one table of latency, IPCQ/DMA "
-           "traffic and KV memory per cube (scripts/plot_gqa.py RESULT.json PREFIX plots it)";
+           "traffic and KV memory per cube (scripts/plot_gqa.py RESULT.json [OUT_DIR] plots it)";
   }
   std::vector<ParamSpec> params() const override;
   bool uses_op_log() const override { return false; }
