@@ -10,6 +10,7 @@
 
 #include "models/common/errors.h"
 #include "models/topology/cube_grid.h"
+#include "platform/bench/progress.h"
 #include "platform/config/topology_schema.h"
 #include "platform/fabric/pe.h"
 #include "platform/platform.h"
@@ -148,7 +149,8 @@ nlohmann::json run_point(BenchContext& ctx, HostRuntime& rt, const PointSpec& ps
   std::vector<PeId> pes;
   for (const PeAddr& a : group.members()) pes.push_back({a.sip, a.cube, a.pe});
   platform.name_next_run("allreduce " + pt["algo"].get<std::string>() + " " +
-                         pt["buffer"].get<std::string>() + " " + std::to_string(ps.bytes) + " B/PE");
+                         pt["buffer"].get<std::string>() + " " + std::to_string(ps.bytes) +
+                         " B/PE");
   rt.launch_on(pes, [&](fw::Tl& tl) {
     fw::allreduce(tl, group, args, data.at(tl.self()));
     t_end = std::max(t_end, tl.now_ns());
@@ -250,6 +252,8 @@ BenchResult AllReduceBench::run(BenchContext& ctx) {
       {"algo", "buffer", "bytes/PE", "p", "latency_ns", "analytic_ns", "meas/model", "busbw_GB/s",
        "ipcq_ops", "cube_link_MB", "pJ/B", "dyn pJ/B", "correct"},
       {}};
+  Progress progress(name(), "point",
+                    static_cast<int64_t>(algos.size() * buffers.size() * sizes.size()), ctx.quiet);
   for (auto algo : algos)
     for (auto buffer : buffers)
       for (uint64_t bytes : sizes) {
@@ -271,6 +275,7 @@ BenchResult AllReduceBench::run(BenchContext& ctx) {
                fmt(pt["dynamic_pj_per_byte"], 1), table_cell_correct(pt)});
         }
         res.points.push_back(pt);
+        progress.step();
       }
   res.tables.push_back(table);
   if (res.points.size() == 1) res.metrics = res.points[0];
@@ -299,12 +304,15 @@ std::string self_exe(const BenchContext& ctx) {
 
 // Runs every command line, up to `jobs` at a time; returns their exit
 // statuses (-1: could not start).
-std::vector<int> run_commands(const std::vector<std::vector<std::string>>& commands,
-                              unsigned jobs) {
+std::vector<int> run_commands(const std::vector<std::vector<std::string>>& commands, unsigned jobs,
+                              Progress& progress) {
   std::vector<int> status(commands.size(), -1);
   run_children(
       commands.size(), jobs, [&](size_t i) { return commands[i]; }, nullptr, false,
-      [&](size_t i, const ChildExit& e) { status[i] = e.code; });
+      [&](size_t i, const ChildExit& e) {
+        status[i] = e.code;
+        progress.step();
+      });
   return status;
 }
 
@@ -343,7 +351,8 @@ BenchResult CclSweepBench::run(BenchContext& ctx) {
   }
   const long long jobs = prm.integer("jobs");
   if (jobs < 1) throw UsageError("--param jobs must be >= 1");
-  const std::vector<int> status = run_commands(commands, static_cast<unsigned>(jobs));
+  Progress progress(name(), "topology", static_cast<int64_t>(commands.size()), ctx.quiet, 0);
+  const std::vector<int> status = run_commands(commands, static_cast<unsigned>(jobs), progress);
   for (size_t t = 0; t < topologies.size(); ++t) {
     const std::string& topo = topologies[t];
     if (status[t] != 0) {

@@ -4,6 +4,7 @@
 
 #include "models/common/errors.h"
 #include "platform/bench/gemm_study.h"
+#include "platform/bench/progress.h"
 #include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
 
@@ -104,6 +105,8 @@ BenchResult GemmSweepBench::run(BenchContext& ctx) {
   BenchResult res;
   SummaryTable t = gemm_table("gemm-sweep on sip0.cube0.pe0 (stage busy in ns inside the window)");
   double worst_gap = 0, worst_err = 0;
+  Progress progress(name(), "point", static_cast<int64_t>(shapes.size() * variants.size()),
+                    ctx.quiet);
   for (const GemmShape& s : shapes)
     for (const std::string& v : variants) {
       const std::string why = gemm_fit(ctx.platform.config(), s, v);
@@ -120,6 +123,7 @@ BenchResult GemmSweepBench::run(BenchContext& ctx) {
       }
       add_gemm_row(t, pt);
       res.points.push_back(pt);
+      progress.step();
     }
   res.metrics["max_mac_util_gap_pp"] = 100.0 * worst_gap;
   if (ctx.data_mode) res.metrics["max_rel_err"] = worst_err;

@@ -8,6 +8,7 @@
 #include "models/common/errors.h"
 #include "platform/bench/activity_counters.h"
 #include "platform/bench/attention_reference.h"
+#include "platform/bench/progress.h"
 #include "platform/config/topology_config.h"
 #include "platform/fabric/pe.h"
 #include "platform/platform.h"
@@ -396,12 +397,15 @@ BenchResult run_cases(BenchContext& ctx, const std::string& title) {
                      {"case", "S_kv", "C x P", "latency_us", "KV MiB/cube", "ipcq_ops", "dma_ops",
                       "cube_link_MB", "sip_link_KB", "wall_s", "max_abs_err"},
                      {}};
+  Progress progress(title.substr(0, title.find(':')), "point",
+                    static_cast<int64_t>(sizes.size() * cases.size()), ctx.quiet);
   for (long long sz : sizes)
     for (long long c : cases) {
       LongDecodeSpec s = base;
       s.case_no = static_cast<int>(c);
       s.s_kv = sz;
       const nlohmann::json pt = run_long_decode(rt, s, ctx.data_mode);
+      progress.step();
       table.rows.push_back({std::to_string(c) + " " + pt["case_name"].get<std::string>(),
                             std::to_string(sz),
                             std::to_string(pt["C"].get<unsigned>()) + " x " +

@@ -1,10 +1,6 @@
 #include "platform/bench/llm_bench.h"
 
-#include <unistd.h>
-
-#include <chrono>
 #include <cmath>
-#include <iostream>
 #include <map>
 #include <memory>
 
@@ -14,6 +10,7 @@
 #include "models/common/errors.h"
 #include "platform/analytic/llm_roofline.h"
 #include "platform/bench/activity_counters.h"
+#include "platform/bench/progress.h"
 #include "platform/llm/llm_mapping.h"
 #include "platform/llm/llm_placement.h"
 #include "platform/llm/llm_reference.h"
@@ -41,31 +38,6 @@ std::vector<std::pair<std::string, std::string>> model_overrides(const BenchPara
 ModelSpec model_of(const BenchParams& p) {
   return load_model_spec(p.str("model"), model_overrides(p));
 }
-
-// Progress on stderr: layers done / total and the wall-time ETA; a line that
-// rewrites itself on a terminal, a line per tenth of the run otherwise.
-class Progress {
- public:
-  explicit Progress(int64_t total) : total_(total), tty_(isatty(2) != 0) {}
-  void layer_done(int layer) {
-    const int64_t done = layer + 1;
-    const double s = seconds();
-    const double eta = s / static_cast<double>(done) * static_cast<double>(total_ - done);
-    const int64_t tenth = std::max<int64_t>(1, total_ / 10);
-    if (!tty_ && done % tenth != 0 && done != total_) return;
-    std::cerr << (tty_ ? "\r" : "") << "llm: layer " << done << "/" << total_ << ", " << fmt(s, 0)
-              << " s, ETA " << fmt(eta, 0) << " s" << (tty_ ? "   " : "\n") << std::flush;
-    if (tty_ && done == total_) std::cerr << "\n";
-  }
-
- private:
-  double seconds() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
-  }
-  int64_t total_;
-  bool tty_;
-  std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
-};
 
 std::string ratio(double measured, double bound) {
   return bound > 0 ? fmt(measured / bound, 2) : "-";
@@ -228,12 +200,12 @@ void execute(HostRuntime& rt, const ModelSpec& model, Executed& ex, const ModelW
         for (const fw::Slice& m : ex.micro_rows) {
           pa.micro.push_back(micro_batch(a, m.first, m.count));
           if (progress && a.rank == 0)
-            pa.micro.back().layer_done = [progress, &done](int) { progress->layer_done(done++); };
+            pa.micro.back().layer_done = [progress, &done](int) { progress->set_done(++done); };
         }
         pipe.push_back(std::move(pa));
       }
   } else if (progress) {
-    args[0].front().layer_done = [progress](int l) { progress->layer_done(l); };
+    args[0].front().layer_done = [progress](int l) { progress->set_done(l + 1); };
   }
   const ActivityCounters before = ActivityCounters::take(platform);
   const EnergySnapshot energy_before = platform.energy();
@@ -365,7 +337,7 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   if (ctx.data_mode)
     weights = random_model(model, run.layers, run.batch, run.prefill ? 0 : run.context,
                            static_cast<uint64_t>(p.integer("seed")), run.prefill ? run.prompt : 1);
-  Progress progress(run.layers * ex.micro);
+  Progress progress("llm", "layer", run.layers * ex.micro, ctx.quiet);
   execute(rt, model, ex, weights ? &*weights : nullptr, ctx.quiet ? nullptr : &progress);
   const double latency = ex.latency;
   const ActivityCounters& act = ex.act;

@@ -1,0 +1,38 @@
+// Progress of a long bench on stderr: "NAME: UNIT DONE/TOTAL, S s, ETA E s"
+// (layers of an llm step, points of a study, child processes of a sweep).
+//
+// Silent for the first `after_s` of wall time, so a short run prints nothing.
+// After that, on a terminal one line that rewrites itself at every step;
+// otherwise (a log file) a line at each tenth of the total and at the end.
+// A quiet Progress (--quiet) prints nothing at all.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace kb {
+
+class Progress {
+ public:
+  Progress(std::string name, std::string unit, int64_t total, bool quiet, double after_s = 2.0);
+  ~Progress();  // ends a line left open on a terminal
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+
+  void set_done(int64_t done);
+  void step() { set_done(done_ + 1); }
+  int64_t done() const { return done_; }
+
+ private:
+  double seconds() const;
+  std::string name_, unit_;
+  int64_t total_;
+  bool quiet_, tty_;
+  double after_s_;
+  int64_t done_ = 0;
+  bool line_open_ = false;
+  std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace kb
