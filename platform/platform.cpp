@@ -6,6 +6,7 @@
 #include <systemc>
 
 #include "models/common/errors.h"
+#include "models/common/service_queue.h"
 #include "models/common/sim_time.h"
 #include "models/hbm/hbm_ctrl.h"
 #include "models/link/link.h"
@@ -261,6 +262,24 @@ void Platform::enable_power_meters() {
     for (unsigned c = 0; c < system_->sip(s).num_cubes(); ++c)
       system_->sip(s).cube(c).enable_power_meter();
   power_meters_on_ = true;
+}
+
+void Platform::enable_queue_depth_tracks(const std::function<bool(const std::string&)>& keep) {
+  std::function<void(sc_core::sc_object*)> walk = [&](sc_core::sc_object* o) {
+    if (auto* q = dynamic_cast<ServiceQueue*>(o); q && keep(q->name())) {
+      depth_tracks_.emplace_back(q->name(), std::make_unique<DepthTrack>());
+      q->set_depth_track(depth_tracks_.back().second.get());
+    }
+    for (sc_core::sc_object* c : o->get_child_objects()) walk(c);
+  };
+  for (sc_core::sc_object* o : sc_core::sc_get_top_level_objects()) walk(o);
+}
+
+std::vector<Platform::QueueTrack> Platform::queue_depth_tracks() const {
+  std::vector<QueueTrack> out;
+  for (const auto& [name, track] : depth_tracks_)
+    if (!track->samples.empty()) out.push_back({name, track.get()});
+  return out;
 }
 
 std::vector<Platform::PowerTrack> Platform::power_tracks() {

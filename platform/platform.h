@@ -21,6 +21,7 @@ class Pe;
 class Link;
 class OpLog;
 class Instrumented;
+struct DepthTrack;
 
 struct PeId {
   unsigned sip = 0, cube = 0, pe = 0;
@@ -99,6 +100,17 @@ class Platform {
     std::vector<double> bins_pj;
   };
   std::vector<PowerTrack> power_tracks();
+  // Records the depth over time of every service queue (HBM pseudo-channel,
+  // link direction's wire, memory port) whose hierarchical name `keep`
+  // accepts; call before running. It changes no timing.
+  void enable_queue_depth_tracks(const std::function<bool(const std::string&)>& keep);
+  // Those queues' depths so far (samples where the depth changes), by name,
+  // in tree order; only the queues that had a request.
+  struct QueueTrack {
+    std::string queue;
+    const DepthTrack* track;
+  };
+  std::vector<QueueTrack> queue_depth_tracks() const;
   // Every counter stats() can report, with its unit and description, once per
   // kind of module (kernbench --describe-stats).
   std::string describe_stats() const;
@@ -130,6 +142,7 @@ class Platform {
   bool op_log_enabled_ = true;
   bool power_meters_on_ = false;
   std::vector<RunWindow> runs_;
+  std::vector<std::pair<std::string, std::unique_ptr<DepthTrack>>> depth_tracks_;
   std::string next_run_label_;
   unsigned phase_ = 0;
   // Every module that reports statistics or energy, with its hierarchical

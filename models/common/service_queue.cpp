@@ -5,6 +5,7 @@
 #include "models/common/sim_time.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <tuple>
 
@@ -95,6 +96,14 @@ void ServiceQueue::admit_stalled() {
 
 void ServiceQueue::update_depth() {
   depth_.set(depth());
+  if (track_) track_->sample(std::llround(to_ns(sc_core::sc_time_stamp()) * 1000), depth());
+}
+
+void DepthTrack::sample(int64_t ps, unsigned depth) {
+  // Several changes at one instant (deltas) keep the last: the settled value.
+  if (!samples.empty() && samples.back().first == ps) samples.pop_back();
+  if (!samples.empty() && samples.back().second == depth) return;
+  samples.emplace_back(ps, depth);
 }
 
 void ServiceQueue::report_stats(StatsSink& out, double now_ns) const {

@@ -24,6 +24,8 @@
 #include <cstdint>
 #include <deque>
 #include <systemc>
+#include <utility>
+#include <vector>
 
 #include "models/common/completion.h"
 #include "models/common/instrumented.h"
@@ -32,6 +34,13 @@
 namespace kb {
 
 class PowerMeter;
+
+// A queue's depth over time for the trace's counter tracks: a sample
+// (picoseconds, depth) where the depth settles on a new value.
+struct DepthTrack {
+  std::vector<std::pair<int64_t, unsigned>> samples;
+  void sample(int64_t ps, unsigned depth);
+};
 
 class ServiceQueue : public sc_core::sc_module, public Instrumented {
  public:
@@ -43,6 +52,8 @@ class ServiceQueue : public sc_core::sc_module, public Instrumented {
   void push(const sc_core::sc_time& service, uint64_t bytes, Completion* done, uint64_t order = 0,
             double pj = 0);
   void set_power_meter(PowerMeter* meter) { meter_ = meter; }
+  // Records every change of depth() into `track` (it changes no timing).
+  void set_depth_track(DepthTrack* track) { track_ = track; }
 
   // Observability (also traced into the VCD).
   bool busy() const { return busy_; }
@@ -96,6 +107,7 @@ class ServiceQueue : public sc_core::sc_module, public Instrumented {
   Stats stats_;
   PowerMeter* meter_ = nullptr;
   int64_t power_token_ = 0;
+  DepthTrack* track_ = nullptr;
 };
 
 }  // namespace kb

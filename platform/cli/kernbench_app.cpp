@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "models/common/errors.h"
+#include "models/common/service_queue.h"
 #include "models/trace/op_log.h"
 #include "platform/bench/bench.h"
 #include "platform/config/embedded_files.h"
@@ -326,11 +328,43 @@ std::unique_ptr<VcdTracer> set_up_waveforms(const Options& o, Platform& platform
                        "'system.sip0.cube0.pe0' or 'system.sip0.cube1*')");
   }
   if (!o.vcd.empty() || !o.trace.empty()) platform.enable_power_meters();
+  if (!o.trace.empty())
+    platform.enable_queue_depth_tracks([&o](const std::string& queue) {
+      return o.trace_scopes.empty() || in_vcd_scope(queue, o.trace_scopes);
+    });
   if (o.vcd.empty()) return nullptr;
   auto vcd = std::make_unique<VcdTracer>(
       o.vcd, o.vcd_scopes.empty() ? default_vcd_scopes() : o.vcd_scopes);
   vcd->trace_phase(platform.phase());
   return vcd;
+}
+
+// Each service queue's depth over time as a counter track ("<queue> depth"),
+// the queues grouped in one process per cube (or other module under a SIP).
+std::vector<std::string> queue_counter_events(const Platform& platform) {
+  std::vector<std::string> out;
+  std::map<std::string, int> pids;
+  for (const Platform::QueueTrack& q : platform.queue_depth_tracks()) {
+    size_t cut = 0;
+    for (int dots = 0; dots < 3 && cut != std::string::npos; ++dots) cut = q.queue.find('.', cut + 1);
+    const std::string group = cut == std::string::npos ? q.queue : q.queue.substr(0, cut);
+    const std::string counter = cut == std::string::npos ? q.queue : q.queue.substr(cut + 1);
+    auto [it, fresh] = pids.emplace(group, 2000000 + static_cast<int>(pids.size()) + 1);
+    if (fresh)
+      out.push_back(nlohmann::json{{"ph", "M"},
+                                   {"name", "process_name"},
+                                   {"pid", it->second},
+                                   {"args", {{"name", group + " queues"}}}}
+                        .dump());
+    for (const auto& [ps, depth] : q.track->samples)
+      out.push_back(nlohmann::json{{"ph", "C"},
+                                   {"name", counter},
+                                   {"pid", it->second},
+                                   {"ts", static_cast<double>(ps) / 1e6},
+                                   {"args", {{"depth", depth}}}}
+                        .dump());
+  }
+  return out;
 }
 
 // An instant marker (global) at the start of each run window, named after it.
@@ -419,6 +453,7 @@ void write_outputs(const Options& o, Platform& platform, VcdTracer* vcd,
     AtomicFile f(o.trace);
     const std::vector<std::string>& scopes = o.trace_scopes;
     std::vector<std::string> extra = power_counter_events(platform, scopes);
+    for (std::string& e : queue_counter_events(platform)) extra.push_back(std::move(e));
     for (std::string& e : run_marker_events(platform)) extra.push_back(std::move(e));
     platform.op_log().for_each_trace_piece(
         [&](const std::string& piece) { f.write(piece); }, extra, [&](const std::string& pe) {
