@@ -81,7 +81,35 @@ void Platform::set_data_mode(bool on) {
   });
 }
 
+namespace {
+
+// `after - before` for every additive counter of stats() (nested by module
+// and by kind); counters that did not move, maxima, peaks and utilisations
+// are left out, and so are modules left with nothing.
+nlohmann::json stats_delta(const nlohmann::json& before, const nlohmann::json& after) {
+  nlohmann::json out = nlohmann::json::object();
+  for (auto it = after.begin(); it != after.end(); ++it) {
+    const std::string& key = it.key();
+    if (key.rfind("max_", 0) == 0 || key.rfind("peak_", 0) == 0 || key == "utilization") continue;
+    const nlohmann::json* old = before.is_object() && before.contains(key) ? &before[key] : nullptr;
+    if (it->is_object()) {
+      nlohmann::json d = stats_delta(old ? *old : nlohmann::json::object(), *it);
+      if (!d.empty()) out[key] = std::move(d);
+    } else if (it->is_number_unsigned()) {
+      const uint64_t was = old && old->is_number() ? old->get<uint64_t>() : 0;
+      if (it->get<uint64_t>() != was) out[key] = it->get<uint64_t>() - was;
+    } else if (it->is_number()) {
+      const double was = old && old->is_number() ? old->get<double>() : 0;
+      if (it->get<double>() != was) out[key] = it->get<double>() - was;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 double Platform::run() {
+  const nlohmann::json stats_before = run_stats_ ? stats() : nlohmann::json();
   ++phase_;
   runs_.push_back({next_run_label_.empty() ? "run " + std::to_string(phase_) : next_run_label_,
                    now_ns(), now_ns()});
@@ -94,6 +122,7 @@ double Platform::run() {
   }
   resync_stack_after_sc_start();
   runs_.back().end_ns = now_ns();
+  if (run_stats_) runs_.back().stats = stats_delta(stats_before, stats());
   check_drained();
   for_each_pe([](Pe& pe) { pe.ipcq.reset(); });
   return now_ns();

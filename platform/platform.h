@@ -60,12 +60,19 @@ class Platform {
   // it. A bench may name the next run (e.g. "ring 64KiB"); an unnamed run is
   // "run N". The windows go into the JSON result ("runs"), the trace (an
   // instant marker at each start) and the VCD ("system.phase": the number of
-  // the run in progress or last finished, from 1).
+  // the run in progress or last finished, from 1), each with its own share of
+  // the statistics.
   struct RunWindow {
     std::string label;
     double start_ns = 0, end_ns = 0;
+    // What the window added to stats(): every additive counter that moved
+    // (maxima, peaks and utilisations left out), by module.
+    nlohmann::json stats = nlohmann::json::object();
   };
   void name_next_run(std::string label) { next_run_label_ = std::move(label); }
+  // A window's stats cost two stats() calls (milliseconds on a big
+  // platform): simspeed, which times run(), turns them off.
+  void set_run_stats_enabled(bool on) { run_stats_ = on; }
   const std::vector<RunWindow>& runs() const { return runs_; }
   const unsigned& phase() const { return phase_; }
 
@@ -145,6 +152,7 @@ class Platform {
   std::vector<std::pair<std::string, std::unique_ptr<DepthTrack>>> depth_tracks_;
   std::string next_run_label_;
   unsigned phase_ = 0;
+  bool run_stats_ = true;
   // Every module that reports statistics or energy, with its hierarchical
   // name, in tree order: collected once (the tree is fixed after elaboration).
   const std::vector<std::pair<std::string, const Instrumented*>>& instrumented() const;

@@ -185,7 +185,7 @@ std::string temp_path(const std::string& stem, const std::string& ext) {
 ChildCost child_bench(std::vector<std::string> argv, const std::string& what,
                       nlohmann::json* result) {
   const std::string json_out = temp_path("kb_simspeed", ".json");
-  argv.insert(argv.end(), {"--json", json_out});
+  argv.insert(argv.end(), {"--json", json_out, "--quiet"});  // no progress lines
   const ChildCost c = child_cost(argv);
   if (c.status != 0)
     throw SimulationError("simspeed: " + what + " failed (exit " + std::to_string(c.status) + ")");
@@ -354,6 +354,7 @@ void linear_fit(const std::vector<double>& x, const std::vector<double>& y, doub
 
 BenchResult SimSpeedBench::run(BenchContext& ctx) {
   Platform& p = ctx.platform;
+  p.set_run_stats_enabled(false);  // its windows time the kernel, not stats()
   const long long pingpongs = ctx.params.integer("pingpongs");
   if (pingpongs < 1000) throw UsageError("--param pingpongs must be >= 1000");
   const long long llm_layers = ctx.params.integer("llm_layers");

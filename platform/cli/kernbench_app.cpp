@@ -385,7 +385,8 @@ std::vector<std::string> run_marker_events(const Platform& platform) {
 nlohmann::json runs_json(const Platform& platform) {
   nlohmann::json out = nlohmann::json::array();
   for (const Platform::RunWindow& w : platform.runs())
-    out.push_back({{"label", w.label}, {"start_ns", w.start_ns}, {"end_ns", w.end_ns}});
+    out.push_back(
+        {{"label", w.label}, {"start_ns", w.start_ns}, {"end_ns", w.end_ns}, {"stats", w.stats}});
   return out;
 }
 
