@@ -51,6 +51,7 @@ void PeEngine::b_transport(int, tlm::tlm_generic_payload& trans, sc_core::sc_tim
                 std::string(name()) + ": stage socket received a payload without a token");
   }
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
+  ext->token->arrived_ns = to_ns(sc_core::sc_time_stamp());
   accept(ext->token);
 }
 
@@ -117,6 +118,11 @@ void PeEngine::record(const TileToken& token, const Stage& stage, unsigned lane,
   OpRecord r;
   r.t_start_ns = start_ns;
   r.t_end_ns = end_ns;
+  r.t_queued_ns = token.arrived_ns >= 0 ? std::min(token.arrived_ns, start_ns) : start_ns;
+  if (stage.kind == StageKind::kDmaRead || stage.kind == StageKind::kDmaWrite) {
+    r.src = stage.transfer.src;
+    r.dst = stage.transfer.dst;
+  }
   r.pe = pe_path_;
   r.engine = s.label;
   r.stage = to_string(stage.kind);

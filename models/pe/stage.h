@@ -102,6 +102,7 @@ struct TileToken {
   PeAddr peer;
   bool has_peer = false;
   uint64_t msg = 0;
+  double arrived_ns = -1;  // when it reached the engine serving it (-1: not through a socket)
 
   Stage& current() { return stages.at(next); }
   bool finished() const { return next >= stages.size(); }

@@ -29,12 +29,18 @@ nlohmann::json record_json(const OpRecord& r) {
   j["tile"] = r.tile;
   j["bytes"] = r.bytes;
   j["addr"] = r.addr;
+  if (r.t_queued_ns >= 0 && r.t_queued_ns < r.t_start_ns) j["t_queued_ns"] = r.t_queued_ns;
+  if (r.src != 0 || r.dst != 0) {
+    j["src"] = r.src;
+    j["dst"] = r.dst;
+  }
+  if (!r.peer.empty()) j["peer"] = r.peer;
   return j;
 }
 
 auto canonical_key(const OpRecord& r) {
   return std::tie(r.t_end_ns, r.pe, r.engine, r.cmd_id, r.tile, r.t_start_ns, r.stage, r.op_kind,
-                  r.addr, r.bytes, r.peer, r.msg);
+                  r.addr, r.bytes, r.t_queued_ns, r.src, r.dst, r.peer, r.msg);
 }
 
 bool canonical_less(const OpRecord* a, const OpRecord* b) {
@@ -72,6 +78,9 @@ void encode(std::string& b, const OpRecord& r) {
   put_string(b, r.tile);
   put(b, r.bytes);
   put(b, r.addr);
+  put(b, r.t_queued_ns);
+  put(b, r.src);
+  put(b, r.dst);
   put_string(b, r.peer);
   put(b, r.msg);
 }
@@ -99,6 +108,9 @@ bool decode(std::istream& in, OpRecord& r) {
   get_string(in, r.tile);
   get(in, r.bytes);
   get(in, r.addr);
+  get(in, r.t_queued_ns);
+  get(in, r.src);
+  get(in, r.dst);
   get_string(in, r.peer);
   get(in, r.msg);
   return static_cast<bool>(in);
@@ -303,6 +315,12 @@ void OpLog::for_each_trace_piece(const std::function<void(const std::string&)>& 
     nlohmann::json args{{"cmd_id", r.cmd_id}, {"tile", r.tile}, {"bytes", r.bytes}};
     if (r.addr != 0) args["addr"] = hex_text(r.addr);
     if (!r.peer.empty()) args["peer"] = r.peer;
+    if (r.src != 0 || r.dst != 0) {
+      args["src"] = hex_text(r.src);
+      args["dst"] = hex_text(r.dst);
+    }
+    if (r.t_queued_ns >= 0 && r.t_queued_ns < r.t_start_ns)
+      args["queued_ns"] = r.t_start_ns - r.t_queued_ns;
     const int64_t start_ps = std::llround(r.t_start_ns * 1000);
     const int64_t end_ps = std::llround(r.t_end_ns * 1000);
     emit({{"ph", "X"},

@@ -23,6 +23,8 @@
 namespace kb {
 
 struct OpRecord {
+  // When the stage reached its engine (the wait before t_start_ns); -1: unknown.
+  double t_queued_ns = -1;
   double t_start_ns = 0;
   double t_end_ns = 0;
   std::string pe;      // hierarchical name of the PE, e.g. system.sip0.cube0.pe0
@@ -34,10 +36,10 @@ struct OpRecord {
   std::string tile;
   uint64_t bytes = 0;
   uint64_t addr = 0;
-  // Trace only (not in the JSON-lines op log): the peer PE of an IPCQ chunk
-  // or message (hierarchical name), and the doorbell message id that links a
-  // sender's doorbell (engine ipcq.msg) to the receiver's chunk stages.
-  std::string peer;
+  uint64_t src = 0, dst = 0;  // DMA stages: the transfer's source and destination (else 0)
+  std::string peer;           // the peer PE of an IPCQ chunk or message (hierarchical name)
+  // Trace only (not in the JSON-lines op log): the doorbell message id that
+  // links a sender's doorbell (engine ipcq.msg) to the receiver's chunk.
   uint64_t msg = 0;
 };
 

@@ -775,6 +775,40 @@ TEST(CliOutputs, TracesHaveNoOverlappingSlicesAndOrderedCounters) {
   }
 }
 
+// The op log says how long each stage waited for its engine (t_queued_ns,
+// never after t_start_ns), where each DMA stage read and wrote, and which
+// peer each IPCQ chunk or message was for.
+TEST(CliOutputs, OpLogHasQueueTimeSourceDestinationAndPeer) {
+  TempDir tmp;
+  const RunResult r = run({"-t", kTiny, "-b", "allreduce", "-p", "bytes_per_pe=16KiB", "-q",
+                           "--oplog", tmp / "o.jsonl"},
+                          tmp);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  std::istringstream lines(read_text(tmp / "o.jsonl"));
+  unsigned queued = 0, dma = 0, with_peer = 0;
+  for (std::string line; std::getline(lines, line);) {
+    const nlohmann::json rec = nlohmann::json::parse(line);
+    if (rec.contains("t_queued_ns")) {
+      ++queued;
+      EXPECT_LT(rec["t_queued_ns"].get<double>(), rec["t_start_ns"].get<double>()) << line;
+    }
+    if (rec["stage"] == "DMA_READ" || rec["stage"] == "DMA_WRITE") {
+      ++dma;
+      EXPECT_TRUE(rec.contains("src") && rec.contains("dst")) << line;
+      if (rec["stage"] == "DMA_WRITE") {
+        EXPECT_EQ(rec["dst"], rec["addr"]) << line;
+      }
+    }
+    if (rec.contains("peer")) {
+      ++with_peer;
+      EXPECT_EQ(rec["peer"].get<std::string>().rfind("system.sip0.cube", 0), 0u) << line;
+    }
+  }
+  EXPECT_GT(queued, 0u);
+  EXPECT_GT(dma, 0u);
+  EXPECT_GT(with_peer, 0u);
+}
+
 // --csv writes the JSON result's points as a table: a row per point.
 TEST(CliOutputs, CsvHasARowPerPoint) {
   TempDir tmp;
