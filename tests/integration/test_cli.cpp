@@ -704,8 +704,17 @@ TEST(CliOutputs, PowerTracksChangeNoResult) {
 TEST(CliOutputs, TracesHaveNoOverlappingSlicesAndOrderedCounters) {
   TempDir tmp;
   for (const std::vector<std::string>& bench :
-       {std::vector<std::string>{"-b", "gemm"}, {"-b", "allreduce", "-p", "bytes_per_pe=16KiB"},
-        {"-b", "gqa-decode", "-p", "S_kv=256"}}) {
+       {std::vector<std::string>{"-b", "gemm"},
+        {"-b", "allreduce", "-p", "bytes_per_pe=16KiB"},
+        {"-b", "gqa-decode", "-p", "S_kv=256"},
+        {"-b", "gqa-long", "-p", "S_kv=512", "-p", "kv_heads=1", "-p", "heads=4", "-p", "C=4"},
+        {"-b", "gqa-prefill", "-p", "S=256", "-p", "C=4", "-p", "T_q=32"},
+        {"-b", "math"},
+        {"-b", "dma"},
+        {"-b", "probe"},
+        {"-b", "llm", "-p", "model=llama3_8b", "-p", "model.layers=1", "-p", "model.hidden=120", "-p",
+         "model.heads=6", "-p", "model.kv_heads=3", "-p", "model.d_head=20", "-p", "model.ffn=200",
+         "-p", "model.vocab=250", "-p", "ranks=6", "-p", "batch=2", "-p", "context=37"}}) {
     std::vector<std::string> args{"-t", kTiny, "-q", "--trace", tmp / "t.json"};
     args.insert(args.end(), bench.begin(), bench.end());
     const RunResult r = run(args, tmp);
@@ -743,7 +752,12 @@ TEST(CliOutputs, TracesHaveNoOverlappingSlicesAndOrderedCounters) {
         counter_at[key] = ts;
       }
     }
-    EXPECT_FALSE(slices.empty()) << bench[1];
+    // dma and probe move data with blocking transfers, outside the stage
+    // engines: no stage records, only counters. math's one-stage ops touch
+    // no service queue and have no next stage to point at.
+    const bool staged = bench[1] != "dma" && bench[1] != "probe";
+    const bool tiled = staged && bench[1] != "math";
+    EXPECT_EQ(!slices.empty(), staged) << bench[1];
     for (auto& [track, v] : slices) {
       std::sort(v.begin(), v.end());
       for (size_t i = 1; i < v.size(); ++i)
@@ -762,9 +776,9 @@ TEST(CliOutputs, TracesHaveNoOverlappingSlicesAndOrderedCounters) {
             << bench[1] << ": flow end bound to no slice: " << e.dump();
       ++flows_by_name[ends[0]["name"].get<std::string>()];
     }
-    EXPECT_GT(flows_by_name["tile"], 0u) << bench[1];
-    EXPECT_FALSE(counter_at.empty()) << bench[1];  // the cubes' power
-    EXPECT_GT(depth_samples, 0u) << bench[1];      // the queues' depths
+    EXPECT_EQ(flows_by_name["tile"] > 0, tiled) << bench[1];
+    EXPECT_FALSE(counter_at.empty()) << bench[1];              // the cubes' power
+    EXPECT_EQ(depth_samples > 0, bench[1] != "math") << bench[1];  // the queues' depths
     if (bench[1] == "gemm") {
       EXPECT_GT(sub_tracks, 0u);  // its DMA bursts overlap
     }
