@@ -238,116 +238,149 @@ std::string hex_text(uint64_t v) {
   return buf;
 }
 
-}  // namespace
+using Emit = std::function<void(const nlohmann::json&)>;
 
-void OpLog::for_each_trace_piece(const std::function<void(const std::string&)>& f,
-                                 const std::vector<std::string>& extra_events,
-                                 const std::function<bool(const std::string&)>& keep_pe) const {
-  // One process per PE, one thread (track) per engine; times in microseconds.
-  // Stages of one engine that overlap in time (bursts in flight, messages
-  // received at once) go on sub-tracks "engine #2", "engine #3", ...: a stage
-  // takes the first sub-track whose stages have all ended by its start, so
-  // no two slices of a track overlap. The document is
-  // {"displayTimeUnit":"ns","traceEvents":[...]} (keys in nlohmann's sorted
-  // order), written event by event.
-  std::map<std::string, int> pids;
-  std::map<std::pair<int, std::string>, std::vector<double>> lane_ends;  // per engine
-  std::map<std::tuple<int, std::string, size_t>, int> tids;
-  bool first = true;
-  auto emit = [&](const nlohmann::json& e) {
-    f((first ? "" : ",") + e.dump());
-    first = false;
-  };
-  // Flow arrows (flow events v1: an "s" and an "f" sharing an id, each at
-  // the start of the slice it binds to, written after that slice). "tile":
-  // from a tile's stage to its next one (same PE, command and tile; a stage
-  // that starts before the previous one ended runs beside it and gets none).
-  // "msg": from a doorbell (the sender's ipcq.msg slice) to the first stage
-  // of the receiver's chunk it announced (the chunk's one record that
-  // carries the message id).
+// A record's slice args: command, tile and bytes, and what it has of
+// address, peer, DMA source and destination and wait before service.
+nlohmann::json slice_args(const OpRecord& r) {
+  nlohmann::json args{{"cmd_id", r.cmd_id}, {"tile", r.tile}, {"bytes", r.bytes}};
+  if (r.addr != 0) args["addr"] = hex_text(r.addr);
+  if (!r.peer.empty()) args["peer"] = r.peer;
+  if (r.src != 0 || r.dst != 0) {
+    args["src"] = hex_text(r.src);
+    args["dst"] = hex_text(r.dst);
+  }
+  if (r.t_queued_ns >= 0 && r.t_queued_ns < r.t_start_ns)
+    args["queued_ns"] = r.t_start_ns - r.t_queued_ns;
+  return args;
+}
+
+// One process per PE, one thread (track) per engine. Stages of one engine
+// that overlap in time (bursts in flight, messages received at once) go on
+// sub-tracks "engine #2", "engine #3", ...: a stage takes the first sub-track
+// whose stages have all ended by its start, so no two slices of a track
+// overlap. Names each process and track (metadata events) when first used.
+class Tracks {
+ public:
+  explicit Tracks(Emit emit) : emit_(std::move(emit)) {}
+  // (pid, tid) of the record's slice.
+  std::pair<int, int> place(const OpRecord& r) {
+    auto [pit, pnew] = pids_.emplace(r.pe, static_cast<int>(pids_.size()) + 1);
+    if (pnew)
+      emit_({{"ph", "M"},
+             {"name", "process_name"},
+             {"pid", pit->second},
+             {"args", {{"name", r.pe}}}});
+    // Records come in end-time order, so a sub-track's last end is its latest.
+    std::vector<double>& ends = lane_ends_[{pit->second, r.engine}];
+    size_t lane = 0;
+    while (lane < ends.size() && ends[lane] > r.t_start_ns) ++lane;
+    if (lane == ends.size()) ends.push_back(r.t_end_ns);
+    ends[lane] = r.t_end_ns;
+    auto [tit, tnew] = tids_.emplace(std::make_tuple(pit->second, r.engine, lane),
+                                     static_cast<int>(tids_.size()) + 1);
+    if (tnew)
+      emit_({{"ph", "M"},
+             {"name", "thread_name"},
+             {"pid", pit->second},
+             {"tid", tit->second},
+             {"args",
+              {{"name", lane == 0 ? r.engine : r.engine + " #" + std::to_string(lane + 1)}}}});
+    return {pit->second, tit->second};
+  }
+
+ private:
+  Emit emit_;
+  std::map<std::string, int> pids_;
+  std::map<std::pair<int, std::string>, std::vector<double>> lane_ends_;  // per engine
+  std::map<std::tuple<int, std::string, size_t>, int> tids_;
+};
+
+// Flow arrows (flow events v1: an "s" and an "f" sharing an id, each at the
+// start of the slice it binds to, written after that slice). "tile": from a
+// tile's stage to its next one (same PE, command and tile; a stage that
+// starts before the previous one ended runs beside it and gets none). "msg":
+// from a doorbell (the sender's ipcq.msg slice) to the first stage of the
+// receiver's chunk it announced (the chunk's one record that carries the
+// message id).
+class Flows {
+ public:
   struct Slice {
     int pid, tid;
     int64_t start_ps, end_ps;
   };
-  std::map<std::tuple<int, uint64_t, std::string>, Slice> tile_tail;
-  // By message id: the doorbell or the chunk's first stage, whichever came
-  // first (is it the doorbell?), until the other comes.
-  std::map<uint64_t, std::pair<bool, Slice>> doorbells;
-  uint64_t flows = 0;
-  auto flow = [&](const char* name, const Slice& from, const Slice& to) {
-    ++flows;
+  explicit Flows(Emit emit) : emit_(std::move(emit)) {}
+  void add(const OpRecord& r, const Slice& here) {
+    if (!r.tile.empty()) {
+      auto [it, fresh] = tile_tail_.try_emplace(std::make_tuple(here.pid, r.cmd_id, r.tile), here);
+      if (!fresh) {
+        if (it->second.end_ps <= here.start_ps) flow("tile", it->second, here);
+        it->second = here;  // records come by end time: this one ends last
+      }
+    }
+    if (r.msg != 0) {  // the doorbell ends on delivery, maybe after its chunk's first stage
+      const bool is_doorbell = r.engine == "ipcq.msg";
+      auto [d, fresh] = doorbells_.try_emplace(r.msg, std::make_pair(is_doorbell, here));
+      if (!fresh && d->second.first != is_doorbell) {
+        flow("msg", is_doorbell ? here : d->second.second, is_doorbell ? d->second.second : here);
+        doorbells_.erase(d);
+      }
+    }
+  }
+
+ private:
+  void flow(const char* name, const Slice& from, const Slice& to) {
+    ++flows_;
     for (const Slice* sl : {&from, &to}) {
       nlohmann::json e{{"ph", sl == &from ? "s" : "f"},
-                       {"id", flows},
+                       {"id", flows_},
                        {"name", name},
                        {"cat", "flow"},
                        {"pid", sl->pid},
                        {"tid", sl->tid},
                        {"ts", static_cast<double>(sl->start_ps) / 1e6}};
       if (sl == &to) e["bp"] = "e";
-      emit(e);
+      emit_(e);
     }
+  }
+  Emit emit_;
+  std::map<std::tuple<int, uint64_t, std::string>, Slice> tile_tail_;
+  // By message id: the doorbell or the chunk's first stage, whichever came
+  // first (is it the doorbell?), until the other comes.
+  std::map<uint64_t, std::pair<bool, Slice>> doorbells_;
+  uint64_t flows_ = 0;
+};
+
+}  // namespace
+
+void OpLog::for_each_trace_piece(const std::function<void(const std::string&)>& f,
+                                 const std::vector<std::string>& extra_events,
+                                 const std::function<bool(const std::string&)>& keep_pe) const {
+  // Times in microseconds. The document is {"displayTimeUnit":"ns",
+  // "traceEvents":[...]} (keys in nlohmann's sorted order), written event by
+  // event: the slices (tracks and flows as above), then `extra_events`.
+  bool first = true;
+  auto emit = [&](const nlohmann::json& e) {
+    f((first ? "" : ",") + e.dump());
+    first = false;
   };
+  Tracks tracks(emit);
+  Flows flows(emit);
   f(R"({"displayTimeUnit":"ns","traceEvents":[)");
   for_each_ordered([&](const OpRecord& r) {
     if (keep_pe && !keep_pe(r.pe)) return;
-    auto [pit, pnew] = pids.emplace(r.pe, static_cast<int>(pids.size()) + 1);
-    if (pnew)
-      emit({{"ph", "M"},
-            {"name", "process_name"},
-            {"pid", pit->second},
-            {"args", {{"name", r.pe}}}});
-    // Records come in end-time order, so a sub-track's last end is its latest.
-    std::vector<double>& ends = lane_ends[{pit->second, r.engine}];
-    size_t lane = 0;
-    while (lane < ends.size() && ends[lane] > r.t_start_ns) ++lane;
-    if (lane == ends.size()) ends.push_back(r.t_end_ns);
-    ends[lane] = r.t_end_ns;
-    auto [tit, tnew] = tids.emplace(std::make_tuple(pit->second, r.engine, lane),
-                                    static_cast<int>(tids.size()) + 1);
-    if (tnew)
-      emit({{"ph", "M"},
-            {"name", "thread_name"},
-            {"pid", pit->second},
-            {"tid", tit->second},
-            {"args",
-             {{"name", lane == 0 ? r.engine : r.engine + " #" + std::to_string(lane + 1)}}}});
-    nlohmann::json args{{"cmd_id", r.cmd_id}, {"tile", r.tile}, {"bytes", r.bytes}};
-    if (r.addr != 0) args["addr"] = hex_text(r.addr);
-    if (!r.peer.empty()) args["peer"] = r.peer;
-    if (r.src != 0 || r.dst != 0) {
-      args["src"] = hex_text(r.src);
-      args["dst"] = hex_text(r.dst);
-    }
-    if (r.t_queued_ns >= 0 && r.t_queued_ns < r.t_start_ns)
-      args["queued_ns"] = r.t_start_ns - r.t_queued_ns;
+    const auto [pid, tid] = tracks.place(r);
     const int64_t start_ps = std::llround(r.t_start_ns * 1000);
     const int64_t end_ps = std::llround(r.t_end_ns * 1000);
     emit({{"ph", "X"},
           {"name", r.op_kind},
           {"cat", r.stage},
-          {"pid", pit->second},
-          {"tid", tit->second},
+          {"pid", pid},
+          {"tid", tid},
           {"ts", static_cast<double>(start_ps) / 1e6},
           {"dur", static_cast<double>(end_ps - start_ps) / 1e6},
-          {"args", std::move(args)}});
-    const Slice here{pit->second, tit->second, start_ps, end_ps};
-    if (!r.tile.empty()) {
-      auto [it, fresh] =
-          tile_tail.try_emplace(std::make_tuple(pit->second, r.cmd_id, r.tile), here);
-      if (!fresh) {
-        if (it->second.end_ps <= start_ps) flow("tile", it->second, here);
-        it->second = here;  // records come by end time: this one ends last
-      }
-    }
-    if (r.msg != 0) {  // the doorbell ends on delivery, maybe after its chunk's first stage
-      const bool is_doorbell = r.engine == "ipcq.msg";
-      auto [d, fresh] = doorbells.try_emplace(r.msg, std::make_pair(is_doorbell, here));
-      if (!fresh && d->second.first != is_doorbell) {
-        flow("msg", is_doorbell ? here : d->second.second, is_doorbell ? d->second.second : here);
-        doorbells.erase(d);
-      }
-    }
+          {"args", slice_args(r)}});
+    flows.add(r, {pid, tid, start_ps, end_ps});
   });
   for (const std::string& e : extra_events) {
     f((first ? "" : ",") + e);
