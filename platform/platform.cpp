@@ -361,7 +361,8 @@ std::string Platform::describe() const {
      << "  PEs          " << c.cube.pes << " per cube, " << c.total_pes() << " in total; PE link "
      << c.cube.pe_link.bandwidth_gbps << " GB/s\n"
      << "  PE HBM       " << c.pe.hbm.num_pcs << " PCs x " << c.pe.hbm.pc_bandwidth_gbps
-     << " GB/s = " << c.pe_hbm_bandwidth_gbps() << " GB/s, " << c.pe.hbm.size_bytes << " B per PE\n";
+     << " GB/s = " << c.pe_hbm_bandwidth_gbps() << " GB/s, " << c.pe.hbm.size_bytes
+     << " B per PE\n";
   if (c.pe.hbm.model == HbmModel::kBanked) {
     const DramTimingConfig& d = c.pe.hbm.banked;
     const unsigned lockstep = d.lockstep(c.pe.hbm.pc_bandwidth_gbps);

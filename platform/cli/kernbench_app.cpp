@@ -6,13 +6,13 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
-#include <functional>
 #include <systemc>
 #include <vector>
 
@@ -21,8 +21,8 @@
 #include "models/trace/op_log.h"
 #include "platform/bench/bench.h"
 #include "platform/config/embedded_files.h"
-#include "platform/config/topology_loader.h"
 #include "platform/config/knob_visitors.h"
+#include "platform/config/topology_loader.h"
 #include "platform/output/atomic_file.h"
 #include "platform/output/csv_table.h"
 #include "platform/output/output_paths.h"
@@ -156,9 +156,8 @@ bool ensure_dir(const std::string& dir) {
 // Options that mean nothing together are errors, not silently ignored: an
 // empty file name, a sweep option without --sweep, two sweep modes at once.
 void check_option_combinations(const Options& o, const po::variables_map& vm) {
-  for (const char* name :
-       {"topology", "json", "csv", "out", "oplog", "trace", "vcd", "sweep", "emit-jobs",
-        "emit-slurm"})
+  for (const char* name : {"topology", "json", "csv", "out", "oplog", "trace", "vcd", "sweep",
+                           "emit-jobs", "emit-slurm"})
     if (vm.count(name) && vm[name].as<std::string>().empty())
       throw UsageError(std::string("--") + name + ": the file name is empty");
   const bool sweep = !o.sweep.empty();
@@ -234,9 +233,10 @@ int run_sweep_command(const Options& o, const BenchRegistry& registry, const cha
     if (eq == std::string::npos ||
         std::find(kSlurmKeys.begin(), kSlurmKeys.end(), key) == kSlurmKeys.end()) {
       const std::string near = nearest_spelling(key, kSlurmKeys);
-      throw UsageError("--slurm " + kv + ": expected KEY=VALUE with KEY one of time, mem, " +
-                       "partition, account, qos, cpus_per_task" +
-                       (near.empty() || eq == std::string::npos ? "" : " (did you mean '" + near + "'?)"));
+      throw UsageError(
+          "--slurm " + kv + ": expected KEY=VALUE with KEY one of time, mem, " +
+          "partition, account, qos, cpus_per_task" +
+          (near.empty() || eq == std::string::npos ? "" : " (did you mean '" + near + "'?)"));
     }
     if (const std::string e = slurm_value_error(kv.substr(eq + 1)); !e.empty())
       throw UsageError("--slurm " + kv + ": the value " + e);
@@ -346,7 +346,8 @@ std::vector<std::string> queue_counter_events(const Platform& platform) {
   std::map<std::string, int> pids;
   for (const Platform::QueueTrack& q : platform.queue_depth_tracks()) {
     size_t cut = 0;
-    for (int dots = 0; dots < 3 && cut != std::string::npos; ++dots) cut = q.queue.find('.', cut + 1);
+    for (int dots = 0; dots < 3 && cut != std::string::npos; ++dots)
+      cut = q.queue.find('.', cut + 1);
     const std::string group = cut == std::string::npos ? q.queue : q.queue.substr(0, cut);
     const std::string counter = cut == std::string::npos ? q.queue : q.queue.substr(cut + 1);
     auto [it, fresh] = pids.emplace(group, 2000000 + static_cast<int>(pids.size()) + 1);
@@ -457,9 +458,8 @@ void write_outputs(const Options& o, Platform& platform, VcdTracer* vcd,
     for (std::string& e : queue_counter_events(platform)) extra.push_back(std::move(e));
     for (std::string& e : run_marker_events(platform)) extra.push_back(std::move(e));
     platform.op_log().for_each_trace_piece(
-        [&](const std::string& piece) { f.write(piece); }, extra, [&](const std::string& pe) {
-          return scopes.empty() || in_vcd_scope(pe, scopes);
-        });
+        [&](const std::string& piece) { f.write(piece); }, extra,
+        [&](const std::string& pe) { return scopes.empty() || in_vcd_scope(pe, scopes); });
     f.commit();
     wrote(o.trace);
   }
@@ -639,8 +639,8 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
                 << " ns in this process)";
     else
       std::cout << "simulated " << fmt(platform.now_ns(), 1) << " ns";
-    std::cout << " in " << fmt(wall_s, 3)
-              << " s wall, peak RSS " << fmt(peak_rss_mb(), 0) << " MB (" << cfg.name << ")\n";
+    std::cout << " in " << fmt(wall_s, 3) << " s wall, peak RSS " << fmt(peak_rss_mb(), 0)
+              << " MB (" << cfg.name << ")\n";
   }
   write_outputs(o, platform, vcd.get(), json_path, j);
   return kExitOk;

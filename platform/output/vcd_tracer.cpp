@@ -81,8 +81,7 @@ std::string gtkw_text(const std::string& vcd_path, const std::string& vcd_text) 
 }
 
 VcdTracer::VcdTracer(const std::string& path, const std::vector<std::string>& scopes)
-    : path_(path),
-      file_(std::make_unique<AtomicFile>(path, ".vcd")) {
+    : path_(path), file_(std::make_unique<AtomicFile>(path, ".vcd")) {
   // SystemC opens the file itself, by a name to which it appends ".vcd".
   file_->release_descriptor();
   const std::string& temp = file_->temp_path();

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -624,10 +624,10 @@ TEST(CliVcd, TracesHbmPseudoChannelBusyFlag) {
 TEST(CliVcd, RunWindowsAreInTheResultTheTraceAndThePhaseSignal) {
   TempDir tmp;
   const std::string vcd = tmp / "w.vcd";
-  const RunResult r = run({"-t", kTiny, "-b", "allreduce", "-p", "algo=ring,2d", "-p",
-                           "bytes_per_pe=16KiB", "-q", "--json", tmp / "r.json", "--trace",
-                           tmp / "t.json", "--vcd", vcd},
-                          tmp);
+  const RunResult r =
+      run({"-t", kTiny, "-b", "allreduce", "-p", "algo=ring,2d", "-p", "bytes_per_pe=16KiB", "-q",
+           "--json", tmp / "r.json", "--trace", tmp / "t.json", "--vcd", vcd},
+          tmp);
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   const nlohmann::json runs = load_json(tmp / "r.json")["runs"];
   ASSERT_EQ(runs.size(), 2u) << runs.dump();
@@ -712,9 +712,18 @@ TEST(CliOutputs, TracesHaveNoOverlappingSlicesAndOrderedCounters) {
         {"-b", "math"},
         {"-b", "dma"},
         {"-b", "probe"},
-        {"-b", "llm", "-p", "model=llama3_8b", "-p", "model.layers=1", "-p", "model.hidden=120", "-p",
-         "model.heads=6", "-p", "model.kv_heads=3", "-p", "model.d_head=20", "-p", "model.ffn=200",
-         "-p", "model.vocab=250", "-p", "ranks=6", "-p", "batch=2", "-p", "context=37"}}) {
+        {"-b", "llm",
+         "-p", "model=llama3_8b",
+         "-p", "model.layers=1",
+         "-p", "model.hidden=120",
+         "-p", "model.heads=6",
+         "-p", "model.kv_heads=3",
+         "-p", "model.d_head=20",
+         "-p", "model.ffn=200",
+         "-p", "model.vocab=250",
+         "-p", "ranks=6",
+         "-p", "batch=2",
+         "-p", "context=37"}}) {
     std::vector<std::string> args{"-t", kTiny, "-q", "--trace", tmp / "t.json"};
     args.insert(args.end(), bench.begin(), bench.end());
     const RunResult r = run(args, tmp);
@@ -771,13 +780,13 @@ TEST(CliOutputs, TracesHaveNoOverlappingSlicesAndOrderedCounters) {
       EXPECT_EQ(ends[0]["name"], ends[1]["name"]);
       EXPECT_GE(ends[1]["ts"].get<double>(), ends[0]["ts"].get<double>()) << ends[1].dump();
       for (const auto& e : ends)
-        EXPECT_TRUE(slice_starts.count(
-            {e["pid"].get<int>(), e["tid"].get<int>(), e["ts"].get<double>()}))
+        EXPECT_TRUE(
+            slice_starts.count({e["pid"].get<int>(), e["tid"].get<int>(), e["ts"].get<double>()}))
             << bench[1] << ": flow end bound to no slice: " << e.dump();
       ++flows_by_name[ends[0]["name"].get<std::string>()];
     }
     EXPECT_EQ(flows_by_name["tile"] > 0, tiled) << bench[1];
-    EXPECT_FALSE(counter_at.empty()) << bench[1];              // the cubes' power
+    EXPECT_FALSE(counter_at.empty()) << bench[1];                  // the cubes' power
     EXPECT_EQ(depth_samples > 0, bench[1] != "math") << bench[1];  // the queues' depths
     if (bench[1] == "gemm") {
       EXPECT_GT(sub_tracks, 0u);  // its DMA bursts overlap
@@ -832,8 +841,7 @@ TEST(CliOutputs, CsvHasARowPerPoint) {
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   const nlohmann::json j = load_json(tmp / "r.json");
   const std::string csv = read_text(tmp / "r.csv");
-  EXPECT_EQ(static_cast<size_t>(std::count(csv.begin(), csv.end(), '\n')),
-            j["points"].size() + 1);
+  EXPECT_EQ(static_cast<size_t>(std::count(csv.begin(), csv.end(), '\n')), j["points"].size() + 1);
   EXPECT_EQ(csv.rfind("K,M,N,", 0), 0u) << csv.substr(0, 80);
   EXPECT_TRUE(contains(csv, "load_ref")) << csv;
 }
@@ -874,11 +882,10 @@ TEST(CliOutputs, TraceScopeKeepsOnlyTheNamedModules) {
   for (const auto& e : trace["traceEvents"])
     if (e["name"] == "process_name") processes.insert(e["args"]["name"].get<std::string>());
   ASSERT_FALSE(processes.empty());
-  for (const std::string& p : processes)
-    EXPECT_EQ(p.rfind("system.sip0.cube1", 0), 0u) << p;
+  for (const std::string& p : processes) EXPECT_EQ(p.rfind("system.sip0.cube1", 0), 0u) << p;
   EXPECT_TRUE(processes.count("system.sip0.cube1 power"));
-  const std::string e = expect_usage_error(run(
-      {"-t", kTiny, "-b", "gemm", "--trace", tmp / "u.json", "--trace-scope", "cube0"}, tmp));
+  const std::string e = expect_usage_error(
+      run({"-t", kTiny, "-b", "gemm", "--trace", tmp / "u.json", "--trace-scope", "cube0"}, tmp));
   EXPECT_TRUE(contains(e, "matches no module")) << e;
   EXPECT_FALSE(fs::exists(tmp / "u.json"));
 }
