@@ -224,10 +224,11 @@ double hbm_pattern_model(const HbmConfig& h, uint64_t bytes, bool random);
 // tREFI), and random ones at the activation limit, less refresh: an ACT per
 // bank group an access touches, one ACT per max(tRRD_S, tFAW / 4).
 double pattern_model(const TopologyConfig& c, uint64_t bytes, bool random) {
-  const double issue = c.pe.dma.setup_ns > 0 ? static_cast<double>(bytes) / c.pe.dma.setup_ns /
-                                                   c.pe_hbm_bandwidth_gbps()
-                                             : 1.0;
-  return std::min(issue, hbm_pattern_model(c.pe.hbm, bytes, random));
+  const double dma_issue_limit =
+      c.pe.dma.setup_ns > 0
+          ? static_cast<double>(bytes) / c.pe.dma.setup_ns / c.pe_hbm_bandwidth_gbps()
+          : 1.0;
+  return std::min(dma_issue_limit, hbm_pattern_model(c.pe.hbm, bytes, random));
 }
 
 double hbm_pattern_model(const HbmConfig& h, uint64_t bytes, bool random) {
