@@ -114,6 +114,8 @@ double Platform::run() {
   runs_.push_back({next_run_label_.empty() ? "run " + std::to_string(phase_) : next_run_label_,
                    now_ns(), now_ns()});
   next_run_label_.clear();
+  std::vector<uint64_t> ids_before;
+  for_each_pe([&](Pe& pe) { ids_before.push_back(pe.cpu.next_command_id()); });
   try {
     sc_core::sc_start();
   } catch (...) {
@@ -122,6 +124,11 @@ double Platform::run() {
   }
   resync_stack_after_sc_start();
   runs_.back().end_ns = now_ns();
+  size_t i = 0;
+  for_each_pe([&](Pe& pe) {
+    const uint64_t before = ids_before[i++], after = pe.cpu.next_command_id();
+    if (after > before) runs_.back().cmd_ids[pe.cpu.pe_path()] = {before, after - 1};
+  });
   if (run_stats_) runs_.back().stats = stats_delta(stats_before, stats());
   check_drained();
   for_each_pe([](Pe& pe) { pe.ipcq.reset(); });

@@ -68,6 +68,9 @@ class Platform {
     // What the window added to stats(): every additive counter that moved
     // (maxima, peaks and utilisations left out), by module.
     nlohmann::json stats = nlohmann::json::object();
+    // The commands each PE's firmware issued in the window, by PE path:
+    // [first, last] command id (ids are per PE; the op log's cmd_id).
+    nlohmann::json cmd_ids = nlohmann::json::object();
   };
   void name_next_run(std::string label) { next_run_label_ = std::move(label); }
   // A window's stats cost two stats() calls (milliseconds on a big

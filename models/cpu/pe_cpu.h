@@ -70,6 +70,8 @@ class PeCpu : public sc_core::sc_module, public Instrumented {
   const Stats& stats() const { return stats_; }
   const bool& dispatching_flag() const { return dispatching_; }
   const uint64_t& last_cmd_value() const { return last_cmd_; }
+  // The id the next command will get (ids count from 1 per PE).
+  uint64_t next_command_id() const { return next_id_; }
 
   // Instrumented: the Stats above; dispatching and cmd_id.
   void report_stats(StatsSink& out, double now_ns) const override;

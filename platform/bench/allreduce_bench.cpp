@@ -246,6 +246,7 @@ BenchResult AllReduceBench::run(BenchContext& ctx) {
     throw UsageError("--param sip must be 0.." + std::to_string(cfg.system.n_sips - 1));
 
   HostRuntime rt(ctx.platform);
+  PointWindows windows(ctx.platform);
   BenchResult res;
   SummaryTable table{
       "all-reduce on " + cfg.name + " (" + to_string(cfg.sip.topology) + " cube links)",
@@ -274,6 +275,7 @@ BenchResult AllReduceBench::run(BenchContext& ctx) {
                fmt(pt["cube_link_bytes"].get<double>() / 1e6, 2), fmt(pt["pj_per_byte"], 1),
                fmt(pt["dynamic_pj_per_byte"], 1), table_cell_correct(pt)});
         }
+        windows.stamp(pt);
         res.points.push_back(pt);
         progress.step();
       }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "models/common/errors.h"
+#include "platform/platform.h"
 #include "platform/util/size_text.h"
 #include "platform/util/spelling.h"
 
@@ -176,6 +177,28 @@ std::string fmt(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
+}
+
+PointWindows::PointWindows(const Platform& platform)
+    : platform_(platform), first_(platform.runs().size()) {}
+
+void PointWindows::stamp(nlohmann::json& point) {
+  const auto& runs = platform_.runs();
+  const size_t first = first_;
+  first_ = runs.size();
+  if (first >= runs.size()) return;
+  nlohmann::json ids = nlohmann::json::object();
+  for (size_t r = first; r < runs.size(); ++r)
+    for (const auto& [pe, range] : runs[r].cmd_ids.items()) {
+      if (!ids.contains(pe))
+        ids[pe] = range;
+      else
+        ids[pe][1] = range[1];
+    }
+  point["window"] = {{"runs", {first + 1, runs.size()}},
+                     {"start_ns", runs[first].start_ns},
+                     {"end_ns", runs.back().end_ns},
+                     {"cmd_ids", ids}};
 }
 
 }  // namespace kb

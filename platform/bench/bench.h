@@ -105,6 +105,21 @@ class BenchRegistry {
   std::vector<std::unique_ptr<Bench>> benches_;
 };
 
+// Each point's window: the Platform::run() windows made since the previous
+// point was taken, so a point joins the op log, the trace and the runs.
+class PointWindows {
+ public:
+  explicit PointWindows(const Platform& platform);
+  // Sets point["window"] to {"runs": [first, last] (numbered from 1, as the
+  // VCD's system.phase), "start_ns", "end_ns", "cmd_ids": {PE path: [first,
+  // last]}}; a point made without a run (a skipped one) gets none.
+  void stamp(nlohmann::json& point);
+
+ private:
+  const Platform& platform_;
+  size_t first_;
+};
+
 // Number formatting for tables (fixed, `digits` decimals).
 std::string fmt(double v, int digits = 1);
 

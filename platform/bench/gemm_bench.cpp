@@ -66,8 +66,10 @@ BenchResult GemmBench::run(BenchContext& ctx) {
   const std::string why = gemm_fit(ctx.platform.config(), s, variant);
   if (!why.empty()) throw UsageError("gemm " + variant + ": " + why);
   HostRuntime rt(ctx.platform);
+  PointWindows windows(ctx.platform);
   BenchResult res;
   nlohmann::json pt = run_gemm_point(rt, s, variant, ctx.data_mode);
+  windows.stamp(pt);
   res.points.push_back(pt);
   res.metrics = pt;
   SummaryTable t = gemm_table("gemm on sip0.cube0.pe0 (stage busy in ns inside the window)");
@@ -102,6 +104,7 @@ BenchResult GemmSweepBench::run(BenchContext& ctx) {
   if (shapes.empty() || variants.empty())
     throw UsageError("--param shapes and variants need at least one value each");
   HostRuntime rt(ctx.platform);
+  PointWindows windows(ctx.platform);
   BenchResult res;
   SummaryTable t = gemm_table("gemm-sweep on sip0.cube0.pe0 (stage busy in ns inside the window)");
   double worst_gap = 0, worst_err = 0;
@@ -122,6 +125,7 @@ BenchResult GemmSweepBench::run(BenchContext& ctx) {
                                                  pt["mac_util_analytic"].get<double>()));
       }
       add_gemm_row(t, pt);
+      windows.stamp(pt);
       res.points.push_back(pt);
       progress.step();
     }

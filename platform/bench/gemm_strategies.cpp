@@ -310,6 +310,7 @@ BenchResult GemmStrategiesBench::run(BenchContext& ctx) {
     throw UsageError("--param shapes, variants and strategies must not be empty");
 
   HostRuntime rt(ctx.platform);
+  PointWindows windows(ctx.platform);
   const auto& cm = ctx.platform.config().pe.cost_model;
   BenchResult res;
   SummaryTable t{"gemm-strategies on sip0.cube0.pe0 (sync=" + sync_text + "; cost model FIXED " +
@@ -341,6 +342,7 @@ BenchResult GemmStrategiesBench::run(BenchContext& ctx) {
           continue;
         }
         nlohmann::json pt = run_gemm_strategy_point(rt, s, st, v, sync);
+        windows.stamp(pt);
         const double w = pt["window_ns"].get<double>();
         if (st == "composite") composite_window = w;
         std::string vs = "-";

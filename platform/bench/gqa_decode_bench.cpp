@@ -105,6 +105,7 @@ BenchResult GqaDecodeBench::run(BenchContext& ctx) {
   const std::vector<std::string> variants = parse_variants(p);
 
   HostRuntime rt(ctx.platform);
+  PointWindows windows(ctx.platform);
   const PeId pe{0, 0, 0};
   BenchResult res;
   SummaryTable table{"gqa-decode on sip0.cube0.pe0: G=" + std::to_string(G) +
@@ -169,6 +170,7 @@ BenchResult GqaDecodeBench::run(BenchContext& ctx) {
     table.rows.push_back({variant, fmt(pt["latency_ns"], 1), fmt(pt["dispatch_ns_per_tile"], 2),
                           fmt(pt["commands_per_tile"], 1), k_before_v ? "yes" : "NO",
                           energy_text(energy.total_pj() * 1e-12), energy.dominant(), err});
+    windows.stamp(pt);
     res.points.push_back(pt);
   }
   res.tables.push_back(table);

@@ -392,6 +392,7 @@ BenchResult run_cases(BenchContext& ctx, const std::string& title) {
       resolve_long_decode(s, ctx.platform.config());
     }
   HostRuntime rt(ctx.platform);
+  PointWindows windows(ctx.platform);
   BenchResult res;
   SummaryTable table{title,
                      {"case", "S_kv", "C x P", "latency_us", "KV MiB/cube", "ipcq_ops", "dma_ops",
@@ -404,7 +405,8 @@ BenchResult run_cases(BenchContext& ctx, const std::string& title) {
       LongDecodeSpec s = base;
       s.case_no = static_cast<int>(c);
       s.s_kv = sz;
-      const nlohmann::json pt = run_long_decode(rt, s, ctx.data_mode);
+      nlohmann::json pt = run_long_decode(rt, s, ctx.data_mode);
+      windows.stamp(pt);
       progress.step();
       table.rows.push_back({std::to_string(c) + " " + pt["case_name"].get<std::string>(),
                             std::to_string(sz),

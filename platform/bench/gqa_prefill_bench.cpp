@@ -94,6 +94,7 @@ BenchResult GqaPrefillBench::run(BenchContext& ctx) {
   const std::vector<unsigned> cubes =
       snake(static_cast<unsigned>(start), static_cast<unsigned>(C), cfg.sip.cubes_x);
   HostRuntime rt(platform);
+  PointWindows windows(platform);
   BenchResult res;
   SummaryTable table{"gqa-prefill: ring KV over " + str(C) + " cubes, T_q=" + str(Tq) +
                          ", tile=" + str(T) + ", causal",
@@ -169,6 +170,7 @@ BenchResult GqaPrefillBench::run(BenchContext& ctx) {
                           str(static_cast<long long>(act.dma_ops())),
                           fmt(static_cast<double>(act.traffic.cube_link_bytes) / 1e6, 3),
                           fmt(static_cast<double>(peak) / 1024, 1), fmt(wall, 2), err});
+    windows.stamp(pt);
     res.points.push_back(pt);
     rt.release_all();
   }

@@ -90,6 +90,7 @@ BenchResult GqaShortBench::run(BenchContext& ctx) {
   if (points.empty()) throw UsageError("--param kv_per_cube is empty");
 
   HostRuntime rt(ctx.platform);
+  PointWindows windows(ctx.platform);
   BenchResult res;
   SummaryTable table{"gqa-short: S_kv=" + str(shape.s_kv) + ", " + str(kv_heads) +
                          " KV heads x G=" + str(shape.g) + ", chain reduce inside each cube",
@@ -98,6 +99,7 @@ BenchResult GqaShortBench::run(BenchContext& ctx) {
                      {}};
   for (const auto& [n, plans] : points) {
     nlohmann::json pt = run_decode_heads(rt, plans, shape, ctx.data_mode);
+    windows.stamp(pt);
     pt["kv_per_cube"] = n;
     pt["cubes"] = kv_heads / n;
     pt["pes_per_head"] = plans.front().at.pes;

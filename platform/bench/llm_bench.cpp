@@ -329,6 +329,7 @@ BenchResult LlmBench::run(BenchContext& ctx) {
 
   Platform& platform = ctx.platform;
   HostRuntime rt(platform);
+  PointWindows windows(platform);
   std::optional<ModelWeights> weights;
   const bool pp = mapping == "pp";
   // Built (and checked) before anything is written.
@@ -454,6 +455,7 @@ BenchResult LlmBench::run(BenchContext& ctx) {
     pt["phase"] = phase;
     pt["prompt"] = run.prompt;
   }
+  windows.stamp(pt);
   res.points.push_back(pt);
   nlohmann::json class_json = nlohmann::json::object();
   for (const char* c : classes)

@@ -67,6 +67,7 @@ BenchResult MathBench::run(BenchContext& ctx) {
   const std::string pe_path = target.name();
 
   HostRuntime rt(p);
+  PointWindows windows(p);
   BenchResult res;
   SummaryTable t{"math on " + pe_path + " (PE_MATH impl " + impl + ", " +
                      std::to_string(c.pe.math.lanes) + " lanes at " + fmt(c.pe.clock_ghz, 2) +
@@ -119,6 +120,7 @@ BenchResult MathBench::run(BenchContext& ctx) {
       pt["mismatches"] = bad;
       row.push_back(std::to_string(bad));
     }
+    windows.stamp(pt);
     res.points.push_back(pt);
     t.rows.push_back(row);
     rt.release_all();

@@ -195,6 +195,7 @@ void add_contention_points(Platform& p, uint64_t& cmd, BenchResult& res) {
     return jobs;
   };
   nlohmann::json cont = nlohmann::json::array();
+  PointWindows windows(p);
   for (const std::string kind : {"same_pc", "different_pc"}) {
     if (kind == "different_pc" && cfg.cube.pes < 2) continue;
     const double single = run_together(p, jobs_for(kind, 1)).makespan_ns;
@@ -207,6 +208,7 @@ void add_contention_points(Platform& p, uint64_t& cmd, BenchResult& res) {
                       {"makespan_ns", span},
                       {"one_reader_ns", single},
                       {"ratio", span / single}});
+      windows.stamp(cont.back());
       ct.rows.push_back(
           {kind, std::to_string(n), fmt(span, 1), fmt(single, 1), fmt(span / single, 2)});
     }
@@ -258,6 +260,7 @@ void add_pattern_points(Platform& p, uint64_t& cmd, BenchResult& res) {
                   {"pattern", "bytes", "makespan_ns", "GB/s", "of peak", "model", "ratio"},
                   {}};
   nlohmann::json points = nlohmann::json::array();
+  PointWindows windows(p);
   for (const bool random : {false, true}) {
     for (const uint64_t bytes : {uint64_t{64}, uint64_t{1024}}) {
       std::vector<std::pair<PeId, DmaTransfer>> jobs;
@@ -284,6 +287,7 @@ void add_pattern_points(Platform& p, uint64_t& cmd, BenchResult& res) {
                         {"fraction_of_peak", of_peak},
                         {"model_fraction_of_peak", model},
                         {"ratio", of_peak / model}});
+      windows.stamp(points.back());
       pt.rows.push_back({pattern, std::to_string(bytes), fmt(span, 1), fmt(gbps, 1),
                          fmt(100.0 * of_peak, 1) + "%", fmt(100.0 * model, 1) + "%",
                          fmt(of_peak / model, 2)});
@@ -314,6 +318,7 @@ BenchResult ProbeBench::run(BenchContext& ctx) {
       {"hop_class", "bytes", "hops", "latency_ns", "GB/s", "bottleneck GB/s", "of bottleneck"},
       {}};
   ByHopAndSize lat, bw_ratio;
+  PointWindows windows(p);
   for (const HopClass& hc : hop_classes(p)) {
     for (uint64_t bytes : sizes) {
       DmaTransfer t = DmaTransfer::contiguous(hc.src, hc.dst, bytes, cmd++);
@@ -326,7 +331,9 @@ BenchResult ProbeBench::run(BenchContext& ctx) {
                             {"latency_ns", latency},
                             {"bandwidth_gbps", gbps},
                             {"bottleneck_gbps", f.bottleneck_gbps},
-                            {"hops", f.hops}});
+                            {"hops", f.hops},
+                            {"cmd_id", t.cmd_id}});
+      windows.stamp(res.points.back());
       lat[hc.name][bytes] = latency;
       bw_ratio[hc.name][bytes] = gbps / f.bottleneck_gbps;
       table.rows.push_back({hc.name, std::to_string(bytes), std::to_string(f.hops), fmt(latency, 1),

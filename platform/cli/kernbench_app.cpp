@@ -386,8 +386,11 @@ std::vector<std::string> run_marker_events(const Platform& platform) {
 nlohmann::json runs_json(const Platform& platform) {
   nlohmann::json out = nlohmann::json::array();
   for (const Platform::RunWindow& w : platform.runs())
-    out.push_back(
-        {{"label", w.label}, {"start_ns", w.start_ns}, {"end_ns", w.end_ns}, {"stats", w.stats}});
+    out.push_back({{"label", w.label},
+                   {"start_ns", w.start_ns},
+                   {"end_ns", w.end_ns},
+                   {"cmd_ids", w.cmd_ids},
+                   {"stats", w.stats}});
   return out;
 }
 

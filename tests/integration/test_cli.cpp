@@ -832,6 +832,52 @@ TEST(CliOutputs, OpLogHasQueueTimeSourceDestinationAndPeer) {
   EXPECT_GT(with_peer, 0u);
 }
 
+// Each point carries its window: the runs it made, their span of simulated
+// time and each PE's command ids, so it joins the op log. Here every op-log
+// record of a point's PE and command ids lies inside that point's window, and
+// the points' windows follow each other.
+TEST(CliOutputs, EveryPointCarriesItsWindowAndCommandIds) {
+  TempDir tmp;
+  const RunResult r =
+      run({"-t", kTiny, "-b", "gemm-sweep", "-p", "shapes=32x128x32,64x64x64", "-p",
+           "variants=load_ref,ref_ref", "-q", "--json", tmp / "r.json", "--oplog", tmp / "o.jsonl"},
+          tmp);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const nlohmann::json result = load_json(tmp / "r.json");
+  const nlohmann::json& points = result["points"];
+  ASSERT_EQ(points.size(), 4u);
+  double last_end = 0;
+  size_t next_run = 1;
+  for (const auto& pt : points) {
+    ASSERT_TRUE(pt.contains("window")) << pt.dump();
+    const auto& w = pt["window"];
+    EXPECT_EQ(w["runs"][0].get<size_t>(), next_run) << w.dump();
+    next_run = w["runs"][1].get<size_t>() + 1;
+    EXPECT_EQ(w["start_ns"].get<double>(), last_end) << w.dump();
+    last_end = w["end_ns"].get<double>();
+    EXPECT_GT(last_end, w["start_ns"].get<double>());
+    ASSERT_TRUE(w["cmd_ids"].contains("system.sip0.cube0.pe0")) << w.dump();
+  }
+  EXPECT_EQ(next_run, result["runs"].size() + 1);
+  std::istringstream lines(read_text(tmp / "o.jsonl"));
+  unsigned joined = 0, records = 0;
+  for (std::string line; std::getline(lines, line); ++records) {
+    const nlohmann::json rec = nlohmann::json::parse(line);
+    const auto id = rec["cmd_id"].get<uint64_t>();
+    for (const auto& pt : points) {
+      const auto& ids = pt["window"]["cmd_ids"];
+      if (!ids.contains(rec["pe"].get<std::string>())) continue;
+      const auto& range = ids[rec["pe"].get<std::string>()];
+      if (id < range[0].get<uint64_t>() || id > range[1].get<uint64_t>()) continue;
+      ++joined;
+      EXPECT_GE(rec["t_start_ns"].get<double>(), pt["window"]["start_ns"].get<double>()) << line;
+      EXPECT_LE(rec["t_end_ns"].get<double>(), pt["window"]["end_ns"].get<double>()) << line;
+    }
+  }
+  EXPECT_GT(records, 0u);
+  EXPECT_EQ(joined, records);  // every record belongs to exactly one point
+}
+
 // --csv writes the JSON result's points as a table: a row per point.
 TEST(CliOutputs, CsvHasARowPerPoint) {
   TempDir tmp;
