@@ -190,6 +190,7 @@ void PeIpcq::accept(TileToken* token) {
   logged.kind = st.kind;
   logged.op_kind = st.op_kind;
   logged.addr = st.addr;
+  logged.bytes = cfg_.message_bytes;  // the message's wire size
   TileToken shadow;
   shadow.cmd_id = token->cmd_id;
   shadow.tile = token->tile;

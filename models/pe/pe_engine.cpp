@@ -129,7 +129,7 @@ void PeEngine::record(const TileToken& token, const Stage& stage, unsigned lane,
   r.op_kind = stage.op_kind;
   r.cmd_id = token.cmd_id;
   r.tile = token.tile;
-  r.bytes = stage.bytes;
+  r.bytes = logged_bytes(stage);
   r.addr = stage.addr;
   if (token.has_peer)
     r.peer = pe_path_.substr(0, pe_path_.find(".sip") + 1) + to_string(token.peer);

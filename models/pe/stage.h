@@ -88,6 +88,14 @@ struct Stage {
   IpcqStage ipcq;                                              // kIpcq / kIpcqSignal
 };
 
+// The bytes the op log shows for a stage: what a DMA, FETCH or STORE stage
+// moved (Stage::bytes); the operands a GEMM or MATH stage reads plus the
+// result it writes (a GEMM tile's partial product, and the partial products
+// and accumulators MATH works on in place, are fp32); a control message's
+// wire bytes (IPCQ_SIGNAL: Stage::bytes, set by PE_IPCQ); 0 for an IPCQ
+// command, which moves nothing itself.
+uint64_t logged_bytes(const Stage& s);
+
 struct TileToken {
   uint64_t cmd_id = 0;
   std::string tile;  // "m0.n1.k3", "prologue2", "op" ...

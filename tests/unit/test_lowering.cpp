@@ -136,6 +136,43 @@ TEST(Lowering, MathVariants) {
   EXPECT_FALSE(lowering::tile_math_op(op, 16, Stage::MathOn::kPartial).output.valid());
 }
 
+// What the op log shows as a stage's bytes: moved bytes for DMA, FETCH and
+// STORE; operands plus result for GEMM and MATH (fp32 partials in place).
+TEST(Lowering, LoggedBytesCoverEveryEngine) {
+  GemmCmd g;
+  g.a = handle(1, Space::kTcm, {40, 70});
+  g.b = handle(2, Space::kTcm, {70, 33}, 0x4000);
+  g.out = handle(3, Space::kTcm, {40, 33}, 0x8000);
+  g.m = 40;
+  g.k = 70;
+  g.n = 33;
+  const std::vector<Stage> st = lowering::gemm_command(g, 32, 64, 32);
+  EXPECT_EQ(logged_bytes(st[0]), st[0].bytes);  // FETCH
+  EXPECT_EQ(logged_bytes(st[1]), 2u * (40 * 70 + 70 * 33 + 40 * 33));
+  EXPECT_EQ(logged_bytes(st[2]), g.out.bytes());  // STORE
+
+  OpSpec op;
+  op.kind = "gemm";
+  const TensorHandle a = lowering::tile_view(0, 32, 64, 64, DType::kFp16);
+  const TensorHandle b = lowering::tile_view(0x1000, 64, 16, 16, DType::kFp16);
+  const Stage tile = lowering::tile_gemm(op, a, false, b, false, 0x2000, false);
+  EXPECT_EQ(logged_bytes(tile), 2u * 32 * 64 + 2u * 64 * 16 + 4u * 32 * 16);
+
+  MathCmd m;
+  m.kind = "add";
+  m.inputs = {handle(1, Space::kTcm, {4, 5}), handle(2, Space::kTcm, {4, 5}, 0x100)};
+  m.out = handle(3, Space::kTcm, {4, 5}, 0x200);
+  EXPECT_EQ(logged_bytes(lowering::math_command(m)), 3u * 2 * 20);
+
+  OpSpec scale;
+  scale.kind = "mul";
+  scale.operands = {{"s", handle(4, Space::kTcm, {1, 5})}};
+  const Stage partial = lowering::tile_math_op(scale, 20, Stage::MathOn::kPartial);
+  EXPECT_EQ(logged_bytes(partial), 2u * 5 + 2u * 20 * 4);
+
+  EXPECT_EQ(logged_bytes(lowering::ipcq_command(Command{IpcqOpenCmd{}})), 0u);
+}
+
 TEST(Lowering, IpcqOpenLeavesBytesAndAddressZero) {
   const Command open = IpcqOpenCmd{};
   const Stage s = lowering::ipcq_command(open);
