@@ -106,6 +106,30 @@ void DepthTrack::sample(int64_t ps, unsigned depth) {
   samples.emplace_back(ps, depth);
 }
 
+std::vector<std::pair<int64_t, double>> DepthTrack::busy_share(int64_t end_ps,
+                                                               int64_t bin_ps) const {
+  std::vector<std::pair<int64_t, double>> out;
+  if (end_ps <= 0 || bin_ps <= 0) return out;
+  std::vector<int64_t> busy(static_cast<size_t>((end_ps + bin_ps - 1) / bin_ps), 0);
+  for (size_t i = 0; i < samples.size(); ++i) {
+    if (samples[i].second == 0) continue;
+    int64_t from = samples[i].first;
+    const int64_t to = std::min(end_ps, i + 1 < samples.size() ? samples[i + 1].first : end_ps);
+    while (from < to) {
+      const int64_t bin = from / bin_ps, bin_end = std::min(to, (bin + 1) * bin_ps);
+      busy[static_cast<size_t>(bin)] += bin_end - from;
+      from = bin_end;
+    }
+  }
+  for (size_t b = 0; b < busy.size(); ++b) {
+    const auto start = static_cast<int64_t>(b) * bin_ps;
+    const int64_t width = std::min(bin_ps, end_ps - start);
+    const double share = static_cast<double>(busy[b]) / static_cast<double>(width);
+    if (out.empty() || out.back().second != share) out.emplace_back(start, share);
+  }
+  return out;
+}
+
 void ServiceQueue::report_stats(StatsSink& out, double now_ns) const {
   const Stats s = stats();
   if (s.requests == 0 && !out.describing()) return;

@@ -40,6 +40,10 @@ class PowerMeter;
 struct DepthTrack {
   std::vector<std::pair<int64_t, unsigned>> samples;
   void sample(int64_t ps, unsigned depth);
+  // The share of each bin of `bin_ps` picoseconds, from 0 to `end_ps`, in
+  // which the queue was busy (a request queued or in service: depth > 0), as
+  // (bin start, share) at the first bin and wherever the share changes.
+  std::vector<std::pair<int64_t, double>> busy_share(int64_t end_ps, int64_t bin_ps) const;
 };
 
 class ServiceQueue : public sc_core::sc_module, public Instrumented {

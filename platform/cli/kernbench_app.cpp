@@ -4,6 +4,7 @@
 
 #include <boost/program_options.hpp>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -339,10 +340,22 @@ std::unique_ptr<VcdTracer> set_up_waveforms(const Options& o, Platform& platform
   return vcd;
 }
 
+// The width of the link-utilisation bins: 1, 2 or 5 times a power of ten
+// picoseconds, the least that cuts the run into at most 200 bins (at least 1 ns).
+int64_t utilisation_bin_ps(int64_t end_ps) {
+  for (int64_t decade = 1000;; decade *= 10)
+    for (const int64_t m : {1, 2, 5})
+      if (m * decade * 200 >= end_ps) return m * decade;
+}
+
 // Each service queue's depth over time as a counter track ("<queue> depth"),
-// the queues grouped in one process per cube (or other module under a SIP).
+// and each link direction's utilisation as "<wire> busy" (percent of each
+// bin), the queues grouped in one process per cube (or other module under a
+// SIP).
 std::vector<std::string> queue_counter_events(const Platform& platform) {
   std::vector<std::string> out;
+  const int64_t end_ps = std::llround(platform.now_ns() * 1000);
+  const int64_t bin_ps = utilisation_bin_ps(end_ps);
   std::map<std::string, int> pids;
   for (const Platform::QueueTrack& q : platform.queue_depth_tracks()) {
     size_t cut = 0;
@@ -364,6 +377,15 @@ std::vector<std::string> queue_counter_events(const Platform& platform) {
                                    {"ts", static_cast<double>(ps) / 1e6},
                                    {"args", {{"depth", depth}}}}
                         .dump());
+    // A link direction's utilisation: its wire's busy share of each bin.
+    if (q.queue.size() >= 5 && q.queue.compare(q.queue.size() - 5, 5, ".wire") == 0)
+      for (const auto& [ps, share] : q.track->busy_share(end_ps, bin_ps))
+        out.push_back(nlohmann::json{{"ph", "C"},
+                                     {"name", counter + " busy"},
+                                     {"pid", it->second},
+                                     {"ts", static_cast<double>(ps) / 1e6},
+                                     {"args", {{"percent", std::round(share * 1e4) / 100}}}}
+                          .dump());
   }
   return out;
 }

@@ -734,11 +734,16 @@ TEST(CliOutputs, TracesHaveNoOverlappingSlicesAndOrderedCounters) {
     std::set<std::tuple<int, int, double>> slice_starts;
     std::map<uint64_t, std::vector<nlohmann::json>> flows;
     std::map<std::string, unsigned> flows_by_name;
-    unsigned sub_tracks = 0, with_peer = 0, depth_samples = 0;
+    unsigned sub_tracks = 0, with_peer = 0, depth_samples = 0, busy_samples = 0;
     for (const auto& e : trace["traceEvents"]) {
       if (e["ph"] == "s" || e["ph"] == "f") flows[e["id"].get<uint64_t>()].push_back(e);
       if (e["ph"] == "X" && e["args"].contains("peer")) ++with_peer;
       if (e["ph"] == "C" && e["args"].contains("depth")) ++depth_samples;
+      if (e["ph"] == "C" && e["args"].contains("percent")) {
+        ++busy_samples;  // a link direction's utilisation
+        EXPECT_GE(e["args"]["percent"].get<double>(), 0.0) << e.dump();
+        EXPECT_LE(e["args"]["percent"].get<double>(), 100.0) << e.dump();
+      }
       if (e["ph"] == "M" && e["name"] == "thread_name" &&
           contains(e["args"]["name"].get<std::string>(), " #"))
         ++sub_tracks;
@@ -790,6 +795,12 @@ TEST(CliOutputs, TracesHaveNoOverlappingSlicesAndOrderedCounters) {
     EXPECT_EQ(depth_samples > 0, bench[1] != "math") << bench[1];  // the queues' depths
     if (bench[1] == "gemm") {
       EXPECT_GT(sub_tracks, 0u);  // its DMA bursts overlap
+    }
+    // Link utilisation wherever data crossed a PE link (a lone PE's own HBM
+    // and TCM are behind its crossbar).
+    const std::set<std::string> across{"allreduce", "gqa-long", "gqa-prefill", "llm", "probe"};
+    if (across.count(bench[1])) {
+      EXPECT_GT(busy_samples, 0u) << bench[1];
     }
     if (bench[1] == "allreduce") {
       EXPECT_GT(flows_by_name["msg"], 0u);
