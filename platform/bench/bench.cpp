@@ -179,6 +179,23 @@ std::string fmt(double v, int digits) {
   return buf;
 }
 
+namespace {
+
+// Adds the counters of one run window's stats delta into `sum` (by module).
+void add_stats(nlohmann::json& sum, const nlohmann::json& delta) {
+  for (auto it = delta.begin(); it != delta.end(); ++it) {
+    nlohmann::json& to = sum[it.key()];
+    if (it->is_object())
+      add_stats(to, *it);
+    else if (it->is_number_unsigned())
+      to = (to.is_number() ? to.get<uint64_t>() : 0) + it->get<uint64_t>();
+    else if (it->is_number())
+      to = (to.is_number() ? to.get<double>() : 0.0) + it->get<double>();
+  }
+}
+
+}  // namespace
+
 PointWindows::PointWindows(const Platform& platform)
     : platform_(platform), first_(platform.runs().size()) {}
 
@@ -187,18 +204,21 @@ void PointWindows::stamp(nlohmann::json& point) {
   const size_t first = first_;
   first_ = runs.size();
   if (first >= runs.size()) return;
-  nlohmann::json ids = nlohmann::json::object();
-  for (size_t r = first; r < runs.size(); ++r)
+  nlohmann::json ids = nlohmann::json::object(), stats = nlohmann::json::object();
+  for (size_t r = first; r < runs.size(); ++r) {
+    add_stats(stats, runs[r].stats);
     for (const auto& [pe, range] : runs[r].cmd_ids.items()) {
       if (!ids.contains(pe))
         ids[pe] = range;
       else
         ids[pe][1] = range[1];
     }
+  }
   point["window"] = {{"runs", {first + 1, runs.size()}},
                      {"start_ns", runs[first].start_ns},
                      {"end_ns", runs.back().end_ns},
-                     {"cmd_ids", ids}};
+                     {"cmd_ids", ids},
+                     {"stats", stats}};
 }
 
 }  // namespace kb

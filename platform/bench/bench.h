@@ -112,7 +112,8 @@ class PointWindows {
   explicit PointWindows(const Platform& platform);
   // Sets point["window"] to {"runs": [first, last] (numbered from 1, as the
   // VCD's system.phase), "start_ns", "end_ns", "cmd_ids": {PE path: [first,
-  // last]}}; a point made without a run (a skipped one) gets none.
+  // last]}, "stats": the runs' stats deltas added up}; a point made without a
+  // run (a skipped one) gets none.
   void stamp(nlohmann::json& point);
 
  private:

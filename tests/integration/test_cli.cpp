@@ -868,6 +868,11 @@ TEST(CliOutputs, EveryPointCarriesItsWindowAndCommandIds) {
     last_end = w["end_ns"].get<double>();
     EXPECT_GT(last_end, w["start_ns"].get<double>());
     ASSERT_TRUE(w["cmd_ids"].contains("system.sip0.cube0.pe0")) << w.dump();
+    // Its own stats: here one run each, so that run's delta.
+    ASSERT_EQ(w["runs"][0], w["runs"][1]);
+    EXPECT_EQ(w["stats"], result["runs"][w["runs"][0].get<size_t>() - 1]["stats"]);
+    EXPECT_GT(w["stats"]["system.sip0.cube0.pe0.gemm.stages"]["stages"].get<uint64_t>(), 0u)
+        << w["stats"].dump();
   }
   EXPECT_EQ(next_run, result["runs"].size() + 1);
   std::istringstream lines(read_text(tmp / "o.jsonl"));
