@@ -1,6 +1,8 @@
 #include "platform/analytic/gemm_model.h"
 
 #include <algorithm>
+#include <functional>
+#include <queue>
 #include <vector>
 
 #include "models/commands/commands.h"
@@ -16,14 +18,16 @@ constexpr unsigned kElem = 2;  // fp16
 uint64_t ceil_div(int64_t a, int64_t b) {
   return static_cast<uint64_t>((a + b - 1) / b);
 }
-uint64_t ceil_div(uint64_t a, uint64_t b) {
-  return (a + b - 1) / b;
-}
+
+// One DMA burst as the pseudo-channels see it: its bytes on each channel.
+using BurstLoad = std::vector<std::pair<unsigned, double>>;
 
 // Bytes each pseudo-channel serves for a strided access, split as the DMA
-// splits it (rows, then bursts) and as the controller interleaves it.
+// splits it (rows, then bursts) and as the controller interleaves it; each
+// burst is also appended to `bursts`, in issue order.
 void add_pc_bytes(const HbmConfig& h, uint64_t burst, uint64_t base, uint64_t rows,
-                  uint64_t row_bytes, uint64_t stride, std::vector<double>& pc) {
+                  uint64_t row_bytes, uint64_t stride, std::vector<double>& pc,
+                  std::vector<BurstLoad>& bursts) {
   if (stride == row_bytes) {  // contiguous rows move as one run
     row_bytes *= rows;
     rows = 1;
@@ -32,10 +36,12 @@ void add_pc_bytes(const HbmConfig& h, uint64_t burst, uint64_t base, uint64_t ro
     for (uint64_t off = 0; off < row_bytes; off += burst) {
       uint64_t pos = base + r * stride + off;
       const uint64_t end = pos + std::min(burst, row_bytes - off);
+      bursts.emplace_back();
       while (pos < end) {
         const uint64_t chunk_end =
             std::min(end, (pos / h.interleave_bytes + 1) * h.interleave_bytes);
         pc[pc_of_offset(h, pos)] += static_cast<double>(chunk_end - pos);
+        bursts.back().emplace_back(pc_of_offset(h, pos), static_cast<double>(chunk_end - pos));
         pos = chunk_end;
       }
     }
@@ -82,32 +88,23 @@ struct TokenTraffic {
     auto& target = token_pc.back();
     if (a_streamed) {
       add_pc_bytes(pe.hbm, burst, (mi * tm * s.k + ki * tk) * kElem, mm, kk * kElem, s.k * kElem,
-                   target);
+                   target, bursts);
       dma_port_bytes += mm * kk * kElem;
       read_transfers += 1;
-      if (first) {
-        first_burst = std::min<uint64_t>(burst, kk * kElem);
-        token_bursts += static_cast<double>(mm * ceil_div(kk * kElem, burst));  // strided rows
-      }
+      if (first) first_burst = std::min<uint64_t>(burst, kk * kElem);
     }
     if (b_streamed) {
       add_pc_bytes(pe.hbm, burst, (ki * tk * s.n + ni * tn) * kElem, kk, nnn * kElem, s.n * kElem,
-                   target);
+                   target, bursts);
       dma_port_bytes += kk * nnn * kElem;
       read_transfers += 1;
-      if (first) {
-        first_burst = std::min<uint64_t>(burst, nnn * kElem);
-        // Rows of a full-width W tile are contiguous and move as one run.
-        token_bursts += nnn == static_cast<uint64_t>(s.n)
-                            ? static_cast<double>(ceil_div(kk * nnn * kElem, burst))
-                            : static_cast<double>(kk * ceil_div(nnn * kElem, burst));
-      }
+      if (first) first_burst = std::min<uint64_t>(burst, nnn * kElem);
     }
     if (first) first_pc = target;
     fetch_bytes += (mm * kk + kk * nnn) * kElem;
     if (last_k && !last) {  // the last tile's write-back is in the tail
       add_pc_bytes(pe.hbm, burst, (mi * tm * s.n + ni * tn) * kElem, mm, nnn * kElem, s.n * kElem,
-                   target);
+                   target, bursts);
       dma_port_bytes += mm * nnn * kElem;
     }
     if (last_k) store_bytes += mm * nnn * kElem;
@@ -121,11 +118,43 @@ struct TokenTraffic {
   // Bytes per pseudo-channel for each token (reads, and the write of the
   // output tile on the last K step).
   std::vector<std::vector<double>> token_pc;
+  std::vector<BurstLoad> bursts;  // every burst of the tokens, in issue order
   std::vector<double> first_pc;
   double fetch_bytes = 0, store_bytes = 0, dma_port_bytes = 0, read_transfers = 0;
   uint64_t first_burst;
-  double token_bursts = 0;  // DMA bursts of the first token's reads
 };
+
+// HBM steady state: the span of pseudo-channel service that the kernel's
+// bursts need, issued in order with at most `max_outstanding` in flight.
+// Each pseudo-channel serves its pieces of the bursts first come, first
+// served at its bandwidth; a burst frees its slot when its last piece is
+// served and its data has crossed into the TCM (access latency, the TCM
+// write, its latency). So a channel idles only while no burst in flight
+// needs it: the load balances across channels within the window, not over
+// the whole kernel, and a stretch of bursts that all land on one channel
+// (a strided operand under the plain interleave mapping) runs at that
+// channel's bandwidth alone.
+double hbm_stream_ns(const PeConfig& pe, const std::vector<BurstLoad>& bursts) {
+  std::vector<double> pc_free(pe.hbm.num_pcs, 0.0);
+  std::priority_queue<double, std::vector<double>, std::greater<>> in_flight;  // slot release
+  double issue = 0, last_end = 0;
+  for (const BurstLoad& b : bursts) {
+    if (in_flight.size() >= pe.dma.max_outstanding) {
+      issue = std::max(issue, in_flight.top());
+      in_flight.pop();
+    }
+    double end = issue, bytes = 0;
+    for (const auto& [pc, n] : b) {
+      pc_free[pc] = std::max(pc_free[pc], issue) + n / pe.hbm.pc_bandwidth_gbps;
+      end = std::max(end, pc_free[pc]);
+      bytes += n;
+    }
+    last_end = std::max(last_end, end);
+    in_flight.push(end + pe.hbm.access_latency_ns + bytes / pe.tcm.bandwidth_gbps +
+                   pe.tcm.latency_ns);
+  }
+  return last_end;
+}
 
 }  // namespace
 
@@ -152,24 +181,7 @@ GemmAnalytic gemm_analytic(const TopologyConfig& c, const GemmShape& s,
   a.n_tiles = static_cast<unsigned>(nm * nn * nk);
   double first_pc_ns = 0;
   for (double b : tr.first_pc) first_pc_ns = std::max(first_pc_ns, b / pe.hbm.pc_bandwidth_gbps);
-  // HBM steady state: the pseudo-channels can only balance their load across
-  // the tokens whose reads are in flight together: at most `staging_buffers`
-  // tokens, and at most as many as the DMA channel's outstanding-burst window
-  // holds. Each token is charged the busiest channel's share of the window of
-  // in-flight tokens that starts with it.
-  const double bursts_per_token = std::max(1.0, tr.token_bursts);
-  const size_t window = std::max<size_t>(
-      1, std::min<size_t>(pe.scheduler.staging_buffers,
-                          static_cast<size_t>(pe.dma.max_outstanding / bursts_per_token)));
-  double pc_max = 0;
-  for (size_t t = 0; t < tr.token_pc.size(); ++t) {
-    const size_t end = std::min(tr.token_pc.size(), t + window);
-    std::vector<double> sum(pe.hbm.num_pcs, 0.0);
-    for (size_t u = t; u < end; ++u)
-      for (unsigned i = 0; i < sum.size(); ++i) sum[i] += tr.token_pc[u][i];
-    pc_max += *std::max_element(sum.begin(), sum.end()) / pe.hbm.pc_bandwidth_gbps /
-              static_cast<double>(end - t);
-  }
+  const double pc_max = hbm_stream_ns(pe, tr.bursts);
   struct Unit {
     const char* name;
     double total_ns;

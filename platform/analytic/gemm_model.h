@@ -3,7 +3,10 @@
 // n_tiles x bottleneck + tail, computed from the topology's configured
 // latencies and bandwidths (no fitted constants). The bottleneck is the busiest
 // of the HBM pseudo-channels, the TCM's DMA port, DMA setup, FETCH, the GEMM
-// engine and STORE over the whole kernel.
+// engine and STORE over the whole kernel. The pseudo-channels' time is a
+// recurrence over the kernel's DMA bursts in issue order: at most
+// max_outstanding in flight, each channel first come first served at its
+// bandwidth, a slot freed once the burst's data is in the TCM.
 //
 // Operand-staging variants:
 //   load_ref   A pre-loaded to TCM, W streamed from HBM
