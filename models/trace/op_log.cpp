@@ -251,7 +251,7 @@ nlohmann::json slice_args(const OpRecord& r) {
     args["dst"] = hex_text(r.dst);
   }
   if (r.t_queued_ns >= 0 && r.t_queued_ns < r.t_start_ns)
-    args["queued_ns"] = r.t_start_ns - r.t_queued_ns;
+    args["queued_ns"] = std::round((r.t_start_ns - r.t_queued_ns) * 1000) / 1000;  // to the ps
   return args;
 }
 

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "platform/bench/bench.h"
+#include "platform/process/stop_signals.h"
 
 namespace kb {
 
@@ -16,10 +17,13 @@ Progress::Progress(std::string name, std::string unit, int64_t total, bool quiet
       total_(std::max<int64_t>(total, 1)),
       quiet_(quiet),
       tty_(isatty(2) != 0),
-      after_s_(after_s) {}
+      after_s_(after_s) {
+  set_stop_status(name_ + ": " + unit_ + " 0/" + std::to_string(total_));
+}
 
 Progress::~Progress() {
   if (line_open_) std::cerr << "\n" << std::flush;
+  set_stop_status("");
 }
 
 double Progress::seconds() const {
@@ -29,6 +33,8 @@ double Progress::seconds() const {
 void Progress::set_done(int64_t done) {
   const int64_t before = done_;
   done_ = std::min(done, total_);
+  set_stop_status(name_ + ": " + unit_ + " " + std::to_string(done_) + "/" +
+                  std::to_string(total_));
   if (quiet_ || done_ <= 0) return;
   const double s = seconds();
   if (s < after_s_) return;

@@ -441,7 +441,7 @@ std::vector<std::string> power_counter_events(Platform& platform,
                                    {"name", "power_mw"},
                                    {"pid", pid},
                                    {"ts", trace_us(ts_ns)},
-                                   {"args", {{"mW", mw}}}}
+                                   {"args", {{"mW", std::round(mw * 1e6) / 1e6}}}}  // to the nW
                         .dump());
     };
     for (size_t i = 0; i < t.bins_pj.size(); ++i)
@@ -489,8 +489,11 @@ void write_outputs(const Options& o, Platform& platform, VcdTracer* vcd,
     wrote(o.trace);
   }
   if (vcd) {
-    vcd->finish();
-    wrote(o.vcd);
+    if (vcd->finish())
+      wrote(o.vcd);
+    else if (!o.quiet)
+      std::cerr << "kernbench: no VCD written to " << o.vcd
+                << ": nothing was simulated (every point was skipped)\n";
   }
 }
 

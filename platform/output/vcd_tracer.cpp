@@ -118,8 +118,12 @@ VcdTracer::~VcdTracer() {
   if (tf_) abandon();
 }
 
-void VcdTracer::finish() {
-  if (!tf_) return;
+bool VcdTracer::finish() {
+  if (!tf_) return false;
+  if (sc_core::sc_delta_count() == 0) {  // SystemC writes no file without a cycle
+    abandon();
+    return false;
+  }
   sc_core::sc_close_vcd_trace_file(tf_);
   tf_ = nullptr;
   // The save file from the VCD's header (read from the temporary, before the
@@ -139,6 +143,7 @@ void VcdTracer::finish() {
   save.write(gtkw_text(ec ? path_ : absolute.string(), header));
   file_->commit();
   save.commit();
+  return true;
 }
 
 void VcdTracer::abandon() {

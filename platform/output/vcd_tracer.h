@@ -55,7 +55,9 @@ class VcdTracer {
   // Traces `phase` (the platform's run number, Platform::phase) as
   // "system.phase". Before the first sc_start() too.
   void trace_phase(const unsigned& phase);
-  void finish();   // close and move into place; throws OutputError
+  // Closes the file and moves it into place (throws OutputError); false, and
+  // nothing written, when nothing was simulated (no cycle to trace).
+  bool finish();
   void abandon();  // close and delete
 
  private:

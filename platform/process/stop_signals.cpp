@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <csignal>
@@ -20,6 +21,12 @@ TempSlot g_temps[kTempSlots];
 
 constexpr int kChildSlots = 1024;  // more than the largest -j
 std::atomic<pid_t> g_children[kChildSlots];
+
+// The stop status, double-buffered: set_stop_status writes the buffer not in
+// use and then publishes it, so a handler interrupting it reads a whole one.
+constexpr size_t kStatusBytes = 256;
+char g_status[2][kStatusBytes];
+std::atomic<int> g_status_live{-1};
 
 void write_all_stderr(const char* s) {
   size_t n = std::strlen(s);
@@ -41,6 +48,12 @@ extern "C" void on_stop_signal(int sig) {
   const char* name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
   write_all_stderr("kernbench: stopped by ");
   write_all_stderr(name);
+  const int live = g_status_live.load();
+  if (live >= 0) {
+    write_all_stderr(" (done: ");
+    write_all_stderr(g_status[live]);
+    write_all_stderr(")");
+  }
   write_all_stderr("; unfinished output files removed\n");
   ::signal(sig, SIG_DFL);
   ::raise(sig);
@@ -75,6 +88,18 @@ int register_temp_file(const std::string& path) {
 
 void release_temp_file(int slot) {
   if (slot >= 0 && slot < kTempSlots) g_temps[slot].used.store(0);
+}
+
+void set_stop_status(const std::string& text) {
+  if (text.empty()) {
+    g_status_live.store(-1);
+    return;
+  }
+  const int spare = g_status_live.load() == 0 ? 1 : 0;
+  const size_t n = std::min(text.size(), kStatusBytes - 1);
+  std::memcpy(g_status[spare], text.data(), n);
+  g_status[spare][n] = '\0';
+  g_status_live.store(spare);
 }
 
 void register_child(pid_t pid) {

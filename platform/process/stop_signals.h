@@ -1,9 +1,9 @@
 // What happens when kernbench is stopped by SIGINT, SIGTERM or SIGHUP (Ctrl-C,
 // kill, a batch system): every registered temporary file is removed, every
 // registered child process (a sweep's points) gets the same signal, one line
-// names the signal on stderr, and the process ends by that signal (exit status
-// 128 + N in a shell). The registries are fixed arrays a signal handler can
-// read; they hold what is in flight at once, not everything ever made.
+// names the signal and what had finished (the stop status) on stderr, and the
+// process ends by that signal (exit status 128 + N in a shell). The registries are fixed arrays a
+// signal handler can read; they hold what is in flight at once, not everything ever made.
 #pragma once
 
 #include <sys/types.h>
@@ -19,6 +19,10 @@ void install_stop_signal_cleanup();
 // (the file is still removed by its owner on every normal path).
 int register_temp_file(const std::string& path);
 void release_temp_file(int slot);
+
+// What the stop line says had finished, e.g. "allreduce: point 3/8" (kept
+// current by Progress); "" for nothing. At most 255 bytes are kept.
+void set_stop_status(const std::string& text);
 
 // A child process to pass a stop signal on to.
 void register_child(pid_t pid);

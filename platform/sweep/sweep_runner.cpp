@@ -1,5 +1,7 @@
 #include "platform/sweep/sweep_runner.h"
 
+#include <unistd.h>
+
 #include "platform/config/topology_loader.h"
 
 #include <cctype>
@@ -11,6 +13,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <ostream>
 #include <set>
 #include <sstream>
@@ -142,17 +145,21 @@ nlohmann::json run_sweep(const SweepSpec& spec, const SweepOptions& opts, std::o
   size_t done = points.size() - todo.size(), failed = 0, started = 0;
   // What each point cost the machine (not deterministic, so not in sweep.json).
   nlohmann::json resources = nlohmann::json::object();
-  auto report = [&] {
+  // On a terminal one line rewritten at every start and end; in a log a line
+  // per finished point.
+  const bool tty = &progress == &std::cerr && isatty(2) != 0;
+  auto report = [&](bool finished) {
+    if (!tty && !finished) return;
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double eta =
         done ? elapsed / static_cast<double>(done) * static_cast<double>(points.size() - done) : 0;
     const size_t running = started - (done - (points.size() - todo.size()));
-    progress << "\rsweep: " << done << "/" << points.size() << " done";
+    progress << (tty ? "\r" : "") << "sweep: " << done << "/" << points.size() << " done";
     if (failed) progress << " (" << failed << " failed)";
     progress << ", " << running << " running, " << fmt(elapsed, 0) << " s";
     if (done) progress << ", ETA " << fmt(eta, 0) << " s";
-    progress << "   " << std::flush;
+    progress << (tty ? "   " : "\n") << std::flush;
   };
   run_children(
       todo.size(), opts.jobs,
@@ -160,7 +167,7 @@ nlohmann::json run_sweep(const SweepSpec& spec, const SweepOptions& opts, std::o
         const std::string json = point_file(opts, todo[i]->index, "json");
         std::filesystem::remove(json);
         ++started;
-        report();
+        report(false);
         return spec.command(opts.exe, *todo[i], json);
       },
       [&](size_t i) { return point_file(opts, todo[i]->index, "log"); }, true,
@@ -169,10 +176,14 @@ nlohmann::json run_sweep(const SweepSpec& spec, const SweepOptions& opts, std::o
             {"wall_s", e.wall_s}, {"max_rss_kib", e.max_rss_kib}, {"exit", e.code}};
         ++done;
         if (e.code != 0) ++failed;
-        report();
+        report(true);
       });
-  report();
-  progress << "\n";
+  if (tty) {
+    report(true);
+    progress << "\n";
+  } else if (todo.empty()) {
+    report(true);
+  }
   write_file_atomically((std::filesystem::path(opts.out_dir) / "resources.json").string(),
                         resources.dump(2) + "\n");
   return merge_sweep(spec, opts);

@@ -5,6 +5,7 @@
 // classes of a tour of hostile but realistic inputs (scripts/bad_input_tour.sh
 // runs the long version); the special-file, signal and lost-result cases that
 // need more than a command line have tests of their own below.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -340,6 +341,28 @@ TEST(BadOutputs, SignalsLeaveNoPartialFiles) {
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "signal " << sig;
     EXPECT_EQ(leftovers(tmp), std::vector<std::string>{}) << "signal " << sig;
   }
+}
+
+// The stop line says what had finished: the bench's progress (even with -q).
+TEST(BadOutputs, StopLineSaysWhatHadFinished) {
+  TempDir tmp;
+  const std::string bin = test::kernbench_binary(), err = tmp / "err.txt";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || dup2(fd, 2) < 0) _exit(127);
+    execl(bin.c_str(), bin.c_str(), "-q", "-b", "gqa-sweep", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // inside the sweep's points
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+  const std::string text = read_text(err);
+  EXPECT_NE(text.find("kernbench: stopped by SIGTERM (done: gqa-sweep: point "), std::string::npos)
+      << text;
 }
 
 // A stop signal sent to a sweep's driver alone (kill, a batch system) stops

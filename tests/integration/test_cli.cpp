@@ -894,6 +894,25 @@ TEST(CliOutputs, EveryPointCarriesItsWindowAndCommandIds) {
   EXPECT_EQ(joined, records);  // every record belongs to exactly one point
 }
 
+// A study whose every point is skipped simulates nothing: no VCD is written
+// (SystemC writes none without a cycle), the run says so, and no SystemC
+// warning or half-made file is left.
+TEST(CliOutputs, NothingSimulatedWritesNoVcdAndSaysSo) {
+  TempDir tmp;
+  const RunResult r = run({"-t", kTiny, "-b", "allreduce", "-p", "bytes_per_pe=64MiB", "--vcd",
+                           tmp / "x.vcd", "--json", tmp / "r.json"},
+                          tmp);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.err, "no VCD written")) << r.err;
+  EXPECT_FALSE(contains(r.err, "arning")) << r.err;
+  EXPECT_FALSE(contains(r.out, "x.vcd")) << r.out;
+  EXPECT_TRUE(fs::exists(tmp / "r.json"));
+  for (const auto& e : fs::directory_iterator(tmp.path())) {
+    const std::string name = e.path().filename();
+    EXPECT_TRUE(name.rfind("x.", 0) != 0 && name.rfind(".kb-", 0) != 0) << name;
+  }
+}
+
 // --csv writes the JSON result's points as a table: a row per point.
 TEST(CliOutputs, CsvHasARowPerPoint) {
   TempDir tmp;
