@@ -269,10 +269,14 @@ int run_sweep_command(const Options& o, const BenchRegistry& registry, const cha
   check_sweep_columns(spec, merged);
   if (!o.quiet) std::cout << sweep_table(spec, merged);
   const auto failed = merged["failed"].get<unsigned>();
-  if (failed == 0) return kExitOk;
-  std::cerr << "kernbench: sweep " << o.sweep << ": " << failed << " of "
-            << merged["total"].get<size_t>() << " points failed or are stale (see " << o.out
-            << "/sweep.json)\n";
+  const auto missing = merged.value("missing", 0u);
+  if (failed == 0 && missing == 0) return kExitOk;
+  std::cerr << "kernbench: sweep " << o.sweep << ": ";
+  if (failed)
+    std::cerr << failed << " of " << merged["total"].get<size_t>() << " points failed or are stale";
+  if (failed && missing) std::cerr << ", ";
+  if (missing) std::cerr << missing << " never run (--resume runs them)";
+  std::cerr << " (see " << o.out << "/sweep.json)\n";
   return kExitSimulation;
 }
 

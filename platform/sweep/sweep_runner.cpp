@@ -218,7 +218,7 @@ nlohmann::json merge_sweep(const SweepSpec& spec, const SweepOptions& opts) {
   m["sweep"] = spec.source;
   m["bench"] = spec.bench;
   m["runs"] = nlohmann::json::array();
-  unsigned failed = 0;
+  unsigned failed = 0, missing = 0;
   size_t found = 0;
   const std::vector<SweepPoint> points = spec.expand();
   for (const SweepPoint& p : points) {
@@ -235,7 +235,8 @@ nlohmann::json merge_sweep(const SweepSpec& spec, const SweepOptions& opts) {
     nlohmann::json result;
     std::string why;
     const PointState state = read_point(spec, opts, p, result, why);
-    if (state != PointState::kMissing) ++found;
+    if (state != PointState::kMissing || std::filesystem::exists(point_file(opts, p.index, "log")))
+      ++found;  // this directory holds a run of the point, good or not
     if (state == PointState::kOk) {
       r["status"] = "ok";
       r["sim_time_ns"] = result.value("sim_time_ns", 0.0);
@@ -245,6 +246,11 @@ nlohmann::json merge_sweep(const SweepSpec& spec, const SweepOptions& opts) {
       ++failed;
       r["status"] = "stale";
       r["reason"] = json + " is another run's result (" + why + "); rerun the point";
+    } else if (!std::filesystem::exists(json) &&
+               !std::filesystem::exists(point_file(opts, p.index, "log"))) {
+      ++missing;  // never run here: neither a result nor a log
+      r["status"] = "missing";
+      r["reason"] = "never run (no " + json + " and no log); run it with --resume";
     } else {
       ++failed;
       r["status"] = "failed";
@@ -257,6 +263,7 @@ nlohmann::json merge_sweep(const SweepSpec& spec, const SweepOptions& opts) {
                      "run the sweep first, or give the --out it wrote to");
   m["total"] = points.size();
   m["failed"] = failed;
+  m["missing"] = missing;
   write_file_atomically((std::filesystem::path(opts.out_dir) / "sweep.json").string(),
                         m.dump(2) + "\n");
   return m;
@@ -294,7 +301,10 @@ std::string sweep_table(const SweepSpec& spec, const nlohmann::json& merged) {
     }
   SummaryTable t{"sweep " + spec.source + ": " + spec.bench + ", " +
                      std::to_string(merged["total"].get<size_t>()) + " points, " +
-                     std::to_string(merged["failed"].get<unsigned>()) + " failed",
+                     std::to_string(merged["failed"].get<unsigned>()) + " failed" +
+                     (merged.value("missing", 0u)
+                          ? ", " + std::to_string(merged["missing"].get<unsigned>()) + " missing"
+                          : ""),
                  {"point"},
                  {}};
   for (const auto& a : spec.axes) t.headers.push_back(a.key);
@@ -306,7 +316,9 @@ std::string sweep_table(const SweepSpec& spec, const nlohmann::json& merged) {
       head.push_back(grid_text(r[a.is_set ? "set" : "param"][a.key]));
     if (r["status"] != "ok") {
       std::vector<std::string> row = head;
-      row.emplace_back(r["status"] == "stale" ? "STALE" : "FAILED");
+      row.emplace_back(r["status"] == "stale"     ? "STALE"
+                       : r["status"] == "missing" ? "MISSING"
+                                                  : "FAILED");
       row.resize(t.headers.size(), "-");
       t.rows.push_back(row);
       continue;
@@ -321,7 +333,7 @@ std::string sweep_table(const SweepSpec& spec, const nlohmann::json& merged) {
   }
   std::string out = t.render();
   for (const auto& r : merged["runs"]) {
-    if (r["status"] == "stale")
+    if (r["status"] == "stale" || r["status"] == "missing")
       out += "\npoint " + std::to_string(r["index"].get<unsigned>()) +
              " not merged: " + r["reason"].get<std::string>() + "\n";
     else if (r["status"] != "ok")

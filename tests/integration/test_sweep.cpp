@@ -181,6 +181,32 @@ TEST(Sweep, MergeAndResumeNeverTakeAnotherSweepsResults) {
             2);
 }
 
+// --merge tells a point that never ran (neither a result nor a log) from one
+// that failed (a log but no result): MISSING, and --resume runs it.
+TEST(Sweep, MergeTellsAMissingPointFromAFailedOne) {
+  const fs::path dir = scratch("missing");
+  const std::string kb = KB_KERNBENCH_BIN;
+  std::ofstream(dir / "a.yaml") << spec_text(false, "4096");
+  const std::string spec = (dir / "a.yaml").string(), out = (dir / "out").string();
+  ASSERT_EQ(sh(kb + " --sweep " + spec + " --out " + out + " -q"), 0);
+  fs::remove(dir / "out" / "point_0000.json");
+  fs::remove(dir / "out" / "point_0000.log");
+  fs::remove(dir / "out" / "point_0001.json");  // its log stays: it ran and failed
+  EXPECT_EQ(sh(kb + " --sweep " + spec + " --out " + out + " --merge > " +
+               (dir / "merge.txt").string() + " 2> " + (dir / "err.txt").string()),
+            3);
+  const nlohmann::json j = without_commands(dir / "out" / "sweep.json");
+  EXPECT_EQ(j["missing"], 1);
+  EXPECT_EQ(j["failed"], 1);
+  EXPECT_EQ(j["runs"][0]["status"], "missing");
+  EXPECT_EQ(j["runs"][1]["status"], "failed");
+  EXPECT_NE(slurp(dir / "merge.txt").find("MISSING"), std::string::npos);
+  EXPECT_NE(slurp(dir / "err.txt").find("1 never run"), std::string::npos)
+      << slurp(dir / "err.txt");
+  ASSERT_EQ(sh(kb + " --sweep " + spec + " --out " + out + " --resume -q"), 0);
+  EXPECT_EQ(without_commands(dir / "out" / "sweep.json")["missing"], 0);
+}
+
 }  // namespace
 }  // namespace kb
 
