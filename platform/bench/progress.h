@@ -8,8 +8,11 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <string>
+#include <thread>
 
 namespace kb {
 
@@ -33,6 +36,29 @@ class Progress {
   int64_t done_ = 0;
   bool line_open_ = false;
   std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+};
+
+// A heartbeat for a whole bench run, for the runs no Progress counts (one
+// long point): after `after_s` of wall time with no progress line for as
+// long, "NAME: running, S s" on stderr -- rewritten every `period_s` on a
+// terminal, a line every 10 periods in a log -- from a thread of its own
+// that reads nothing of the simulation. Quiet: nothing at all.
+class Heartbeat {
+ public:
+  Heartbeat(std::string name, bool quiet, double after_s = 2.0, double period_s = 1.0);
+  ~Heartbeat();  // stops the thread; ends a line left open on a terminal
+  Heartbeat(const Heartbeat&) = delete;
+  Heartbeat& operator=(const Heartbeat&) = delete;
+
+ private:
+  void beat();
+  std::string name_;
+  double after_s_, period_s_;
+  bool tty_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
 };
 
 }  // namespace kb

@@ -21,6 +21,7 @@
 #include "models/common/service_queue.h"
 #include "models/trace/op_log.h"
 #include "platform/bench/bench.h"
+#include "platform/bench/progress.h"
 #include "platform/config/embedded_files.h"
 #include "platform/config/knob_visitors.h"
 #include "platform/config/topology_loader.h"
@@ -628,7 +629,11 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
 
   BenchContext ctx{platform, *params, o.data, o.topology, o.sets, "", o.quiet};
   const auto t0 = std::chrono::steady_clock::now();
-  BenchResult result = bench->run(ctx);
+  BenchResult result;
+  {
+    const Heartbeat heartbeat(bench->name(), o.quiet);
+    result = bench->run(ctx);
+  }
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 namespace kb {
 namespace {
@@ -36,6 +38,27 @@ TEST(Progress, ALogGetsALinePerTenthAndTheLast) {
 TEST(Progress, QuietOrShortRunsPrintNothing) {
   EXPECT_EQ(stderr_of(10, 10, true, 0), "");
   EXPECT_EQ(stderr_of(10, 10, false, 3600), "");  // done long before the first line is due
+}
+
+// A run no Progress counts still shows it is alive: the heartbeat's line
+// after its quiet delay, none with --quiet, none for a short run.
+TEST(Heartbeat, ALongRunShowsItIsRunning) {
+  std::ostringstream captured;
+  std::streambuf* old = std::cerr.rdbuf(captured.rdbuf());
+  {
+    const Heartbeat h("bench", false, 0.05, 0.02);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+  {
+    const Heartbeat quiet("quiet", true, 0.0, 0.01);
+    const Heartbeat brief("brief", false, 3600, 0.01);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::cerr.rdbuf(old);
+  const std::string out = captured.str();
+  EXPECT_EQ(out.rfind("bench: running, ", 0), 0u) << out;
+  EXPECT_EQ(out.find("quiet"), std::string::npos) << out;
+  EXPECT_EQ(out.find("brief"), std::string::npos) << out;
 }
 
 }  // namespace
