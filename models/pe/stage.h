@@ -92,8 +92,8 @@ struct Stage {
 // moved (Stage::bytes); the operands a GEMM or MATH stage reads plus the
 // result it writes (a GEMM tile's partial product, and the partial products
 // and accumulators MATH works on in place, are fp32); a control message's
-// wire bytes (IPCQ_SIGNAL: Stage::bytes, set by PE_IPCQ); 0 for an IPCQ
-// command, which moves nothing itself.
+// wire bytes (IPCQ_SIGNAL: Stage::bytes, set by PE_IPCQ); an IPCQ command's
+// payload (a send's source, a recv's destination; 0 for an open).
 uint64_t logged_bytes(const Stage& s);
 
 struct TileToken {

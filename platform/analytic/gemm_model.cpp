@@ -128,12 +128,14 @@ struct TokenTraffic {
 // bursts need, issued in order with at most `max_outstanding` in flight.
 // Each pseudo-channel serves its pieces of the bursts first come, first
 // served at its bandwidth; a burst frees its slot when its last piece is
-// served and its data has crossed into the TCM (access latency, the TCM
-// write, its latency). So a channel idles only while no burst in flight
-// needs it: the load balances across channels within the window, not over
-// the whole kernel, and a stretch of bursts that all land on one channel
-// (a strided operand under the plain interleave mapping) runs at that
-// channel's bandwidth alone.
+// served and its data has crossed into the TCM (access latency, the
+// crossbar both ways for the read and for the TCM write, the TCM write and
+// its latency, as dma_read_ns). The output tiles' write-backs are counted in
+// the same stream, after their tile's reads: they load the same channels,
+// though PE_DMA issues them from its write channel's own window. So a channel idles only while no
+// burst in flight needs it: the load balances across channels within the window, not over the whole
+// kernel, and a stretch of bursts that all land on one channel (a strided operand under the plain
+// interleave mapping) runs at that channel's bandwidth alone.
 double hbm_stream_ns(const PeConfig& pe, const std::vector<BurstLoad>& bursts) {
   std::vector<double> pc_free(pe.hbm.num_pcs, 0.0);
   std::priority_queue<double, std::vector<double>, std::greater<>> in_flight;  // slot release
@@ -150,8 +152,8 @@ double hbm_stream_ns(const PeConfig& pe, const std::vector<BurstLoad>& bursts) {
       bytes += n;
     }
     last_end = std::max(last_end, end);
-    in_flight.push(end + pe.hbm.access_latency_ns + bytes / pe.tcm.bandwidth_gbps +
-                   pe.tcm.latency_ns);
+    in_flight.push(end + pe.hbm.access_latency_ns + 4 * pe.xbar_latency_ns +
+                   bytes / pe.tcm.bandwidth_gbps + pe.tcm.latency_ns);
   }
   return last_end;
 }

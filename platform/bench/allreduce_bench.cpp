@@ -367,7 +367,8 @@ BenchResult CclSweepBench::run(BenchContext& ctx) {
     const nlohmann::json j = nlohmann::json::parse(in);
     res.child_sim_time_ns += j.at("sim_time_ns").get<double>();
     ++res.child_runs;
-    for (const auto& pt : j.at("points")) {
+    for (nlohmann::json pt : j.at("points")) {
+      pt.erase("window");  // its runs and op log were the child process's, not this result's
       res.points.push_back(pt);
       const auto key =
           std::make_tuple(pt.at("algo").get<std::string>(), pt.at("buffer").get<std::string>(),

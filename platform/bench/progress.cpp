@@ -1,6 +1,9 @@
 #include "platform/bench/progress.h"
 
+#include <pthread.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <algorithm>
 #include <atomic>
@@ -68,7 +71,15 @@ void Progress::set_done(int64_t done) {
 
 Heartbeat::Heartbeat(std::string name, bool quiet, double after_s, double period_s)
     : name_(std::move(name)), after_s_(after_s), period_s_(period_s), tty_(isatty(2) != 0) {
-  if (!quiet) thread_ = std::thread([this] { beat(); });
+  if (quiet) return;
+  // The thread never takes a stop signal: the handler runs on the main
+  // thread, which owns the registries it cleans up.
+  sigset_t stops, old;
+  sigemptyset(&stops);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stops, sig);
+  pthread_sigmask(SIG_BLOCK, &stops, &old);
+  thread_ = std::thread([this] { beat(); });
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
 Heartbeat::~Heartbeat() {

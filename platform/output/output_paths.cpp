@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -41,12 +42,21 @@ const char* kind_of(mode_t m) {
 }
 
 // Creates and removes a temporary in `dir`, the way the output will be written.
+// A stop signal is held back meanwhile, so it cannot leave the probe behind.
 void probe_directory(const OutputRequest& o, const std::string& dir) {
   std::string tmpl = dir + "/.kb-XXXXXX.probe";
+  sigset_t stops, old;
+  sigemptyset(&stops);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stops, sig);
+  ::sigprocmask(SIG_BLOCK, &stops, &old);
   const int fd = ::mkostemps(tmpl.data(), 6, O_CLOEXEC);
-  if (fd < 0) refuse(o, "cannot create files in directory '" + dir + "': " + std::strerror(errno));
-  ::close(fd);
-  ::unlink(tmpl.c_str());
+  const int err = errno;
+  if (fd >= 0) {
+    ::close(fd);
+    ::unlink(tmpl.c_str());
+  }
+  ::sigprocmask(SIG_SETMASK, &old, nullptr);  // a held stop signal is taken here
+  if (fd < 0) refuse(o, "cannot create files in directory '" + dir + "': " + std::strerror(err));
 }
 
 // What makes two outputs the same file: device and inode when it exists,

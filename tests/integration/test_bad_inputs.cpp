@@ -355,7 +355,7 @@ TEST(BadOutputs, StopLineSaysWhatHadFinished) {
     execl(bin.c_str(), bin.c_str(), "-q", "-b", "gqa-sweep", static_cast<char*>(nullptr));
     _exit(127);
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // inside the sweep's points
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // inside the sweep's points (tens of s)
   kill(pid, SIGTERM);
   int status = 0;
   waitpid(pid, &status, 0);

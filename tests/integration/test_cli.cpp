@@ -876,10 +876,11 @@ TEST(CliOutputs, EveryPointCarriesItsWindowAndCommandIds) {
   }
   EXPECT_EQ(next_run, result["runs"].size() + 1);
   std::istringstream lines(read_text(tmp / "o.jsonl"));
-  unsigned joined = 0, records = 0;
+  unsigned records = 0;
   for (std::string line; std::getline(lines, line); ++records) {
     const nlohmann::json rec = nlohmann::json::parse(line);
     const auto id = rec["cmd_id"].get<uint64_t>();
+    unsigned joined = 0;
     for (const auto& pt : points) {
       const auto& ids = pt["window"]["cmd_ids"];
       if (!ids.contains(rec["pe"].get<std::string>())) continue;
@@ -889,9 +890,9 @@ TEST(CliOutputs, EveryPointCarriesItsWindowAndCommandIds) {
       EXPECT_GE(rec["t_start_ns"].get<double>(), pt["window"]["start_ns"].get<double>()) << line;
       EXPECT_LE(rec["t_end_ns"].get<double>(), pt["window"]["end_ns"].get<double>()) << line;
     }
+    EXPECT_EQ(joined, 1u) << line;  // every record belongs to exactly one point
   }
   EXPECT_GT(records, 0u);
-  EXPECT_EQ(joined, records);  // every record belongs to exactly one point
 }
 
 // A study whose every point is skipped simulates nothing: no VCD is written
