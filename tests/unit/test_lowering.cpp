@@ -27,6 +27,18 @@ TensorHandle handle(uint64_t id, Space s, std::vector<int64_t> shape, uint64_t o
   return h;
 }
 
+// A GEMM of edge-tile shape (40x70x33) on TCM handles.
+GemmCmd gemm_40x70x33() {
+  GemmCmd g;
+  g.a = handle(1, Space::kTcm, {40, 70});
+  g.b = handle(2, Space::kTcm, {70, 33}, 0x4000);
+  g.out = handle(3, Space::kTcm, {40, 33}, 0x8000);
+  g.m = 40;
+  g.k = 70;
+  g.n = 33;
+  return g;
+}
+
 TEST(Lowering, CommandDmaKeepsStridesAndLogsByDirection) {
   DmaReadCmd r;
   r.src = 0x100;
@@ -73,13 +85,7 @@ TEST(Lowering, PlanDmaZeroesStridesOfOneRowAndHasNoCommandId) {
 }
 
 TEST(Lowering, SingleOpGemm) {
-  GemmCmd g;
-  g.a = handle(1, Space::kTcm, {40, 70});
-  g.b = handle(2, Space::kTcm, {70, 33}, 0x4000);
-  g.out = handle(3, Space::kTcm, {40, 33}, 0x8000);
-  g.m = 40;
-  g.k = 70;
-  g.n = 33;
+  GemmCmd g = gemm_40x70x33();
   g.accumulate = true;
   const std::vector<Stage> st = lowering::gemm_command(g, 32, 64, 32);
   ASSERT_EQ(st.size(), 3u);
@@ -139,13 +145,7 @@ TEST(Lowering, MathVariants) {
 // What the op log shows as a stage's bytes: moved bytes for DMA, FETCH and
 // STORE; operands plus result for GEMM and MATH (fp32 partials in place).
 TEST(Lowering, LoggedBytesCoverEveryEngine) {
-  GemmCmd g;
-  g.a = handle(1, Space::kTcm, {40, 70});
-  g.b = handle(2, Space::kTcm, {70, 33}, 0x4000);
-  g.out = handle(3, Space::kTcm, {40, 33}, 0x8000);
-  g.m = 40;
-  g.k = 70;
-  g.n = 33;
+  const GemmCmd g = gemm_40x70x33();
   const std::vector<Stage> st = lowering::gemm_command(g, 32, 64, 32);
   EXPECT_EQ(logged_bytes(st[0]), st[0].bytes);  // FETCH
   EXPECT_EQ(logged_bytes(st[1]), 2u * (40 * 70 + 70 * 33 + 40 * 33));
