@@ -312,8 +312,7 @@ std::string sweep_table(const SweepSpec& spec, const nlohmann::json& merged) {
   for (const auto& c : columns) t.headers.push_back(c);
   for (const auto& r : merged["runs"]) {
     std::vector<std::string> head = {std::to_string(r["index"].get<unsigned>())};
-    for (const auto& a : spec.axes)
-      head.push_back(grid_text(r[a.is_set ? "set" : "param"][a.key]));
+    for (const auto& a : spec.axes) head.push_back(grid_text(r[a.is_set ? "set" : "param"][a.key]));
     if (r["status"] != "ok") {
       std::vector<std::string> row = head;
       row.emplace_back(r["status"] == "stale"     ? "STALE"
@@ -371,8 +370,8 @@ void write_slurm_script(const SweepSpec& spec, const SweepOptions& opts,
   std::vector<std::pair<std::string, std::string>> res = {{"cpus_per_task", "1"}};
   for (const auto& given : {spec.slurm, opts.slurm})
     for (const auto& kv : given) {
-      auto it = std::find_if(res.begin(), res.end(),
-                             [&](const auto& r) { return r.first == kv.first; });
+      auto it =
+          std::find_if(res.begin(), res.end(), [&](const auto& r) { return r.first == kv.first; });
       if (it == res.end())
         res.push_back(kv);
       else
@@ -383,8 +382,7 @@ void write_slurm_script(const SweepSpec& spec, const SweepOptions& opts,
     std::replace(opt.begin(), opt.end(), '_', '-');
     s << "#SBATCH --" << opt << "=" << v << "\n";
   }
-  s
-    << "set -euo pipefail\n"
+  s << "set -euo pipefail\n"
     << "line=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" " << shell_quote(jobs_path) << ")\n"
     << "exec bash -c \"$line\"\n";
   write_file_atomically(path, s.str());

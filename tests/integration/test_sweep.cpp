@@ -217,8 +217,8 @@ namespace {
 // unknown resource or a value with a shell character is exit 2.
 TEST(Sweep, SlurmResourcesFromTheSpecAndTheCommandLine) {
   const fs::path dir = scratch("slurm_res");
-  std::ofstream(dir / "spec.yaml") << spec_text(false)
-                                   << "slurm: {time: \"00:30:00\", partition: cpu}\n";
+  std::ofstream(dir / "spec.yaml")
+      << spec_text(false) << "slurm: {time: \"00:30:00\", partition: cpu}\n";
   const std::string kb = KB_KERNBENCH_BIN, spec = (dir / "spec.yaml").string();
   const std::string base = kb + " --sweep " + spec + " --out " + (dir / "out").string() +
                            " --emit-slurm " + (dir / "a.sh").string();
@@ -231,10 +231,10 @@ TEST(Sweep, SlurmResourcesFromTheSpecAndTheCommandLine) {
   EXPECT_EQ(sh(base + " --slurm memory=4G > /dev/null 2>&1"), 2);
   EXPECT_EQ(sh(base + " --slurm 'time=1:00; rm' > /dev/null 2>&1"), 2);
   std::ofstream(dir / "bad.yaml") << spec_text(false) << "slurm: {tmie: \"1:00:00\"}\n";
-  EXPECT_EQ(sh(kb + " --sweep " + (dir / "bad.yaml").string() + " --out " +
-               (dir / "o2").string() + " --emit-slurm " + (dir / "b.sh").string() + " > " +
-               (dir / "bad.txt").string() + " 2>&1"),
-            2);
+  EXPECT_EQ(
+      sh(kb + " --sweep " + (dir / "bad.yaml").string() + " --out " + (dir / "o2").string() +
+         " --emit-slurm " + (dir / "b.sh").string() + " > " + (dir / "bad.txt").string() + " 2>&1"),
+      2);
   EXPECT_NE(slurp(dir / "bad.txt").find("did you mean 'time'"), std::string::npos)
       << slurp(dir / "bad.txt");
 }
