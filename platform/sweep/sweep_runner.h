@@ -49,7 +49,7 @@ std::string sweep_table(const SweepSpec& spec, const nlohmann::json& merged);
 
 // One shell line per point (`parallel -j2 < FILE`), and a Slurm array script
 // running line $SLURM_ARRAY_TASK_ID + 1 of that file. Afterwards
-// `kernbench --sweep SPEC --out DIR --merge` prints the same table.
+// `kernbench --sweep SWEEP.yaml --out DIR --merge` prints the same table.
 void write_job_file(const SweepSpec& spec, const SweepOptions& opts, const std::string& path);
 void write_slurm_script(const SweepSpec& spec, const SweepOptions& opts,
                         const std::string& jobs_path, const std::string& path);
