@@ -132,22 +132,23 @@ struct TokenTraffic {
 // crossbar both ways for the read and for the TCM write, the TCM write and
 // its latency, as dma_read_ns). The output tiles' write-backs are counted in
 // the same stream, after their tile's reads: they load the same channels,
-// though PE_DMA issues them from its write channel's own window. So a channel idles only while no
-// burst in flight needs it: the load balances across channels within the window, not over the whole
-// kernel, and a stretch of bursts that all land on one channel (a strided operand under the plain
-// interleave mapping) runs at that channel's bandwidth alone.
+// though PE_DMA issues them from its write channel's own window. So a
+// channel idles only while no burst in flight needs it: the load balances
+// across channels within the window, not over the whole kernel, and a
+// stretch of bursts that all land on one channel (a strided operand under
+// the plain interleave mapping) runs at that channel's bandwidth alone.
 double hbm_stream_ns(const PeConfig& pe, const std::vector<BurstLoad>& bursts) {
   std::vector<double> pc_free(pe.hbm.num_pcs, 0.0);
   std::priority_queue<double, std::vector<double>, std::greater<>> in_flight;  // slot release
-  double issue = 0, last_end = 0;
+  double t_issue = 0, last_end = 0;
   for (const BurstLoad& b : bursts) {
     if (in_flight.size() >= pe.dma.max_outstanding) {
-      issue = std::max(issue, in_flight.top());
+      t_issue = std::max(t_issue, in_flight.top());
       in_flight.pop();
     }
-    double end = issue, bytes = 0;
+    double end = t_issue, bytes = 0;
     for (const auto& [pc, n] : b) {
-      pc_free[pc] = std::max(pc_free[pc], issue) + n / pe.hbm.pc_bandwidth_gbps;
+      pc_free[pc] = std::max(pc_free[pc], t_issue) + n / pe.hbm.pc_bandwidth_gbps;
       end = std::max(end, pc_free[pc]);
       bytes += n;
     }
