@@ -1,9 +1,6 @@
 #include "platform/bench/progress.h"
 
-#include <pthread.h>
 #include <unistd.h>
-
-#include <csignal>
 
 #include <algorithm>
 #include <atomic>
@@ -74,12 +71,8 @@ Heartbeat::Heartbeat(std::string name, bool quiet, double after_s, double period
   if (quiet) return;
   // The thread never takes a stop signal: the handler runs on the main
   // thread, which owns the registries it cleans up.
-  sigset_t stops, old;
-  sigemptyset(&stops);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stops, sig);
-  pthread_sigmask(SIG_BLOCK, &stops, &old);
+  const StopSignalsHeld held;  // the thread inherits the held mask
   thread_ = std::thread([this] { beat(); });
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
 Heartbeat::~Heartbeat() {

@@ -6,7 +6,6 @@
 
 #include <cerrno>
 #include <climits>
-#include <csignal>
 #include <cstring>
 #include <vector>
 
@@ -47,17 +46,16 @@ AtomicFile::AtomicFile(const std::string& path, const std::string& temp_suffix) 
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
   // A stop signal is held back until the temporary is registered for removal.
-  sigset_t stops, old;
-  sigemptyset(&stops);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stops, sig);
-  ::sigprocmask(SIG_BLOCK, &stops, &old);
-  fd_ = ::mkostemps(buf.data(), static_cast<int>(temp_suffix.size()), O_CLOEXEC);
-  const int err = errno;
-  if (fd_ >= 0) {
-    temp_ = buf.data();
-    slot_ = register_temp_file(temp_);
+  int err = 0;
+  {
+    const StopSignalsHeld held;
+    fd_ = ::mkostemps(buf.data(), static_cast<int>(temp_suffix.size()), O_CLOEXEC);
+    err = errno;
+    if (fd_ >= 0) {
+      temp_ = buf.data();
+      slot_ = register_temp_file(temp_);
+    }
   }
-  ::sigprocmask(SIG_SETMASK, &old, nullptr);
   if (fd_ < 0) fail("cannot create a temporary file in '" + directory_of(path_) + "' for", err);
   if (::fchmod(fd_, file_mode()) != 0) fail("cannot set the mode of", errno);
 }

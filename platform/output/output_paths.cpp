@@ -6,12 +6,12 @@
 
 #include <cerrno>
 #include <climits>
-#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <map>
 
 #include "models/common/errors.h"
+#include "platform/process/stop_signals.h"
 
 namespace kb {
 
@@ -45,17 +45,16 @@ const char* kind_of(mode_t m) {
 // A stop signal is held back meanwhile, so it cannot leave the probe behind.
 void probe_directory(const OutputRequest& o, const std::string& dir) {
   std::string tmpl = dir + "/.kb-XXXXXX.probe";
-  sigset_t stops, old;
-  sigemptyset(&stops);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stops, sig);
-  ::sigprocmask(SIG_BLOCK, &stops, &old);
-  const int fd = ::mkostemps(tmpl.data(), 6, O_CLOEXEC);
-  const int err = errno;
-  if (fd >= 0) {
-    ::close(fd);
-    ::unlink(tmpl.c_str());
+  int fd = -1, err = 0;
+  {
+    const StopSignalsHeld held;  // a held stop signal is taken after the unlink
+    fd = ::mkostemps(tmpl.data(), 6, O_CLOEXEC);
+    err = errno;
+    if (fd >= 0) {
+      ::close(fd);
+      ::unlink(tmpl.c_str());
+    }
   }
-  ::sigprocmask(SIG_SETMASK, &old, nullptr);  // a held stop signal is taken here
   if (fd < 0) refuse(o, "cannot create files in directory '" + dir + "': " + std::strerror(err));
 }
 

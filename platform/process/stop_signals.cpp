@@ -1,5 +1,6 @@
 #include "platform/process/stop_signals.h"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -88,6 +89,17 @@ int register_temp_file(const std::string& path) {
 
 void release_temp_file(int slot) {
   if (slot >= 0 && slot < kTempSlots) g_temps[slot].used.store(0);
+}
+
+StopSignalsHeld::StopSignalsHeld() {
+  sigset_t stops;
+  sigemptyset(&stops);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stops, sig);
+  pthread_sigmask(SIG_BLOCK, &stops, &old_);
+}
+
+StopSignalsHeld::~StopSignalsHeld() {
+  pthread_sigmask(SIG_SETMASK, &old_, nullptr);
 }
 
 void set_stop_status(const std::string& text) {

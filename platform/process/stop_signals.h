@@ -8,6 +8,8 @@
 
 #include <sys/types.h>
 
+#include <csignal>
+
 #include <string>
 
 namespace kb {
@@ -23,6 +25,20 @@ void release_temp_file(int slot);
 // What the stop line says had finished, e.g. "allreduce: point 3/8" (kept
 // current by Progress); "" for nothing. At most 255 bytes are kept.
 void set_stop_status(const std::string& text);
+
+// Holds SIGINT, SIGTERM and SIGHUP back from the calling thread while it
+// lives (a held signal is taken when it ends): around a temporary's creation
+// and registration, or the creation of a thread that must never take them.
+class StopSignalsHeld {
+ public:
+  StopSignalsHeld();
+  ~StopSignalsHeld();
+  StopSignalsHeld(const StopSignalsHeld&) = delete;
+  StopSignalsHeld& operator=(const StopSignalsHeld&) = delete;
+
+ private:
+  sigset_t old_;
+};
 
 // A child process to pass a stop signal on to.
 void register_child(pid_t pid);
