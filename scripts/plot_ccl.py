@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Plots a ccl-sweep (or allreduce) result: all-reduce latency by cube topology and
-buffer kind, each measured curve beside its alpha-beta analytic model.
+buffer kind, each measured curve beside its analytic model (platform/analytic/allreduce_model.h).
 
 usage: scripts/plot_ccl.py RESULT.json [OUT_DIR] [--format png|pdf|svg] [--dpi N]
 
@@ -9,7 +9,7 @@ usage: scripts/plot_ccl.py RESULT.json [OUT_DIR] [--format png|pdf|svg] [--dpi N
 
 Writes into OUT_DIR (default: the folder of RESULT.json), FORMAT png by default:
   ccl_latency.FORMAT   one panel per cube topology: latency vs bytes per PE of every
-                       algorithm with TCM buffers, measured (solid) and the alpha-beta
+                       algorithm with TCM buffers, measured (solid) and the all-reduce
                        model (`analytic_ns`, dashed)
   ccl_buffers.FORMAT   one panel per cube topology: the topology's natural algorithm (2d on
                        a mesh or torus, ring on a ring) with TCM, HBM and SRAM buffers,
@@ -92,7 +92,7 @@ def main(argv=None):
         handles = [Line2D([], [], color=c, marker="o", markersize=4, label=lab)
                    for lab, c in labels.items()]
         handles += [Line2D([], [], color="black", label="measured"),
-                    Line2D([], [], color="black", linestyle="--", label="α-β model")]
+                    Line2D([], [], color="black", linestyle="--", label="model")]
         fig.legend(handles=handles, ncol=len(handles), loc="lower center", frameon=False)
         fig.suptitle(suptitle)
         fig.tight_layout(rect=(0, 0.08, 1, 1))

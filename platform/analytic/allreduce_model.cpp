@@ -1,7 +1,10 @@
 #include "platform/analytic/allreduce_model.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "models/topology/cube_grid.h"
@@ -10,164 +13,635 @@ namespace kb {
 
 namespace {
 
-double memory_latency(const TopologyConfig& c, RingSpace s) {
-  switch (s) {
-    case RingSpace::kTcm:
-      return c.pe.tcm.latency_ns;
-    case RingSpace::kHbm:
-      return c.pe.hbm.access_latency_ns;
-    case RingSpace::kSram:
-      return c.cube.sram.latency_ns;
-  }
-  return 0;
-}
-
-double link_bw(const LinkConfig& l) {
-  return l.bandwidth_gbps * static_cast<double>(l.packet_bytes) /
-         static_cast<double>(l.packet_bytes + l.header_bytes);
-}
-
-struct Model {
-  const TopologyConfig& c;
-  RingSpace buffer;
-  CubeGrid grid{c.sip.cubes_x, c.sip.cubes_y, c.sip.topology};
-
-  // One-way latency of a PE -> PE path crossing `hops` cube links.
-  double path_ns(unsigned hops) const {
-    return 2 * c.pe.xbar_latency_ns + 2 * c.cube.pe_link.latency_ns +
-           (hops + 1) * c.cube.router_latency_ns + hops * c.sip.cube_link.latency_ns;
-  }
-  // Store-and-forward: a DMA burst (at most one slot) is serialised whole on
-  // every link it crosses; all but the slowest link add that to the step.
-  double forward_ns(unsigned hops) const {
-    const auto burst = static_cast<double>(std::min(c.pe.dma.burst_bytes, c.pe.ipcq.slot_bytes));
-    const double pe = burst / link_bw(c.cube.pe_link), cube = burst / link_bw(c.sip.cube_link);
-    const double links = 2 * pe + hops * cube;
-    return links - (hops ? std::max(pe, cube) : pe);
-  }
-  // α of a step across `hops` cube links: DMA setup, data path (per-hop
-  // latencies and store-and-forward), the buffer's access latency, doorbell.
-  double alpha(unsigned hops) const {
-    return c.pe.dma.setup_ns + path_ns(hops) + forward_ns(hops) + memory_latency(c, buffer) +
-           path_ns(hops);
-  }
-  double beta_cube() const {
-    return 1.0 / std::min(link_bw(c.sip.cube_link), link_bw(c.cube.pe_link));
-  }
-  double beta_intra() const { return 1.0 / link_bw(c.cube.pe_link); }
-  unsigned hops(const PeAddr& a, const PeAddr& b) const {
-    return a.cube == b.cube ? 0 : grid.hops(a.cube, b.cube);
-  }
-  // The slowest step of a ring: the most cube hops between neighbours.
-  unsigned ring_hops(const std::vector<PeAddr>& ring) const {
-    unsigned h = 0;
-    for (size_t i = 0; i < ring.size(); ++i)
-      h = std::max(h, hops(ring[i], ring[(i + 1) % ring.size()]));
-    return h;
-  }
-  double beta_for(unsigned hops) const { return hops ? beta_cube() : beta_intra(); }
+// A memory a transfer reads or writes: a PE's TCM or HBM, or the SRAM of a
+// PE's cube.
+struct Place {
+  RingSpace mem;
+  PeAddr pe;
 };
 
-std::vector<PeAddr> ring_members(const fw::CollectiveGroup& g,
-                                 fw::RingView (fw::CollectiveGroup::*which)(const PeAddr&) const,
-                                 const PeAddr& start) {
-  std::vector<PeAddr> ring{start};
-  for (;;) {
-    const PeAddr next = (g.*which)(ring.back()).right;
-    if (next == start) return ring;
-    ring.push_back(next);
+// One direction of a path: its fixed latencies (crossbars, routers) and the
+// link directions it crosses, by name.
+struct Route {
+  double fixed_ns = 0;
+  std::vector<std::pair<std::string, const LinkConfig*>> wires;
+};
+
+// What one chunk of a step occupies, per resource (ns), and its latency.
+struct Cost {
+  double latency_ns = 0;
+  std::map<std::string, double> busy;
+  void add(const Cost& o) {
+    for (const auto& [k, v] : o.busy) busy[k] += v;
   }
+  std::pair<std::string, double> busiest() const {
+    std::pair<std::string, double> b{"", 0.0};
+    for (const auto& kv : busy)
+      if (kv.second > b.second) b = kv;
+    return b;
+  }
+};
+
+std::string pe_name(const PeAddr& p) {
+  return std::to_string(p.sip) + "." + std::to_string(p.cube) + "." + std::to_string(p.pe);
+}
+
+class Fabric {
+ public:
+  explicit Fabric(const TopologyConfig& c)
+      : c_(c), grid_(c.sip.cubes_x, c.sip.cubes_y, c.sip.topology) {}
+
+  // Wire time of `bytes` (a header-only message when 0) on one link direction.
+  static double wire_ns(const LinkConfig& l, double bytes) {
+    const double packets =
+        bytes <= 0 ? 1
+                   : std::ceil(bytes / static_cast<double>(std::max<uint64_t>(l.packet_bytes, 1)));
+    return (bytes + packets * static_cast<double>(l.header_bytes)) / l.bandwidth_gbps;
+  }
+
+  // The path from PE `a` to `x` (`back`: from `x` to `a`, the response's way).
+  Route route(const PeAddr& a, const Place& x, bool back) const {
+    Route r;
+    const double xbar = c_.pe.xbar_latency_ns, router = c_.cube.router_latency_ns;
+    if (x.mem != RingSpace::kSram && x.pe == a) {
+      r.fixed_ns = xbar;
+      return r;
+    }
+    auto pe_link = [&](const PeAddr& p, bool out) {
+      r.wires.emplace_back("PE link " + pe_name(p) + (out ? " out" : " in"), &c_.cube.pe_link);
+    };
+    r.fixed_ns = xbar + router;
+    pe_link(a, !back);
+    unsigned at = a.cube;
+    if (x.pe.cube != a.cube)
+      for (unsigned next : grid_.path(a.cube, x.pe.cube)) {
+        const unsigned from = back ? next : at, to = back ? at : next;
+        r.wires.emplace_back("cube link " + std::to_string(from) + "->" + std::to_string(to),
+                             &c_.sip.cube_link);
+        r.fixed_ns += router;
+        at = next;
+      }
+    if (x.mem != RingSpace::kSram) {
+      pe_link(x.pe, back);
+      r.fixed_ns += xbar;
+    }
+    return r;
+  }
+
+  double one_way(const Route& r, double bytes) const {
+    double t = r.fixed_ns;
+    for (const auto& w : r.wires) t += w.second->latency_ns + wire_ns(*w.second, bytes);
+    return t;
+  }
+  void load(Cost& cost, const Route& r, double bytes) const {
+    for (const auto& w : r.wires) cost.busy[w.first] += wire_ns(*w.second, bytes);
+  }
+
+  // A memory's service of one access of `bytes`: its latency and its share
+  // of the memory's bandwidth (HBM: the PE's pseudo-channels together).
+  double access_ns(const Place& x, double bytes) const {
+    switch (x.mem) {
+      case RingSpace::kTcm:
+        return c_.pe.tcm.latency_ns + bytes / c_.pe.tcm.bandwidth_gbps;
+      case RingSpace::kHbm:  // one burst is served by one pseudo-channel
+        return c_.pe.hbm.access_latency_ns + bytes / c_.pe.hbm.pc_bandwidth_gbps;
+      case RingSpace::kSram:
+        return c_.cube.sram.latency_ns + bytes / c_.cube.sram.bandwidth_gbps;
+    }
+    return 0;
+  }
+  void load_memory(Cost& cost, const Place& x, double bytes) const {
+    switch (x.mem) {
+      case RingSpace::kTcm:
+        cost.busy["TCM " + pe_name(x.pe)] += bytes / c_.pe.tcm.bandwidth_gbps;
+        break;
+      case RingSpace::kHbm:
+        cost.busy["HBM " + pe_name(x.pe)] += bytes / c_.pe_hbm_bandwidth_gbps();
+        break;
+      case RingSpace::kSram:
+        cost.busy["SRAM " + std::to_string(x.pe.sip) + "." + std::to_string(x.pe.cube)] +=
+            bytes / c_.cube.sram.bandwidth_gbps;
+        break;
+    }
+  }
+
+  // A PE_DMA transfer of `bytes` by PE `a` (one burst: a chunk is at most a
+  // slot): setup on its channel, a READ of `src`, then a WRITE of `dst`
+  // whose acknowledgement ends it.
+  Cost transfer(const PeAddr& a, const Place& src, const Place& dst, double bytes) const {
+    Cost t;
+    const bool into_tcm = dst.mem == RingSpace::kTcm && dst.pe == a;
+    t.busy[std::string(into_tcm ? "DMA read channel " : "DMA write channel ") + pe_name(a)] +=
+        c_.pe.dma.setup_ns;
+    const Route rq = route(a, src, false), rs = route(a, src, true);
+    const Route wq = route(a, dst, false), wa = route(a, dst, true);
+    t.latency_ns = c_.pe.dma.setup_ns + one_way(rq, 0) + access_ns(src, bytes) +
+                   one_way(rs, bytes) + one_way(wq, bytes) + access_ns(dst, bytes) + one_way(wa, 0);
+    load(t, rq, 0);
+    load(t, rs, bytes);
+    load(t, wq, bytes);
+    load(t, wa, 0);
+    load_memory(t, src, bytes);
+    load_memory(t, dst, bytes);
+    return t;
+  }
+
+  // A control message (grant, doorbell, credit) from `a` to `b`'s registers.
+  Route message_route(const PeAddr& a, const PeAddr& b) const {
+    return route(a, Place{RingSpace::kTcm, b}, false);
+  }
+  double message_ns(const PeAddr& a, const PeAddr& b) const {
+    return one_way(message_route(a, b), static_cast<double>(c_.pe.ipcq.message_bytes));
+  }
+  double message_round_trip_ns(const PeAddr& a, const PeAddr& b) const {
+    return message_ns(a, b) + one_way(route(a, Place{RingSpace::kTcm, b}, true), 0);
+  }
+
+  const TopologyConfig& config() const { return c_; }
+
+ private:
+  const TopologyConfig& c_;
+  CubeGrid grid_;
+};
+
+// One chunk's way from `s` into `r`'s ring and through `r`'s consumption.
+struct Hop {
+  PeAddr s, r;
+};
+
+struct StepCost {
+  double hop_ns = 0;       // the slowest hop's latency
+  double chunk_ns = 0;     // time per chunk: resource_ns, or the credit loop's if longer
+  double resource_ns = 0;  // the busiest resource's time per chunk
+  std::string bottleneck;
+  std::map<PeAddr, std::pair<PeAddr, double>> from;  // sender -> (receiver, hop latency)
+};
+
+class Model {
+ public:
+  Model(const TopologyConfig& c, RingSpace buffer) : f_(c), c_(c), buffer_(buffer) {}
+
+  double dispatch_ns(uint64_t logical_bytes) const {
+    return (c_.pe.cost_model.fixed_per_single_op_cmd_cycles +
+            static_cast<double>(logical_bytes) * c_.pe.cost_model.per_byte_cycles) /
+           c_.pe.clock_ghz;
+  }
+  double send_dispatch_ns() const { return dispatch_ns(IpcqSendCmd::logical_bytes()); }
+
+  // Every hop of `hops` moving one chunk of `bytes` at once, consumed as an
+  // add (`reduce`) or a copy.
+  StepCost step(const std::vector<Hop>& hops, double bytes, bool reduce) const {
+    StepCost st;
+    Cost all;
+    std::vector<Cost> each;
+    for (const Hop& h : hops) {
+      each.push_back(hop(h, bytes, reduce));
+      all.add(each.back());
+      st.hop_ns = std::max(st.hop_ns, each.back().latency_ns);
+      st.from[h.s] = {h.r, each.back().latency_ns};
+    }
+    const auto b = all.busiest();
+    st.chunk_ns = st.resource_ns = b.second;
+    st.bottleneck = b.first;
+    for (size_t i = 0; i < hops.size(); ++i) {
+      const double cycle = credit_cycle_ns(each[i], all, f_.message_ns(hops[i].r, hops[i].s));
+      if (cycle > st.chunk_ns * (1 + 1e-9)) {
+        st.chunk_ns = cycle;
+        st.bottleneck = "IPCQ credits with queueing (" + b.first + ")";
+      }
+    }
+    return st;
+  }
+
+  // A ring's `slots` credits circulate: a chunk's credit comes back after its
+  // hop and the credit's trip. Mean-value analysis of that closed loop, with
+  // the hop's resources as queues (their demand per chunk the whole step's
+  // load on them, every hop moving its chunk) and the rest of the hop as pure
+  // delay, gives the time per chunk once queueing at busy resources has
+  // stretched the loop (never below the busiest resource's time).
+  double credit_cycle_ns(const Cost& one, const Cost& all, double credit_ns) const {
+    std::vector<double> demand;
+    double own = 0;
+    for (const auto& kv : one.busy) {
+      demand.push_back(all.busy.at(kv.first));
+      own += kv.second;
+    }
+    const double delay = std::max(0.0, one.latency_ns + credit_ns - own);
+    std::vector<double> queue(demand.size(), 0.0);
+    double x = 0;
+    for (unsigned n = 1; n <= c_.pe.ipcq.slots; ++n) {
+      double r = delay;
+      std::vector<double> resid(demand.size());
+      for (size_t k = 0; k < demand.size(); ++k) {
+        resid[k] = demand[k] * (1 + queue[k]);
+        r += resid[k];
+      }
+      x = n / r;
+      for (size_t k = 0; k < demand.size(); ++k) queue[k] = x * resid[k];
+    }
+    return x > 0 ? 1 / x : 0;
+  }
+
+  double fill_ns(const std::vector<Hop>& first_hops, unsigned sources) const {
+    double grant = 0;
+    for (const Hop& h : first_hops) grant = std::max(grant, f_.message_round_trip_ns(h.r, h.s));
+    return dispatch_ns(IpcqOpenCmd{std::vector<PeAddr>(sources)}.logical_bytes()) + grant +
+           send_dispatch_ns();
+  }
+
+ private:
+  Cost hop(const Hop& h, double bytes, bool reduce) const {
+    const Place data_s{buffer_, h.s}, ring_r{buffer_, h.r}, data_r{buffer_, h.r};
+    Cost c = f_.transfer(h.s, data_s, ring_r, bytes);
+    const Route bell = f_.message_route(h.s, h.r);
+    const auto msg = static_cast<double>(c_.pe.ipcq.message_bytes);
+    c.latency_ns += f_.one_way(bell, msg);
+    f_.load(c, bell, msg);
+    f_.load(c, f_.message_route(h.r, h.s), msg);  // the credit
+    const Place tcm_r{RingSpace::kTcm, h.r};
+    const double math = std::ceil(bytes / 4 / c_.pe.math.lanes) / c_.pe.clock_ghz;  // fp32 elements
+    if (buffer_ == RingSpace::kTcm) {
+      if (reduce) {
+        c.latency_ns += math;
+        c.busy["MATH " + pe_name(h.r)] += math;
+      } else {
+        const Cost copy = f_.transfer(h.r, ring_r, tcm_r, bytes);
+        c.latency_ns += copy.latency_ns;
+        c.add(copy);
+      }
+      return c;
+    }
+    if (!reduce) {
+      const Cost copy = f_.transfer(h.r, ring_r, data_r, bytes);
+      c.latency_ns += copy.latency_ns;
+      c.add(copy);
+      return c;
+    }
+    // Staged through TCM scratch: ring and vector in (submitted together, the
+    // second one setup behind), the add, the sum back.
+    const Cost in1 = f_.transfer(h.r, ring_r, tcm_r, bytes);
+    const Cost in2 = f_.transfer(h.r, data_r, tcm_r, bytes);
+    const Cost out = f_.transfer(h.r, tcm_r, data_r, bytes);
+    c.latency_ns += in1.latency_ns + c_.pe.dma.setup_ns + math + out.latency_ns;
+    c.add(in1);
+    c.add(in2);
+    c.add(out);
+    c.busy["MATH " + pe_name(h.r)] += math;
+    return c;
+  }
+
+  Fabric f_;
+  const TopologyConfig& c_;
+  RingSpace buffer_;
+};
+
+uint64_t chunks_of(double bytes, uint64_t slot) {
+  return std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(bytes / static_cast<double>(slot))));
+}
+
+using RingOf = fw::RingView (fw::CollectiveGroup::*)(const PeAddr&) const;
+
+std::vector<Hop> ring_hops(const fw::CollectiveGroup& g, RingOf which, bool reverse = false) {
+  std::vector<Hop> hops;
+  for (const PeAddr& me : g.members()) {
+    const fw::RingView r = (g.*which)(me);
+    if (r.size > 1) hops.push_back({me, reverse ? r.left : r.right});
+  }
+  return hops;
+}
+
+class Builder {
+ public:
+  Builder(const TopologyConfig& c, RingSpace buffer, AllReduceModel& out)
+      : m_(c, buffer), c_(c), out_(out) {}
+
+  // Steps that forward chunk by chunk: steps[j] = (hops, bytes per member, reduce).
+  struct Step {
+    std::vector<Hop> hops;
+    double bytes;
+    bool reduce;
+  };
+  void pipelined(const std::string& name, const std::vector<Step>& steps, bool barrier_before) {
+    if (!steps.empty()) out_.phases.push_back(pipelined_phase(name, steps, barrier_before));
+  }
+  AllReduceModel::Phase pipelined_phase(const std::string& name, const std::vector<Step>& steps,
+                                        bool barrier_before) const {
+    AllReduceModel::Phase ph;
+    ph.name = name;
+    ph.steps = static_cast<unsigned>(steps.size());
+    const uint64_t slot = c_.pe.ipcq.slot_bytes;
+    std::vector<StepCost> cost;
+    std::vector<uint64_t> chunks;
+    for (const Step& s : steps) {
+      chunks.push_back(chunks_of(s.bytes, slot));
+      cost.push_back(
+          m_.step(s.hops, std::min<double>(s.bytes, static_cast<double>(slot)), s.reduce));
+      if (cost.back().chunk_ns > ph.chunk_ns) {
+        ph.chunk_ns = cost.back().chunk_ns;
+        ph.resource_ns = cost.back().resource_ns;
+        ph.bottleneck = cost.back().bottleneck;
+        ph.chunks = chunks.back();
+      }
+    }
+    ph.hop_ns = cost.front().hop_ns;
+    // A chunk forwarded from step to step walks consecutive hops of its ring
+    // (a mesh's long wrap hop once per lap): the slowest such walk.
+    double t = 0;
+    for (const auto& start : cost.front().from) {
+      PeAddr at = start.first;
+      double walk = 0;
+      for (size_t j = 0; j < steps.size(); ++j) {
+        const auto it = cost[j].from.find(at);
+        const double hop = it == cost[j].from.end() ? cost[j].hop_ns : it->second.second;
+        const double stream = static_cast<double>(chunks[j]) * cost[j].chunk_ns;
+        walk += j == 0 ? hop : std::max(hop, stream);
+        if (it != cost[j].from.end()) at = it->second.first;
+      }
+      t = std::max(t, walk);
+    }
+    t += static_cast<double>(chunks.back() - 1) * cost.back().chunk_ns;
+    if (barrier_before) t += m_.send_dispatch_ns();
+    ph.ns = t;
+    return ph;
+  }
+  // The whole vector hop by hop down a chain, chunk by chunk: no member
+  // carries two steps, so the steps' latencies add and the chunks stream once.
+  void chain(const std::string& name, const std::vector<Hop>& hops, double bytes, bool reduce) {
+    if (hops.empty()) return;
+    const uint64_t slot = c_.pe.ipcq.slot_bytes;
+    const uint64_t m = chunks_of(bytes, slot);
+    const double chunk = std::min<double>(bytes, static_cast<double>(slot));
+    const StepCost all = m_.step(hops, chunk, reduce);
+    double lat = 0;
+    for (const Hop& h : hops) lat += m_.step({h}, chunk, reduce).hop_ns;
+    out_.phases.push_back({name, static_cast<unsigned>(hops.size()), m,
+                           lat / static_cast<double>(hops.size()), all.chunk_ns, all.bottleneck,
+                           lat + static_cast<double>(m - 1) * all.chunk_ns, all.resource_ns});
+  }
+  // Steps that each move a whole message and wait for it (a tree level).
+  AllReduceModel::Phase level(const std::string& name, const std::vector<Hop>& hops, double bytes,
+                              bool reduce) const {
+    const uint64_t slot = c_.pe.ipcq.slot_bytes;
+    const uint64_t m = chunks_of(bytes, slot);
+    const StepCost sc = m_.step(hops, std::min<double>(bytes, static_cast<double>(slot)), reduce);
+    return {name,
+            1,
+            m,
+            sc.hop_ns,
+            sc.chunk_ns,
+            sc.bottleneck,
+            sc.hop_ns + static_cast<double>(m - 1) * sc.chunk_ns,
+            sc.resource_ns};
+  }
+  void add(const AllReduceModel::Phase& ph) { out_.phases.push_back(ph); }
+  const Model& model() const { return m_; }
+  const TopologyConfig& config() const { return c_; }
+
+ private:
+  Model m_;
+  const TopologyConfig& c_;
+  AllReduceModel& out_;
+};
+
+// A ring's reduce-scatter (reduce) or all-gather (copy) steps on `hops`, each
+// moving `bytes` / ring size per member.
+std::vector<Builder::Step> ring_steps(const std::vector<Hop>& hops, unsigned size, double bytes,
+                                      bool reduce) {
+  std::vector<Builder::Step> s;
+  for (unsigned i = 0; i + 1 < size; ++i) s.push_back({hops, bytes / size, reduce});
+  return s;
+}
+
+std::vector<Builder::Step> ring_allreduce_steps(const std::vector<Hop>& hops, unsigned size,
+                                                double bytes) {
+  auto s = ring_steps(hops, size, bytes, true);
+  auto g = ring_steps(hops, size, bytes, false);
+  s.insert(s.end(), g.begin(), g.end());
+  return s;
+}
+
+void two_d(Builder& b, const fw::CollectiveGroup& g, RingOf row, RingOf col, double bytes,
+           bool barrier_before, const std::string& prefix) {
+  const PeAddr first = g.member(0);
+  const unsigned X = (g.*row)(first).size, Y = (g.*col)(first).size;
+  const auto rows = ring_hops(g, row), cols = ring_hops(g, col);
+  b.pipelined(prefix + "row reduce-scatter", ring_steps(rows, X, bytes, true), barrier_before);
+  b.pipelined(prefix + "column all-reduce", ring_allreduce_steps(cols, Y, bytes / X),
+              barrier_before || X > 1);
+  b.pipelined(prefix + "row all-gather", ring_steps(rows, X, bytes, false), true);
+}
+
+// Binomial tree: reduce level by level (a sender's send waits for its own
+// last receive), then the broadcast, in which a PE sends to all its children
+// at once after the PE_CPU's wait, one send dispatch per child (largest
+// distance first); the sends still running share the PE's links.
+void binomial(Builder& b, const fw::CollectiveGroup& g, double bytes) {
+  const unsigned p = g.size();
+  unsigned levels = 0;
+  for (unsigned mask = 1; mask < p; mask <<= 1, ++levels) {
+    std::vector<Hop> hops;
+    for (unsigned i = mask; i < p; i += 2 * mask) hops.push_back({g.member(i), g.member(i - mask)});
+    b.add(b.level("reduce level " + std::to_string(levels + 1), hops, bytes, true));
+  }
+  unsigned top = 1;
+  while (top * 2 < p) top *= 2;
+  auto low = [](unsigned i) { return i & (~i + 1); };
+  std::vector<double> done(p, 0.0);
+  AllReduceModel::Phase bc{"broadcast", levels, 0, 0, 0, "", 0};
+  const uint64_t slot = b.config().pe.ipcq.slot_bytes, slots = b.config().pe.ipcq.slots;
+  for (unsigned i = 0; i < p; ++i) {  // a parent, i - lowbit(i), comes before i
+    std::vector<Hop> sends;
+    for (unsigned mask = i == 0 ? top : low(i) >> 1; mask >= 1; mask >>= 1)
+      if (i + mask < p) sends.push_back({g.member(i), g.member(i + mask)});
+    for (size_t k = 0; k < sends.size(); ++k) {
+      const double start = done[i] + static_cast<double>(k + 1) * b.model().send_dispatch_ns();
+      AllReduceModel::Phase lv;
+      if (chunks_of(bytes, slot) <= slots) {
+        // Every chunk of a send enters the DMA write channel at its dispatch:
+        // the sends go out one after the other, in issue order.
+        lv = b.level("", {sends[k]}, bytes, false);
+        lv.ns += static_cast<double>(k * lv.chunks) * lv.chunk_ns;
+      } else {
+        // Credit-paced, the sends still running interleave and share.
+        const std::vector<Hop> running(sends.begin() + static_cast<std::ptrdiff_t>(k), sends.end());
+        lv = b.level("", running, bytes, false);
+      }
+      done[g.rank_of(sends[k].r)] = start + lv.ns;
+      if (lv.chunk_ns > bc.chunk_ns) {
+        bc.chunk_ns = lv.chunk_ns;
+        bc.resource_ns = lv.resource_ns;
+        bc.bottleneck = lv.bottleneck;
+        bc.chunks = lv.chunks;
+        bc.hop_ns = lv.hop_ns;
+      }
+    }
+  }
+  bc.ns = *std::max_element(done.begin(), done.end());
+  b.add(bc);
 }
 
 }  // namespace
 
-AlphaBeta allreduce_alpha_beta(const TopologyConfig& cfg, fw::AllReduceAlgo algo,
+AllReduceModel allreduce_model(const TopologyConfig& cfg, fw::AllReduceAlgo algo,
                                const fw::CollectiveGroup& g, RingSpace buffer,
                                uint64_t bytes_per_pe) {
-  Model m{cfg, buffer};
-  AlphaBeta ab;
-  ab.alpha_ns = m.alpha(1);
-  ab.beta_ns_per_byte = m.beta_cube();
-  ab.alpha_intra_ns = m.alpha(0);
-  ab.beta_intra_ns_per_byte = m.beta_intra();
+  AllReduceModel out;
+  if (g.size() <= 1) return out;
+  Builder b(cfg, buffer, out);
   const auto n = static_cast<double>(bytes_per_pe);
-  const double p = g.size();
+  const unsigned p = g.size();
   const PeAddr first = g.member(0);
-  auto ring_term = [&](const std::vector<PeAddr>& ring, double bytes) {
-    const auto k = static_cast<double>(ring.size());
-    if (k <= 1) return 0.0;
-    const unsigned h = m.ring_hops(ring);
-    return 2 * (k - 1) * m.alpha(h) + 2 * (k - 1) / k * bytes * m.beta_for(h);
-  };
+  std::vector<Hop> first_hops;
+  unsigned sources = 1;
   std::ostringstream f;
   switch (algo) {
-    case fw::AllReduceAlgo::kRing:
-      ab.total_ns = ring_term(g.members(), n);
-      f << "2(p-1)a + 2(p-1)/p n b, p=" << p;
+    case fw::AllReduceAlgo::kRing: {
+      first_hops = ring_hops(g, &fw::CollectiveGroup::ring);
+      b.pipelined("reduce-scatter + all-gather", ring_allreduce_steps(first_hops, p, n), false);
+      f << "ring: hop + sum over 2(p-1)-1 steps of max(hop, chunks x chunk) + (chunks-1) chunk, p="
+        << p;
       break;
-    case fw::AllReduceAlgo::kRingBidir:
-      if (p <= 2) {
-        ab.total_ns = ring_term(g.members(), n);
+    }
+    case fw::AllReduceAlgo::kRingBidir: {
+      first_hops = ring_hops(g, &fw::CollectiveGroup::ring);
+      if (p > 2) {
+        const auto back = ring_hops(g, &fw::CollectiveGroup::ring, true);
+        first_hops.insert(first_hops.end(), back.begin(), back.end());
+        sources = 2;
+        const AllReduceModel::Phase both =
+            b.pipelined_phase("both rings, reduce-scatter + all-gather",
+                              ring_allreduce_steps(first_hops, p, n / 2), false);
+        b.add(both);
+        // The PE_CPU issues the first ring's send and 2(p-1) receives before
+        // the second ring's send: that ring starts late, and alone it ends at
+        // least that much after its own time.
+        const double late = b.model().send_dispatch_ns() +
+                            2.0 * (p - 1) * b.model().dispatch_ns(IpcqRecvCmd::logical_bytes());
+        const AllReduceModel::Phase alone = b.pipelined_phase(
+            "", ring_allreduce_steps(ring_hops(g, &fw::CollectiveGroup::ring), p, n / 2), false);
+        if (late + alone.ns > both.ns)
+          b.add({"second ring's start, after the first ring's command dispatch", 0, 0, 0, 0, "",
+                 late + alone.ns - both.ns});
       } else {
-        ab.total_ns = ring_term(g.members(), n / 2);
+        b.pipelined("reduce-scatter + all-gather", ring_allreduce_steps(first_hops, p, n), false);
       }
-      f << "2(p-1)a + 2(p-1)/p (n/2) b, p=" << p;
+      f << "two rings on n/2 at once, p=" << p;
       break;
+    }
     case fw::AllReduceAlgo::kTwoD: {
-      const auto row = ring_members(g, &fw::CollectiveGroup::row_ring, first);
-      const auto col = ring_members(g, &fw::CollectiveGroup::column_ring, first);
-      const auto X = static_cast<double>(row.size()), Y = static_cast<double>(col.size());
-      ab.total_ns = 2 * (X - 1) * m.alpha(m.ring_hops(row)) +
-                    2 * (Y - 1) * m.alpha(m.ring_hops(col)) +
-                    2 * (X * Y - 1) / (X * Y) * n * m.beta_cube();
-      f << "2(X-1)a_x + 2(Y-1)a_y + 2(XY-1)/(XY) n b, X=" << X << " Y=" << Y;
+      first_hops = ring_hops(g, &fw::CollectiveGroup::row_ring);
+      sources = 2;
+      two_d(b, g, &fw::CollectiveGroup::row_ring, &fw::CollectiveGroup::column_ring, n, false, "");
+      f << "2D: row reduce-scatter, column all-reduce on n/X, row all-gather, X="
+        << g.row_ring(first).size << " Y=" << g.column_ring(first).size;
       break;
     }
     case fw::AllReduceAlgo::kHierarchical: {
-      const auto cube = ring_members(g, &fw::CollectiveGroup::cube_ring, first);
-      const double P = static_cast<double>(cube.size()), C = g.cubes();
-      double inter = 0;
+      const unsigned P = g.cube_ring(first).size;
+      first_hops = ring_hops(g, &fw::CollectiveGroup::cube_ring);
+      sources = 3;
+      b.pipelined("cube reduce-scatter", ring_steps(first_hops, P, n, true), false);
+      const bool had = P > 1;
       if (fw::natural_allreduce(cfg.sip.topology) == fw::AllReduceAlgo::kRing) {
-        const auto ring = ring_members(g, &fw::CollectiveGroup::inter_cube_ring, first);
-        inter = 2 * (C - 1) * m.alpha(m.ring_hops(ring));
+        sources = 2;
+        const auto inter = ring_hops(g, &fw::CollectiveGroup::inter_cube_ring);
+        const unsigned C = g.inter_cube_ring(first).size;
+        b.pipelined("inter-cube ring all-reduce", ring_allreduce_steps(inter, C, n / P), had);
       } else {
-        const auto row = ring_members(g, &fw::CollectiveGroup::inter_cube_row, first);
-        const auto col = ring_members(g, &fw::CollectiveGroup::inter_cube_column, first);
-        inter = 2 * (static_cast<double>(row.size()) - 1) * m.alpha(m.ring_hops(row)) +
-                2 * (static_cast<double>(col.size()) - 1) * m.alpha(m.ring_hops(col));
+        two_d(b, g, &fw::CollectiveGroup::inter_cube_row, &fw::CollectiveGroup::inter_cube_column,
+              n / P, had, "inter-cube ");
       }
-      // The P inter-cube all-reduces (n/P each) share the cube links.
-      inter += 2 * (C - 1) / C * n * m.beta_cube();
-      ab.total_ns = ring_term(cube, n) + inter;
-      f << "intra 2(P-1)a_i + 2(P-1)/P n b_i; inter 2(X+Y-2)a (or 2(C-1)a) + 2(C-1)/C n b, P=" << P
-        << " C=" << C;
+      b.pipelined("cube all-gather", ring_steps(first_hops, P, n, false), true);
+      if (first_hops.empty()) first_hops = ring_hops(g, &fw::CollectiveGroup::inter_cube_ring);
+      f << "hierarchical: cube ring reduce-scatter, inter-cube all-reduce on n/P, cube "
+           "all-gather, P="
+        << P << " C=" << g.cubes();
       break;
     }
     case fw::AllReduceAlgo::kChain: {
-      const double c = std::min<double>(n, static_cast<double>(cfg.pe.ipcq.slot_bytes));
-      unsigned h = 0;
-      for (unsigned i = 0; i + 1 < g.size(); ++i)
-        h = std::max(h, m.hops(g.member(i), g.member(i + 1)));
-      ab.total_ns = p <= 1 ? 0 : 2 * ((p - 1) * m.alpha(h) + (n + (p - 2) * c) * m.beta_for(h));
-      f << "2((p-1)a + (n + (p-2)c) b), slot c=" << c << ", p=" << p;
+      std::vector<Hop> up, down;
+      for (unsigned i = 0; i + 1 < p; ++i) {
+        up.push_back({g.member(i + 1), g.member(i)});
+        down.push_back({g.member(i), g.member(i + 1)});
+      }
+      first_hops = up;
+      sources = 2;
+      b.chain("reduce down the chain", up, n, true);
+      b.chain("broadcast back up", down, n, false);
+      f << "chain: (p-1) hops + (chunks-1) chunk, each way, p=" << p;
       break;
     }
     case fw::AllReduceAlgo::kBinomial: {
-      double t = 0;
-      unsigned levels = 0;
-      for (unsigned mask = 1; mask < g.size(); mask <<= 1, ++levels) {
-        unsigned h = 0;
-        for (unsigned i = 0; i + mask < g.size(); i += 2 * mask)
-          h = std::max(h, m.hops(g.member(i), g.member(i + mask)));
-        t += m.alpha(h) + n * m.beta_for(h);
-      }
-      ab.total_ns = 2 * t;
-      f << "2 sum over " << levels << " levels (a_level + n b)";
+      for (unsigned i = 1; i < p; i += 2) first_hops.push_back({g.member(i), g.member(i - 1)});
+      sources = 0;  // the root opens a ring per level
+      for (unsigned mask = 1; mask < p; mask <<= 1) ++sources;
+      binomial(b, g, n);
+      f << "binomial: " << sources << " reduce levels, then the broadcast's critical path";
       break;
     }
   }
-  ab.formula = f.str();
-  return ab;
+  out.fill_ns = b.model().fill_ns(first_hops, sources);
+  out.total_ns = out.fill_ns;
+  double longest = -1;
+  for (const auto& ph : out.phases) {
+    out.total_ns += ph.ns;
+    if (ph.ns > longest) {
+      longest = ph.ns;
+      out.bottleneck = ph.bottleneck;
+    }
+    out.beta_ns_per_byte =
+        std::max(out.beta_ns_per_byte, ph.chunk_ns / static_cast<double>(cfg.pe.ipcq.slot_bytes));
+  }
+  // α: one chunk's hop from the first member to its neighbour on the flat ring.
+  const PeAddr next = g.ring(first).right;
+  out.alpha_ns =
+      b.model().step({{first, next}}, static_cast<double>(cfg.pe.ipcq.slot_bytes), true).hop_ns;
+  out.formula = f.str();
+  return out;
+}
+
+std::string AllReduceModel::regime() const {
+  bool latency = false, bandwidth = false;
+  for (const Phase& ph : phases) {
+    const double stream = static_cast<double>(ph.chunks) * ph.chunk_ns;
+    if (stream < 0.5 * ph.hop_ns)
+      latency = true;
+    else if (stream > 2 * ph.hop_ns)
+      bandwidth = true;
+    else
+      latency = bandwidth = true;
+  }
+  return latency && bandwidth ? "mixed" : latency ? "latency" : "bandwidth";
+}
+
+std::string allreduce_model_gap(const AllReduceModel& model, fw::AllReduceAlgo algo,
+                                RingSpace buffer, double measured_over_model) {
+  const double ratio = measured_over_model;
+  const AllReduceModel& m = model;
+  if (ratio >= 0.9 && ratio <= 1.1) return "";
+  if (ratio < 0.9) {
+    for (const AllReduceModel::Phase& ph : m.phases)
+      if (ph.bottleneck.rfind("IPCQ credits", 0) == 0)
+        return "the credit loop's queueing is priced by mean-value analysis, which assumes "
+               "service times that vary; the simulated services are fixed and queue less";
+    return "the model charges a step its slowest hop or its busiest resource where the "
+           "simulation overlaps them";
+  }
+  if (algo == fw::AllReduceAlgo::kChain)
+    return "the chain's chunk stream bunches: a stall at one PE reaches every PE after it, so "
+           "chunks arrive in bursts rather than one per chunk time; the model prices a steady "
+           "stream";
+  if (m.regime() == "mixed")
+    return "steps are neither latency- nor bandwidth-bound (chunks x chunk_ns within 2x of the "
+           "hop): a step's first chunk queues behind the previous step's chunks on the DMA "
+           "channels and links, which the model does not price";
+  if (algo == fw::AllReduceAlgo::kRingBidir)
+    return "the two rings' hops of a step serialise on each PE's DMA write channel, PE_MATH and "
+           "doorbells; the model prices their share of bandwidth, not that serialisation";
+  if (buffer == RingSpace::kSram)
+    return "the cube SRAM and the PE link are both near saturation: queueing between the two "
+           "is not priced";
+  return "queueing between resources the model prices one by one";
 }
 
 }  // namespace kb

@@ -1,9 +1,12 @@
-// The α-β model of the all-reduce algorithms of firmware/kernels/allreduce.h
-// on PE_IPCQ, from the configured latencies and bandwidths of the topology.
+// The analytic model of the all-reduce algorithms of firmware/kernels/allreduce.h
+// on PE_IPCQ, from the configured latencies and bandwidths of the topology
+// (never from a measurement). docs/ARCHITECTURE.md, "The all-reduce model",
+// derives it.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "firmware/kernels/allreduce.h"
 #include "firmware/kernels/collective_group.h"
@@ -11,25 +14,58 @@
 
 namespace kb {
 
-// The α-β model of one all-reduce, from the configured latencies and
-// bandwidths (never from a measurement). α is what one step pays before its
-// first byte lands and is announced: DMA setup, the data path's per-hop
-// latencies (crossbars, PE links, routers, cube links) and its store-and-
-// forward of one DMA burst on every link but the slowest, the buffer's access
-// latency, then the doorbell's trip over the same path. β is the inverse of
-// the narrowest bandwidth of the path. A step that crosses several cube links
-// (a mesh's wrap, a binomial partner further away) pays α for that many hops.
-struct AlphaBeta {
-  double alpha_ns = 0;          // α of a one-cube-hop step
-  double beta_ns_per_byte = 0;  // β across cube links
-  double alpha_intra_ns = 0;    // α of a step between two PEs of one cube
-  double beta_intra_ns_per_byte = 0;
-  double total_ns = 0;  // the model's latency for the all-reduce
-  std::string formula;  // the closed form that gave total_ns
+// An all-reduce is a sequence of phases. In a phase every member takes part
+// in `steps` steps (a ring's reduce-scatter and all-gather, a tree's levels);
+// each step moves `chunks` IPCQ slots per member. Per step:
+//   hop_ns    what one chunk pays from its send to the moment the receiver
+//             may forward it: DMA setup, the DMA's read and write trips (with
+//             their acknowledgement), the doorbell, then the receiver's
+//             consumption (the add on PE_MATH, and with a ring or vector
+//             outside TCM the staging DMAs through TCM before and after);
+//   resource_ns  what one chunk occupies the busiest resource, with every
+//             member of the step moving its chunk at once: a link direction
+//             (data plus doorbell and credit messages), a PE's HBM or TCM
+//             port, a cube's SRAM, a DMA channel (setup per transfer), PE_MATH;
+//   chunk_ns  the time per chunk of the stream: resource_ns, or longer where
+//             the ring's `slots` credits cannot cover the credit loop once
+//             queueing at the busy resources has stretched it (mean-value
+//             analysis of that closed loop).
+// A phase whose steps forward chunk by chunk (a ring) overlaps its steps:
+//   hop_1 + Σ_{j>1} max(hop_j, chunks·chunk_j) + (chunks-1)·chunk_last;
+// a phase that waits for a whole step before the next (a tree level, a
+// chain's turn) pays hop + (chunks-1)·chunk per step, and the PE_CPU's
+// dispatch where the kernel waits before it issues the next send.
+struct AllReduceModel {
+  struct Phase {
+    std::string name;        // "reduce-scatter + all-gather", "column ring", ...
+    unsigned steps = 0;      // on the critical path
+    uint64_t chunks = 0;     // per step and member
+    double hop_ns = 0;       // of its first step
+    double chunk_ns = 0;     // of its busiest step
+    std::string bottleneck;  // the resource behind chunk_ns
+    double ns = 0;           // the phase's share of total_ns
+    double resource_ns = 0;  // the busiest resource's time per chunk, before queueing
+  };
+  double total_ns = 0;
+  double fill_ns = 0;           // dispatch, ring opening (grant round trip), first send dispatch
+  double alpha_ns = 0;          // hop_ns of one chunk from the first member to its ring neighbour
+  double beta_ns_per_byte = 0;  // chunk_ns / slot bytes of the slowest-streaming phase
+  std::string bottleneck;       // of the phase that takes longest
+  std::vector<Phase> phases;
+  std::string formula;
+
+  // "latency", "bandwidth" or "mixed": whether the phases' steps are bound by
+  // their hop latency, by their chunks' stream, or by both in turn.
+  std::string regime() const;
 };
 
-// `hops(a, b)`: cube hops between two cubes of the SIP under its topology.
-AlphaBeta allreduce_alpha_beta(const TopologyConfig& cfg, fw::AllReduceAlgo algo,
+// Why a measurement lies outside [0.9, 1.1] of the model: the effect the
+// model does not price, for this algorithm, buffer and regime. Empty inside
+// the band.
+std::string allreduce_model_gap(const AllReduceModel& model, fw::AllReduceAlgo algo,
+                                RingSpace buffer, double measured_over_model);
+
+AllReduceModel allreduce_model(const TopologyConfig& cfg, fw::AllReduceAlgo algo,
                                const fw::CollectiveGroup& group, RingSpace buffer,
                                uint64_t bytes_per_pe);
 

@@ -75,6 +75,18 @@ float input_value(unsigned rank, int64_t i) {
   return static_cast<float>((static_cast<int64_t>(rank) * 131 + i * 7) % 61 - 30);
 }
 
+// What bounds a point in the model: its regime, and the busiest resource's
+// kind when bandwidth plays a part ("bandwidth: cube link").
+std::string bound_by(const nlohmann::json& pt) {
+  std::string regime = pt.at("model").at("regime");
+  if (regime == "latency") return regime;
+  std::string what = pt.at("model_bottleneck");
+  for (const char* kind : {"cube link", "PE link", "HBM", "SRAM", "TCM", "MATH", "DMA read channel",
+                           "DMA write channel", "IPCQ credits"})
+    if (what.rfind(kind, 0) == 0) what = kind;
+  return regime + ": " + what;
+}
+
 nlohmann::json run_point(BenchContext& ctx, HostRuntime& rt, const PointSpec& ps,
                          unsigned pes_param, unsigned sip, std::string* skip) {
   Platform& platform = ctx.platform;
@@ -166,14 +178,28 @@ nlohmann::json run_point(BenchContext& ctx, HostRuntime& rt, const PointSpec& ps
   // Every pJ the platform spent on it; static power over the all-reduce's latency.
   const EnergyReport energy = EnergyReport::between(e0, platform.energy(), latency);
   const double reduced_bytes = static_cast<double>(ps.bytes) * p;
-  const AlphaBeta ab = allreduce_alpha_beta(cfg, ps.algo, group, ps.buffer, ps.bytes);
+  const AllReduceModel model = allreduce_model(cfg, ps.algo, group, ps.buffer, ps.bytes);
   const double algbw = static_cast<double>(ps.bytes) / latency;
   pt["latency_ns"] = latency;
-  pt["analytic_ns"] = ab.total_ns;
-  pt["measured_over_analytic"] = latency / ab.total_ns;
-  pt["alpha_ns"] = ab.alpha_ns;
-  pt["beta_ns_per_byte"] = ab.beta_ns_per_byte;
-  pt["formula"] = ab.formula;
+  pt["analytic_ns"] = model.total_ns;
+  pt["measured_over_analytic"] = latency / model.total_ns;
+  pt["alpha_ns"] = model.alpha_ns;
+  pt["beta_ns_per_byte"] = model.beta_ns_per_byte;
+  pt["formula"] = model.formula;
+  pt["model_bottleneck"] = model.bottleneck;
+  nlohmann::json phases = nlohmann::json::array();
+  for (const AllReduceModel::Phase& ph : model.phases)
+    phases.push_back({{"name", ph.name},
+                      {"steps", ph.steps},
+                      {"chunks", ph.chunks},
+                      {"hop_ns", ph.hop_ns},
+                      {"chunk_ns", ph.chunk_ns},
+                      {"resource_ns", ph.resource_ns},
+                      {"bottleneck", ph.bottleneck},
+                      {"ns", ph.ns}});
+  pt["model"] = {{"fill_ns", model.fill_ns}, {"regime", model.regime()}, {"phases", phases}};
+  const std::string gap = allreduce_model_gap(model, ps.algo, ps.buffer, latency / model.total_ns);
+  if (!gap.empty()) pt["model_gap"] = gap;
   pt["algbw_gbps"] = algbw;
   pt["busbw_gbps"] = algbw * 2.0 * (p - 1) / p;
   pt["ipcq_ops"] = cmds - cmds0;
@@ -250,9 +276,12 @@ BenchResult AllReduceBench::run(BenchContext& ctx) {
   BenchResult res;
   SummaryTable table{
       "all-reduce on " + cfg.name + " (" + to_string(cfg.sip.topology) + " cube links)",
-      {"algo", "buffer", "bytes/PE", "p", "latency_ns", "analytic_ns", "meas/model", "busbw_GB/s",
-       "ipcq_ops", "cube_link_MB", "pJ/B", "dyn pJ/B", "correct"},
+      {"algo", "buffer", "bytes/PE", "p", "latency_ns", "analytic_ns", "meas/model", "bound",
+       "busbw_GB/s", "ipcq_ops", "cube_link_MB", "pJ/B", "dyn pJ/B", "correct"},
       {}};
+  SummaryTable gaps{"outside [0.9, 1.1] of the model, and why",
+                    {"algo", "buffer", "bytes/PE", "meas/model", "not priced by the model"},
+                    {}};
   Progress progress(name(), "point",
                     static_cast<int64_t>(algos.size() * buffers.size() * sizes.size()), ctx.quiet);
   for (auto algo : algos)
@@ -265,21 +294,25 @@ BenchResult AllReduceBench::run(BenchContext& ctx) {
           pt["skipped"] = skip;
           table.rows.push_back({fw::to_string(algo), to_string(buffer), format_size(bytes),
                                 std::to_string(pt["p"].get<unsigned>()), "skipped", "-", "-", "-",
-                                "-", "-", "-", "-", skip.substr(0, 40)});
+                                "-", "-", "-", "-", "-", skip.substr(0, 40)});
         } else {
           table.rows.push_back(
               {fw::to_string(algo), to_string(buffer), format_size(bytes),
                std::to_string(pt["p"].get<unsigned>()), fmt(pt["latency_ns"], 1),
-               fmt(pt["analytic_ns"], 1), fmt(pt["measured_over_analytic"], 3),
+               fmt(pt["analytic_ns"], 1), fmt(pt["measured_over_analytic"], 3), bound_by(pt),
                fmt(pt["busbw_gbps"], 1), std::to_string(pt["ipcq_ops"].get<uint64_t>()),
                fmt(pt["cube_link_bytes"].get<double>() / 1e6, 2), fmt(pt["pj_per_byte"], 1),
                fmt(pt["dynamic_pj_per_byte"], 1), table_cell_correct(pt)});
+          if (pt.contains("model_gap"))
+            gaps.rows.push_back({fw::to_string(algo), to_string(buffer), format_size(bytes),
+                                 fmt(pt["measured_over_analytic"], 2), pt["model_gap"]});
         }
         windows.stamp(pt);
         res.points.push_back(pt);
         progress.step();
       }
   res.tables.push_back(table);
+  if (!gaps.rows.empty()) res.tables.push_back(gaps);
   if (res.points.size() == 1) res.metrics = res.points[0];
   return res;
 }
@@ -335,6 +368,10 @@ BenchResult CclSweepBench::run(BenchContext& ctx) {
       "ccl-sweep: latency_ns (meas/model) and pJ per reduced byte, per topology and buffer",
       {"algo", "buffer", "bytes/PE"},
       {}};
+  SummaryTable gaps{
+      "ccl-sweep: outside [0.9, 1.1] of the model, and why",
+      {"topology", "algo", "buffer", "bytes/PE", "meas/model", "not priced by the model"},
+      {}};
   std::map<std::tuple<std::string, std::string, uint64_t>, std::map<std::string, std::string>>
       cells;
   std::vector<std::tuple<std::string, std::string, uint64_t>> order;
@@ -374,6 +411,10 @@ BenchResult CclSweepBench::run(BenchContext& ctx) {
           std::make_tuple(pt.at("algo").get<std::string>(), pt.at("buffer").get<std::string>(),
                           pt.at("bytes_per_pe").get<uint64_t>());
       if (!cells.count(key)) order.push_back(key);
+      if (pt.contains("model_gap"))
+        gaps.rows.push_back({topo, std::get<0>(key), std::get<1>(key),
+                             format_size(std::get<2>(key)), fmt(pt.at("measured_over_analytic"), 2),
+                             pt.at("model_gap")});
       cells[key][topo] = pt.contains("skipped") ? "skipped"
                                                 : fmt(pt.at("latency_ns"), 0) + " (" +
                                                       fmt(pt.at("measured_over_analytic"), 2) +
@@ -391,6 +432,7 @@ BenchResult CclSweepBench::run(BenchContext& ctx) {
     table.rows.push_back(row);
   }
   res.tables.push_back(table);
+  if (!gaps.rows.empty()) res.tables.push_back(gaps);
   return res;
 }
 

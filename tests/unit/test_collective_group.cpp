@@ -1,5 +1,5 @@
 // CollectiveGroup: ring orders that step over cube links, and the rings the
-// all-reduce algorithms lay on a group; the alpha-beta model's closed forms.
+// all-reduce algorithms lay on a group.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -79,27 +79,6 @@ TEST(CollectiveGroup, RowsColumnsAndCubeRingsHaveTheRightNeighbours) {
   const fw::RingView inter = g.inter_cube_row(me);
   EXPECT_EQ(inter.size, 4u);
   EXPECT_EQ(inter.right, (PeAddr{0, 6, 1}));
-}
-
-TEST(AlphaBeta, RingAndTorusFollowTheirClosedForms) {
-  const TopologyConfig c = with("torus2d");
-  const CollectiveGroup g(c.sip_shape(), 0, 1);
-  const uint64_t n = uint64_t{96} * 1024;
-  const AlphaBeta ring = allreduce_alpha_beta(c, fw::AllReduceAlgo::kRing, g, RingSpace::kTcm, n);
-  const double p = 16, a = ring.alpha_ns, b = ring.beta_ns_per_byte;
-  EXPECT_DOUBLE_EQ(b, 1.0 / 128);
-  EXPECT_DOUBLE_EQ(ring.total_ns, 2 * (p - 1) * a + 2 * (p - 1) / p * n * b);
-  const AlphaBeta t2 = allreduce_alpha_beta(c, fw::AllReduceAlgo::kTwoD, g, RingSpace::kTcm, n);
-  EXPECT_DOUBLE_EQ(t2.total_ns, 2 * (4 + 4 - 2) * a + 2 * (16.0 - 1) / 16 * n * b);
-  // alpha from the configuration: DMA setup 2, two trips over xbar 0.5 + PE
-  // link 2 + router 2 + cube link 5 + router 2 + PE link 2 + xbar 0.5 = 14,
-  // store-and-forward of a 512 B burst on the two PE links (2 ns each), TCM 1.
-  EXPECT_DOUBLE_EQ(a, 2 + 14 + 4 + 1 + 14);
-  // On a mesh the wrap of each row and column crosses three cube links.
-  const TopologyConfig m = with("mesh");
-  const AlphaBeta t2m = allreduce_alpha_beta(
-      m, fw::AllReduceAlgo::kTwoD, CollectiveGroup(m.sip_shape(), 0, 1), RingSpace::kTcm, n);
-  EXPECT_GT(t2m.total_ns, t2.total_ns);
 }
 
 }  // namespace

@@ -1,0 +1,117 @@
+// The all-reduce model: each term derived from the configuration, by hand,
+// for the default SIP (4 x 4 cubes, torus unless said otherwise).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "firmware/kernels/collective_group.h"
+#include "platform/analytic/allreduce_model.h"
+#include "platform/config/topology_loader.h"
+
+namespace kb {
+namespace {
+
+using fw::AllReduceAlgo;
+using fw::CollectiveGroup;
+
+TopologyConfig with(const std::string& topology) {
+  return load_default_topology({"sip.topology=" + topology});
+}
+
+AllReduceModel ring(const TopologyConfig& c, RingSpace buffer, uint64_t bytes) {
+  return allreduce_model(c, AllReduceAlgo::kRing, CollectiveGroup(c.sip_shape(), 0, 1), buffer,
+                         bytes);
+}
+
+// One 512 B chunk from a PE to the next cube's PE, added there in TCM:
+//   DMA setup 2;
+//   read of the own TCM: crossbar 0.5 + TCM 1 + 512 B at 512 GB/s 1 + crossbar 0.5 = 3;
+//   write into the peer's TCM: crossbar 0.5 + PE link (2 + 512/256) + router 2
+//     + cube link (5 + 512/128) + router 2 + PE link (2 + 2) + crossbar 0.5 + TCM 2 = 24;
+//   its acknowledgement back, header only: 0.5 + 2 + 2 + 5 + 2 + 2 + 0.5 = 14;
+//   the 32 B doorbell: 0.5 + 2.125 + 2 + 5.25 + 2 + 2.125 + 0.5 = 14.5;
+//   the add of 128 fp32 on 64 lanes: 2.
+TEST(AllReduceModel, HopLatencyIsTheSumOfTheConfiguredLatencies) {
+  const AllReduceModel m = ring(with("torus2d"), RingSpace::kTcm, uint64_t{256} * 1024);
+  EXPECT_DOUBLE_EQ(m.alpha_ns, 2 + 3 + 24 + 14 + 14.5 + 2);
+}
+
+// Streaming, a chunk's busiest resource in a TCM ring is the cube link: the
+// chunk's 512 B and its 32 B doorbell at 128 GB/s (credits go the other way).
+// With an HBM buffer every chunk touches its PE's HBM five times (arriving in
+// the ring, staged to TCM with its partner from the vector, the sum written
+// back, read again to forward it): 5 x 512 B at 256 GB/s. Queueing at the
+// busy resources stretches the credit loop, so the chunk time is a little
+// above the resource's, never below it.
+TEST(AllReduceModel, ChunkTimeIsTheBusiestResourceOrTheCreditLoop) {
+  const TopologyConfig c = with("torus2d");
+  const AllReduceModel tcm = ring(c, RingSpace::kTcm, uint64_t{256} * 1024);
+  ASSERT_EQ(tcm.phases.size(), 1u);
+  EXPECT_DOUBLE_EQ(tcm.phases[0].resource_ns, (512 + 32) / 128.0);
+  EXPECT_NE(tcm.phases[0].bottleneck.find("cube link"), std::string::npos)
+      << tcm.phases[0].bottleneck;
+  EXPECT_GE(tcm.phases[0].chunk_ns, tcm.phases[0].resource_ns);
+  EXPECT_LT(tcm.phases[0].chunk_ns, 1.2 * tcm.phases[0].resource_ns);
+  const AllReduceModel hbm = ring(c, RingSpace::kHbm, uint64_t{256} * 1024);
+  EXPECT_DOUBLE_EQ(hbm.phases[0].resource_ns, 5 * 512 / 256.0);
+  EXPECT_NE(hbm.phases[0].bottleneck.find("HBM"), std::string::npos) << hbm.phases[0].bottleneck;
+  EXPECT_EQ(hbm.regime(), "bandwidth");
+}
+
+// With more credits than the loop ever needs, the chunk time is the busiest
+// resource's, exactly.
+TEST(AllReduceModel, EnoughCreditsLeaveTheBusiestResource) {
+  TopologyConfig c = load_default_topology({"sip.topology=torus2d", "pe.ipcq.slots=512"});
+  const AllReduceModel m = ring(c, RingSpace::kTcm, uint64_t{1024} * 1024);
+  EXPECT_NEAR(m.phases[0].chunk_ns, m.phases[0].resource_ns, 1e-3 * m.phases[0].resource_ns);
+}
+
+// 30 steps of 32 chunks each: bandwidth-bound, the ring costs its fill, one
+// hop, then every chunk of every step at the chunk time (the cube link's in
+// the reduce-scatter and the all-gather alike, with credits to spare).
+TEST(AllReduceModel, BandwidthBoundRingStreamsEveryChunk) {
+  const AllReduceModel m =
+      ring(load_default_topology({"sip.topology=torus2d", "pe.ipcq.slots=512"}), RingSpace::kTcm,
+           uint64_t{256} * 1024);
+  const AllReduceModel::Phase& ph = m.phases[0];
+  EXPECT_EQ(ph.steps, 30u);
+  EXPECT_EQ(ph.chunks, 32u);
+  EXPECT_NEAR(m.total_ns, m.fill_ns + ph.hop_ns + 29 * 32 * ph.chunk_ns + 31 * ph.chunk_ns,
+              1e-9 * m.total_ns);
+  // Fill: dispatch of the open (8 + 11 B / 16 cycles), the grant's round
+  // trip (14.5 there, 14 back), the send's dispatch (8 + 17 B / 16).
+  EXPECT_DOUBLE_EQ(m.fill_ns, 8.6875 + 28.5 + 9.0625);
+}
+
+// Latency-bound (256 B per step), a step costs its hop; on a mesh the ring
+// of a row wraps over three cube links, and a chunk crosses that wrap once
+// per lap, not every step.
+TEST(AllReduceModel, LatencyBoundStepsWalkTheRingsHops) {
+  const TopologyConfig t = with("torus2d"), m = with("mesh");
+  const auto two_d = [](const TopologyConfig& c) {
+    return allreduce_model(c, AllReduceAlgo::kTwoD, CollectiveGroup(c.sip_shape(), 0, 1),
+                           RingSpace::kTcm, 4096);
+  };
+  const AllReduceModel torus = two_d(t), mesh = two_d(m);
+  EXPECT_EQ(torus.regime(), "latency");
+  EXPECT_GT(mesh.total_ns, torus.total_ns);
+  // A 3-step row phase on the mesh crosses the wrap at most once.
+  const double short_hop = torus.phases[0].hop_ns, wrap = mesh.phases[0].hop_ns;
+  EXPECT_GT(wrap, short_hop);
+  EXPECT_LT(mesh.phases[0].ns, 3 * wrap);
+}
+
+// Eight PEs of a cube share its SRAM: the hierarchical all-reduce with SRAM
+// buffers is bound by the SRAM, never faster than its bytes allow.
+TEST(AllReduceModel, SharedSramBoundsTheHierarchicalAllReduce) {
+  const TopologyConfig c = with("torus2d");
+  const AllReduceModel m =
+      allreduce_model(c, AllReduceAlgo::kHierarchical, CollectiveGroup(c.sip_shape(), 0, 8),
+                      RingSpace::kSram, uint64_t{256} * 1024);
+  EXPECT_NE(m.bottleneck.find("SRAM"), std::string::npos) << m.bottleneck;
+  EXPECT_EQ(allreduce_model_gap(m, AllReduceAlgo::kHierarchical, RingSpace::kSram, 1.0), "");
+  EXPECT_NE(allreduce_model_gap(m, AllReduceAlgo::kHierarchical, RingSpace::kSram, 1.3), "");
+}
+
+}  // namespace
+}  // namespace kb
