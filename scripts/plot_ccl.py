@@ -13,9 +13,8 @@ Writes into OUT_DIR (default: the folder of RESULT.json), FORMAT png by default:
                        model (`analytic_ns`, dashed)
   ccl_buffers.FORMAT   one panel per cube topology: the topology's natural algorithm (2d on
                        a mesh or torus, ring on a ring) with TCM, HBM and SRAM buffers,
-                       measured (solid) and the model (dashed; it prices the links and
-                       the buffer's access latency, not the staging of HBM/SRAM buffers
-                       through the TCM)
+                       measured (solid) and the model (dashed; it prices the staging of
+                       HBM/SRAM buffers through the TCM as well as the links)
 Sizes that do not fit a buffer are reported as skipped by the bench and left out.
 Needs Debian's python3-matplotlib (scripts/install_deps.sh installs it).
 """

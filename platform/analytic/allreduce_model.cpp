@@ -628,13 +628,15 @@ std::string allreduce_model_gap(const AllReduceModel& model, fw::AllReduceAlgo a
            "simulation overlaps them";
   }
   if (algo == fw::AllReduceAlgo::kChain)
-    return "the chain's chunk stream bunches: a stall at one PE reaches every PE after it, so "
-           "chunks arrive in bursts rather than one per chunk time; the model prices a steady "
-           "stream";
+    return "doorbells share the wire with data: the leaf sends its whole vector at once, so "
+           "each chunk's doorbell queues behind the chunks issued after it, the next PE "
+           "learns of its chunks in bursts, and the bursts carry down the chain; the model "
+           "prices a steady stream";
   if (m.regime() == "mixed")
     return "steps are neither latency- nor bandwidth-bound (chunks x chunk_ns within 2x of the "
-           "hop): a step's first chunk queues behind the previous step's chunks on the DMA "
-           "channels and links, which the model does not price";
+           "hop), and a step's first chunk waits behind the previous step's: its write-back "
+           "completes only after the earlier forwards on the in-order DMA write channel, and "
+           "its doorbell queues behind data on the link; the model does not price that wait";
   if (algo == fw::AllReduceAlgo::kRingBidir)
     return "the two rings' hops of a step serialise on each PE's DMA write channel, PE_MATH and "
            "doorbells; the model prices their share of bandwidth, not that serialisation";

@@ -1,0 +1,126 @@
+#!/usr/bin/python3
+"""How far each study's measurement lies from its analytic model: the README's
+model_error table, generated from result files and kept as a compact extract.
+
+usage: scripts/model_error.py RESULT.json... [--out docs/model_error.json] [--readme README.md]
+       scripts/model_error.py --from docs/model_error.json [--readme README.md]
+
+RESULT.json are kernbench --json results of the studies that print a model beside each
+measurement: gemm-sweep (window_ns vs window_ns_analytic), allreduce or ccl-sweep
+(latency_ns vs analytic_ns, with the bench's model_gap reason outside [0.9, 1.1]), and the
+gqa benches (latency vs model_ns, where they print one). The extract (--out) keeps, per
+study, each point's label, measured and model ns, ratio and reason, and the command that
+made it; --from rebuilds the table from a committed extract. The table goes to stdout,
+and with --readme between the README's "<!-- model_error:begin -->" and
+"<!-- model_error:end -->" lines.
+
+    ./build/kernbench --bench gemm-sweep --json out/gemm_sweep.json
+    ./build/kernbench --bench ccl-sweep --json out/ccl_sweep.json
+    /usr/bin/python3 scripts/model_error.py out/gemm_sweep.json out/ccl_sweep.json \\
+        --out docs/model_error.json --readme README.md
+"""
+import argparse
+import json
+import statistics
+import sys
+
+BEGIN, END = "<!-- model_error:begin -->", "<!-- model_error:end -->"
+BAND = (0.9, 1.1)
+
+
+def label(p, keys):
+    return " ".join(f"{k}={p[k]}" for k in keys if k in p)
+
+
+def extract(doc):
+    """(study, rows) of one result; a row: label, measured_ns, model_ns, ratio, reason."""
+    bench = doc.get("bench", "?")
+    rows = []
+    for p in doc.get("points", []):
+        if p.get("skipped"):
+            continue
+        if "window_ns_analytic" in p:
+            m, a = p["window_ns"], p["window_ns_analytic"]
+            lab = label(p, ["M", "K", "N", "variant"])
+        elif "analytic_ns" in p and "latency_ns" in p:
+            m, a = p["latency_ns"], p["analytic_ns"]
+            lab = label(p, ["topology", "algo", "buffer", "bytes_per_pe"])
+        elif "model_ns" in p and "latency_ns" in p:
+            m, a = p["latency_ns"], p["model_ns"]
+            lab = label(p, ["case", "variant", "kv_per_cube", "S_kv", "S"])
+        else:
+            continue
+        if not a:
+            continue
+        reason = p.get("model_gap") or p.get("model_reason") or ""
+        rows.append({"point": lab, "measured_ns": m, "model_ns": a, "ratio": m / a,
+                     "reason": reason})
+    return bench, rows
+
+
+def table(studies):
+    out = ["| study | points | measured/model: lowest | median | highest | outside "
+           f"[{BAND[0]}, {BAND[1]}] | why (points) |",
+           "|---|---|---|---|---|---|---|"]
+    for s in studies:
+        r = sorted(x["ratio"] for x in s["rows"])
+        if not r:
+            continue
+        outside = [x for x in s["rows"] if not BAND[0] <= x["ratio"] <= BAND[1]]
+        why = {}
+        for x in outside:
+            key = x["reason"] or "not explained by the bench"
+            why[key] = why.get(key, 0) + 1
+        reasons = "; ".join(f"{k} ({n})" for k, n in sorted(why.items(), key=lambda kv: -kv[1]))
+        out.append(f"| `{s['study']}` | {len(r)} | {r[0]:.2f} | {statistics.median(r):.2f} | "
+                   f"{r[-1]:.2f} | {len(outside)} | {reasons or '-'} |")
+    return "\n".join(out) + "\n"
+
+
+def write_readme(path, text):
+    with open(path, encoding="utf-8") as f:
+        doc = f.read()
+    if BEGIN not in doc or END not in doc:
+        sys.exit(f"model_error.py: {path} has no {BEGIN} ... {END} section")
+    head, rest = doc.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(head + BEGIN + "\n" + text + END + tail)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("results", nargs="*", help="kernbench --json result files")
+    ap.add_argument("--from", dest="source", help="a committed extract to rebuild the table from")
+    ap.add_argument("--out", help="write the extract here")
+    ap.add_argument("--readme", help="rewrite the table section of this README")
+    args = ap.parse_args(argv)
+    if args.source:
+        with open(args.source, encoding="utf-8") as f:
+            studies = json.load(f)["studies"]
+    elif args.results:
+        studies = []
+        for path in args.results:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+            bench, rows = extract(doc)
+            if not rows:
+                sys.exit(f"model_error.py: {path} ({bench}) has no point with a model value")
+            studies.append({"study": bench, "source": path,
+                            "kernbench_version": doc.get("kernbench_version", ""),
+                            "topology": (doc.get("topology") or {}).get("name", ""),
+                            "rows": rows})
+    else:
+        ap.error("give RESULT.json files or --from EXTRACT")
+    text = table(studies)
+    sys.stdout.write(text)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump({"band": list(BAND), "studies": studies}, f, indent=1, sort_keys=True)
+            f.write("\n")
+    if args.readme:
+        write_readme(args.readme, text)
+
+
+if __name__ == "__main__":
+    main()
