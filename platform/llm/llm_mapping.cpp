@@ -42,7 +42,7 @@ uint64_t layer_tcm_bytes(const fw::TransformerShape& s, int64_t B, int64_t tile,
   const int64_t attention =
       (1 + std::max<int64_t>(children, 1)) * chunk_rows * (d + 2) * 4 + sweep + 5 * chunk_rows * 4;
   const int64_t gather = B * s.qkv_width() * 4;
-  return static_cast<uint64_t>(layer + std::max(attention, gather) + 64 * 48);
+  return static_cast<uint64_t>(layer + std::max(attention, gather) + int64_t{64} * 48);
 }
 
 }  // namespace
@@ -61,9 +61,10 @@ TpMapping::TpMapping(const ModelSpec& model, const LlmRun& run, const TopologyCo
                      str(kv) + " equal groups (use --param ranks=N with N a multiple of " +
                      str(kv) + ")");
   per_group_ = W / kv;
-  if (run.cube_allreduce) {
-    // Ranks fill the cubes in order: whole cubes, or part of one.
-    if (W > cfg.cube.pes && W % cfg.cube.pes != 0)
+  // Ranks fill the cubes in order: whole cubes, or part of one.
+  const bool whole_cubes = W <= cfg.cube.pes || W % cfg.cube.pes == 0;
+  if (run.cube_allreduce || (run.auto_allreduce && whole_cubes && W > 1)) {
+    if (!whole_cubes)
       throw UsageError("llm: --param allreduce=hierarchical needs whole cubes: " + str(W) +
                        " ranks are not a multiple of the " + str(cfg.cube.pes) +
                        " PEs of a cube (use --param ranks=N with N a multiple of " +
@@ -171,8 +172,8 @@ void TpMapping::check_fits(const TopologyConfig& cfg) {
     // one query row's state per head at least.
     const auto e = static_cast<int64_t>(dtype_bytes(model_.dtype));
     const int64_t G = model_.group(), d = model_.d_head, T = run_.tile;
-    const int64_t need = 2 * 3 * T * d * e +
-                         G * (d * e + 8 + d * 4 + T * (4 + 2 * e) + d * 4 + 32) + 64 * 64 +
+    const int64_t need = int64_t{2} * 3 * T * d * e +
+                         G * (d * e + 8 + d * 4 + T * (4 + 2 * e) + d * 4 + 32) + int64_t{64} * 64 +
                          model_.hidden * (8 + e);
     tcm_budget_ = arena / 2;
     if (static_cast<uint64_t>(need) > tcm_budget_)

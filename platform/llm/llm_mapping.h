@@ -29,8 +29,11 @@ struct LlmRun {
   unsigned ranks = 0;      // PEs the model is spread over (0 = every PE)
   int64_t attn_chunk = 0;  // sequences per attention reduce (0 = as many as the TCM holds)
   std::string variant = "opt2";
-  // The all-reduces over every rank: hierarchical by cube, or the tree.
+  // The all-reduces over every rank: hierarchical by cube, or the tree; with
+  // `auto_allreduce`, hierarchical wherever the ranks fill whole cubes (or
+  // lie in one) and the tree otherwise.
   bool cube_allreduce = false;
+  bool auto_allreduce = false;
   // Pipeline stages: the PE a stage's tensor-parallel mapping starts at (in
   // (SIP, cube, PE) order), the model's index of its first layer, and
   // whether it ends with the final norm and the LM head (the last stage's).

@@ -42,7 +42,7 @@ std::vector<std::string> args(const std::vector<std::string>& extra,
 }
 
 nlohmann::json run_json(std::vector<std::string> a, const TempDir& tmp, const std::string& name) {
-  a.push_back("--json");
+  a.emplace_back("--json");
   a.emplace_back(tmp / name);
   const test::RunResult r = run_kernbench(a, tmp);
   EXPECT_EQ(r.exit_code, 0) << test::describe(r);
@@ -310,6 +310,18 @@ TEST(LlmAllReduce, HierarchicalBeatsTheTreeOnALargeVector) {
   EXPECT_LT(ar[1], 0.8 * ar[0]) << "tree " << ar[0] << " ns, hierarchical " << ar[1] << " ns";
 }
 
+// The default, auto: hierarchical where the ranks fill whole cubes (6 ranks
+// on tiny.yaml's cubes of 2 PEs), the tree where they do not (3 ranks).
+TEST(LlmAllReduce, AutoIsHierarchicalOnWholeCubesAndTheTreeOtherwise) {
+  TempDir tmp;
+  const nlohmann::json whole = run_json(args({}), tmp, "whole.json");
+  ASSERT_FALSE(whole.is_null());
+  EXPECT_EQ(whole["metrics"]["allreduce"], "hierarchical");
+  const nlohmann::json part = run_json(args({"-p", "ranks=3"}), tmp, "part.json");
+  ASSERT_FALSE(part.is_null());
+  EXPECT_EQ(part["metrics"]["allreduce"], "tree");
+}
+
 TEST(LlmPrefill, SmallRaggedModelMatchesTheReferenceAndTheMappingDoesNotChangeIt) {
   TempDir tmp;
   // Two prompts of 23 tokens: ranks 3 (a KV head per PE, all query rows on
@@ -426,7 +438,7 @@ INSTANTIATE_TEST_SUITE_P(
                 {"-p", "ranks=3", "-p", "allreduce=hierarchical"},
                 kTiny,
                 "needs whole cubes"},
-        BadCase{"unknown_allreduce", {"-p", "allreduce=ring"}, kTiny, "expected tree or hier"},
+        BadCase{"unknown_allreduce", {"-p", "allreduce=ring"}, kTiny, "expected tree, hier"},
         BadCase{"unknown_phase", {"-p", "phase=decoding"}, kTiny, "expected decode or prefill"},
         BadCase{"zero_prompt", {"-p", "phase=prefill", "-p", "prompt=0"}, kTiny, "prompt"},
         BadCase{"prompt_shorter_than_a_group",
