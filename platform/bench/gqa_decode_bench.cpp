@@ -6,6 +6,7 @@
 #include "firmware/kernels/attention_decode.h"
 #include "models/common/errors.h"
 #include "models/trace/op_log.h"
+#include "platform/analytic/attention_model.h"
 #include "platform/bench/attention_reference.h"
 #include "platform/fabric/pe.h"
 #include "platform/platform.h"
@@ -111,8 +112,8 @@ BenchResult GqaDecodeBench::run(BenchContext& ctx) {
   SummaryTable table{"gqa-decode on sip0.cube0.pe0: G=" + std::to_string(G) +
                          ", d=" + std::to_string(d) + ", S_kv=" + std::to_string(S) +
                          ", tile=" + std::to_string(T),
-                     {"variant", "latency_ns", "dispatch_ns/tile", "commands/tile", "k_before_v",
-                      "energy/step", "energy", "max_abs_err"},
+                     {"variant", "latency_ns", "model_ns", "meas/model", "dispatch_ns/tile",
+                      "commands/tile", "k_before_v", "energy/step", "energy", "max_abs_err"},
                      {}};
   for (const std::string& variant : variants) {
     fw::DecodeArgs a;
@@ -161,13 +162,18 @@ BenchResult GqaDecodeBench::run(BenchContext& ctx) {
                          {"k_before_v", k_before_v},
                          {"energy_per_step_pj", energy.total_pj()},
                          {"energy", energy.to_json()}};
+    const AttentionModel model = gqa_decode_model(cfg, G, d, S, T, variant);
+    pt["model_ns"] = model.total_ns;
+    pt["measured_over_model"] = (t_end - t_start) / model.total_ns;
+    pt["model"] = model.to_json();
     std::string err = "-";
     if (ctx.data_mode) {
       const double e = attention_max_error(in, rt.read(a.out), a.scale);
       pt["max_abs_err"] = e;
       err = fmt(e, 5);
     }
-    table.rows.push_back({variant, fmt(pt["latency_ns"], 1), fmt(pt["dispatch_ns_per_tile"], 2),
+    table.rows.push_back({variant, fmt(pt["latency_ns"], 1), fmt(model.total_ns, 1),
+                          fmt(pt["measured_over_model"], 4), fmt(pt["dispatch_ns_per_tile"], 2),
                           fmt(pt["commands_per_tile"], 1), k_before_v ? "yes" : "NO",
                           energy_text(energy.total_pj() * 1e-12), energy.dominant(), err});
     windows.stamp(pt);

@@ -6,6 +6,7 @@
 
 #include "firmware/kernels/attention_long_decode.h"
 #include "models/common/errors.h"
+#include "platform/analytic/attention_model.h"
 #include "platform/bench/activity_counters.h"
 #include "platform/bench/attention_reference.h"
 #include "platform/bench/progress.h"
@@ -269,6 +270,20 @@ nlohmann::json run_decode_heads(HostRuntime& rt, const std::vector<HeadPlan>& pl
       {"cube_link_bytes", c.traffic.cube_link_bytes},
       {"sip_link_bytes", c.traffic.sip_link_bytes},
       {"wall_s", wall}};
+  LongDecodePoint mp;
+  mp.mode = p0.mode;
+  mp.intra = p0.intra;
+  for (const HeadPlan& h : plans) mp.heads.push_back(h.at);
+  mp.g = G;
+  mp.d_head = d;
+  mp.s_kv = S;
+  mp.tile = shape.tile;
+  mp.variant = shape.variant;
+  mp.tiled_kv = shape.tiled_kv;
+  const AttentionModel model = long_decode_model(platform.config(), mp);
+  pt["model_ns"] = model.total_ns;
+  pt["measured_over_model"] = (t_end - t0) / model.total_ns;
+  pt["model"] = model.to_json();
   if (data_mode) {
     const std::vector<float> out = rt.read(out_all);
     double err = 0;
@@ -394,10 +409,11 @@ BenchResult run_cases(BenchContext& ctx, const std::string& title) {
   HostRuntime rt(ctx.platform);
   PointWindows windows(ctx.platform);
   BenchResult res;
-  SummaryTable table{title,
-                     {"case", "S_kv", "C x P", "latency_us", "KV MiB/cube", "ipcq_ops", "dma_ops",
-                      "cube_link_MB", "sip_link_KB", "wall_s", "max_abs_err"},
-                     {}};
+  SummaryTable table{
+      title,
+      {"case", "S_kv", "C x P", "latency_us", "model_us", "meas/model", "KV MiB/cube", "ipcq_ops",
+       "dma_ops", "cube_link_MB", "sip_link_KB", "wall_s", "max_abs_err"},
+      {}};
   Progress progress(title.substr(0, title.find(':')), "point",
                     static_cast<int64_t>(sizes.size() * cases.size()), ctx.quiet);
   for (long long sz : sizes)
@@ -413,6 +429,9 @@ BenchResult run_cases(BenchContext& ctx, const std::string& title) {
                             std::to_string(pt["C"].get<unsigned>()) + " x " +
                                 std::to_string(pt["P"].get<unsigned>()),
                             fmt(pt["latency_ns"].get<double>() / 1e3, 2),
+                            fmt(pt["model_ns"].get<double>() / 1e3, 2) +
+                                (pt["model"].contains("bound") ? " (bound)" : ""),
+                            fmt(pt["measured_over_model"], 4),
                             fmt(pt["kv_bytes_per_cube"].get<double>() / (1 << 20), 2),
                             std::to_string(pt["ipcq_ops"].get<uint64_t>()),
                             std::to_string(pt["dma_ops"].get<uint64_t>()),

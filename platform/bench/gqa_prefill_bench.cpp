@@ -6,6 +6,7 @@
 #include "firmware/kernels/attention_ring_prefill.h"
 #include "models/common/errors.h"
 #include "models/tcm/tcm_arena.h"
+#include "platform/analytic/attention_model.h"
 #include "platform/bench/activity_counters.h"
 #include "platform/bench/attention_reference.h"
 #include "platform/config/topology_config.h"
@@ -98,8 +99,8 @@ BenchResult GqaPrefillBench::run(BenchContext& ctx) {
   BenchResult res;
   SummaryTable table{"gqa-prefill: ring KV over " + str(C) + " cubes, T_q=" + str(Tq) +
                          ", tile=" + str(T) + ", causal",
-                     {"S", "latency_us", "ipcq_ops", "dma_ops", "cube_link_MB", "peak_TCM_KiB",
-                      "wall_s", "max_abs_err"},
+                     {"S", "latency_us", "model_us", "meas/model", "ipcq_ops", "dma_ops",
+                      "cube_link_MB", "peak_TCM_KiB", "wall_s", "max_abs_err"},
                      {}};
   for (long long S : sizes) {
     fw::RingPrefillArgs a;
@@ -151,6 +152,10 @@ BenchResult GqaPrefillBench::run(BenchContext& ctx) {
                          {"cube_link_bytes", act.traffic.cube_link_bytes},
                          {"peak_tcm_bytes", peak},
                          {"wall_s", wall}};
+    const AttentionModel model = ring_prefill_model(cfg, S, Tq, T, d, cubes);
+    pt["model_ns"] = model.total_ns;
+    pt["measured_over_model"] = (t_end - t0) / model.total_ns;
+    pt["model"] = model.to_json();
     std::string err = "-";
     if (ctx.data_mode) {
       double worst = 0;
@@ -165,7 +170,8 @@ BenchResult GqaPrefillBench::run(BenchContext& ctx) {
       pt["max_abs_err"] = worst;
       err = fmt(worst, 5);
     }
-    table.rows.push_back({str(S), fmt((t_end - t0) / 1e3, 2),
+    table.rows.push_back({str(S), fmt((t_end - t0) / 1e3, 2), fmt(model.total_ns / 1e3, 2),
+                          fmt(pt["measured_over_model"], 4),
                           str(static_cast<long long>(act.ipcq_ops)),
                           str(static_cast<long long>(act.dma_ops())),
                           fmt(static_cast<double>(act.traffic.cube_link_bytes) / 1e6, 3),

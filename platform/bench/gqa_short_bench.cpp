@@ -94,8 +94,8 @@ BenchResult GqaShortBench::run(BenchContext& ctx) {
   BenchResult res;
   SummaryTable table{"gqa-short: S_kv=" + str(shape.s_kv) + ", " + str(kv_heads) +
                          " KV heads x G=" + str(shape.g) + ", chain reduce inside each cube",
-                     {"kv_per_cube", "cubes", "PEs/head", "latency_us", "KV MiB/cube", "ipcq_ops",
-                      "dma_ops", "max_abs_err"},
+                     {"kv_per_cube", "cubes", "PEs/head", "latency_us", "model_us", "meas/model",
+                      "KV MiB/cube", "ipcq_ops", "dma_ops", "max_abs_err"},
                      {}};
   for (const auto& [n, plans] : points) {
     nlohmann::json pt = run_decode_heads(rt, plans, shape, ctx.data_mode);
@@ -107,6 +107,8 @@ BenchResult GqaShortBench::run(BenchContext& ctx) {
     pt["kv_bytes_per_cube"] = pt["kv_bytes_per_cube"].get<uint64_t>() * static_cast<uint64_t>(n);
     table.rows.push_back({str(n), str(kv_heads / n), str(plans.front().at.pes),
                           fmt(pt["latency_ns"].get<double>() / 1e3, 2),
+                          fmt(pt["model_ns"].get<double>() / 1e3, 2),
+                          fmt(pt["measured_over_model"], 4),
                           fmt(pt["kv_bytes_per_cube"].get<double>() / (1 << 20), 2),
                           str(pt["ipcq_ops"].get<long long>()), str(pt["dma_ops"].get<long long>()),
                           pt.contains("max_abs_err") ? fmt(pt["max_abs_err"], 5) : "-"});
