@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -14,6 +12,7 @@
 #include "platform/config/topology_schema.h"
 #include "platform/fabric/pe.h"
 #include "platform/platform.h"
+#include "platform/process/temp_directory.h"
 #include "platform/runtime/host_runtime.h"
 #include "platform/util/subprocess.h"
 
@@ -360,9 +359,11 @@ BenchResult CclSweepBench::run(BenchContext& ctx) {
     if (t != "mesh" && t != "ring" && t != "torus2d")
       throw UsageError("--param topologies=" + t + ": expected mesh, ring or torus2d");
   const std::string exe = self_exe(ctx);
-  char tmpl[] = "/tmp/kb_ccl_sweep_XXXXXX";
-  if (!mkdtemp(tmpl)) throw SimulationError("ccl-sweep: cannot create a temporary directory");
-  const std::string dir = tmpl;
+  const long long jobs = prm.integer("jobs");
+  if (jobs < 1) throw UsageError("--param jobs must be >= 1");
+  TempDirectory dir("kb_ccl_sweep_");
+  std::map<std::string, std::string> child_json;
+  for (const std::string& topo : topologies) child_json[topo] = dir.file(topo + ".json");
   BenchResult res;
   SummaryTable table{
       "ccl-sweep: latency_ns (meas/model) and pJ per reduced byte, per topology and buffer",
@@ -379,7 +380,7 @@ BenchResult CclSweepBench::run(BenchContext& ctx) {
   for (const std::string& topo : topologies) {
     table.headers.push_back(topo);
     std::vector<std::string> argv = {exe,         "--quiet", "--bench",
-                                     "allreduce", "--json",  dir + "/" + topo + ".json"};
+                                     "allreduce", "--json",  child_json.at(topo)};
     if (!ctx.topology_file.empty()) argv.insert(argv.end(), {"--topology", ctx.topology_file});
     for (const auto& s : ctx.topology_overrides) argv.insert(argv.end(), {"--set", s});
     argv.insert(argv.end(), {"--set", "sip.topology=" + topo});
@@ -388,19 +389,16 @@ BenchResult CclSweepBench::run(BenchContext& ctx) {
     if (ctx.data_mode) argv.emplace_back("--data");
     commands.push_back(argv);
   }
-  const long long jobs = prm.integer("jobs");
-  if (jobs < 1) throw UsageError("--param jobs must be >= 1");
   Progress progress(name(), "topology", static_cast<int64_t>(commands.size()), ctx.quiet, 0);
   const std::vector<int> status = run_commands(commands, static_cast<unsigned>(jobs), progress);
   for (size_t t = 0; t < topologies.size(); ++t) {
     const std::string& topo = topologies[t];
     if (status[t] != 0) {
-      std::filesystem::remove_all(dir);
       throw SimulationError(
           "ccl-sweep: the " + topo + " run exited with " + std::to_string(status[t]) +
           " (rerun it alone: kernbench --bench allreduce --set sip.topology=" + topo + ")");
     }
-    std::ifstream in(dir + "/" + topo + ".json");
+    std::ifstream in(child_json.at(topo));
     const nlohmann::json j = nlohmann::json::parse(in);
     res.child_sim_time_ns += j.at("sim_time_ns").get<double>();
     ++res.child_runs;
@@ -421,7 +419,6 @@ BenchResult CclSweepBench::run(BenchContext& ctx) {
                                                       ") " + fmt(pt.at("pj_per_byte"), 1) + " pJ/B";
     }
   }
-  std::filesystem::remove_all(dir);
   for (const auto& key : order) {
     std::vector<std::string> row = {std::get<0>(key), std::get<1>(key),
                                     format_size(std::get<2>(key))};

@@ -1,7 +1,10 @@
 #include "platform/process/stop_signals.h"
 
 #include <pthread.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <ctime>
 
 #include <algorithm>
 #include <atomic>
@@ -16,6 +19,7 @@ namespace {
 constexpr int kTempSlots = 64;
 struct TempSlot {
   std::atomic<int> used{0};  // 0 free, 2 being written, 1 live
+  bool dir = false;          // removed with rmdir, after every file
   char path[PATH_MAX];
 };
 TempSlot g_temps[kTempSlots];
@@ -40,22 +44,46 @@ void write_all_stderr(const char* s) {
 }
 
 extern "C" void on_stop_signal(int sig) {
+  bool children = false;
   for (std::atomic<pid_t>& c : g_children) {
     const pid_t pid = c.load();
-    if (pid > 0) ::kill(pid, sig);
+    if (pid > 0) children = ::kill(pid, sig) == 0 || children;
+  }
+  // Give the children up to 2 s to end and remove their own temporaries,
+  // which may lie in a directory registered here.
+  for (int tries = 0; children && tries < 200; ++tries) {
+    children = false;
+    for (std::atomic<pid_t>& c : g_children) {
+      const pid_t pid = c.load();
+      if (pid > 0 && ::waitpid(pid, nullptr, WNOHANG) == 0) children = true;
+    }
+    if (children) {
+      const timespec tick{0, 10000000};  // 10 ms
+      ::nanosleep(&tick, nullptr);
+    }
   }
   for (TempSlot& s : g_temps)
-    if (s.used.load() == 1) ::unlink(s.path);
-  const char* name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
-  write_all_stderr("kernbench: stopped by ");
-  write_all_stderr(name);
+    if (s.used.load() == 1 && !s.dir) ::unlink(s.path);
+  for (TempSlot& s : g_temps)
+    if (s.used.load() == 1 && s.dir) ::rmdir(s.path);
+  // One write of the whole line, so that the lines of a sweep's points,
+  // stopped at the same instant, do not interleave.
+  char line[512] = "";
+  size_t used = 0;
+  auto add = [&](const char* text) {
+    for (; *text != '\0' && used + 1 < sizeof line; ++text) line[used++] = *text;
+    line[used] = '\0';
+  };
+  add("kernbench: stopped by ");
+  add(sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP");
   const int live = g_status_live.load();
   if (live >= 0) {
-    write_all_stderr(" (done: ");
-    write_all_stderr(g_status[live]);
-    write_all_stderr(")");
+    add(" (done: ");
+    add(g_status[live]);
+    add(")");
   }
-  write_all_stderr("; unfinished output files removed\n");
+  add("; unfinished output files removed\n");
+  write_all_stderr(line);
   ::signal(sig, SIG_DFL);
   ::raise(sig);
 }
@@ -74,17 +102,30 @@ void install_stop_signal_cleanup() {
   (void)installed;
 }
 
-int register_temp_file(const std::string& path) {
+namespace {
+
+int register_temp(const std::string& path, bool dir) {
   if (path.size() >= PATH_MAX) return -1;
   for (int i = 0; i < kTempSlots; ++i) {
     int expected = 0;
     if (g_temps[i].used.compare_exchange_strong(expected, 2)) {
       std::memcpy(g_temps[i].path, path.c_str(), path.size() + 1);
+      g_temps[i].dir = dir;
       g_temps[i].used.store(1);
       return i;
     }
   }
   return -1;
+}
+
+}  // namespace
+
+int register_temp_file(const std::string& path) {
+  return register_temp(path, false);
+}
+
+int register_temp_dir(const std::string& path) {
+  return register_temp(path, true);
 }
 
 void release_temp_file(int slot) {

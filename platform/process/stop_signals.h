@@ -21,6 +21,10 @@ void install_stop_signal_cleanup();
 // (the file is still removed by its owner on every normal path).
 int register_temp_file(const std::string& path);
 void release_temp_file(int slot);
+// A temporary directory to remove on a stop signal, after every registered
+// file (register the files it will hold): it goes if nothing else is in it.
+// Released with release_temp_file.
+int register_temp_dir(const std::string& path);
 
 // What the stop line says had finished, e.g. "allreduce: point 3/8" (kept
 // current by Progress); "" for nothing. At most 255 bytes are kept.

@@ -6,11 +6,11 @@
 // runs the long version); the special-file, signal and lost-result cases that
 // need more than a command line have tests of their own below.
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <gtest/gtest.h>
 
@@ -341,6 +341,39 @@ TEST(BadOutputs, SignalsLeaveNoPartialFiles) {
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "signal " << sig;
     EXPECT_EQ(leftovers(tmp), std::vector<std::string>{}) << "signal " << sig;
   }
+}
+
+// A ccl-sweep keeps its topologies' results in a temporary directory under
+// TMPDIR until it merges them: a stop signal removes it, whatever the
+// children had written.
+TEST(BadOutputs, AStoppedCclSweepLeavesNoTemporaryDirectory) {
+  TempDir tmp;
+  const std::string bin = test::kernbench_binary(), scratch = tmp / "scratch";
+  fs::create_directories(scratch);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    setenv("TMPDIR", scratch.c_str(), 1);
+    execl(bin.c_str(), bin.c_str(), "-q", "-b", "ccl-sweep", "--param", "algo=ring,binomial",
+          "--param", "bytes_per_pe=64KiB,1MiB", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until the sweep has made its directory, then give its children a
+  // moment to run.
+  bool made = false;
+  for (int i = 0; i < 1000 && !made; ++i) {
+    made = !fs::is_empty(scratch);
+    if (!made) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(made) << "the sweep made no temporary directory";
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+  std::vector<std::string> left;
+  for (const auto& e : fs::recursive_directory_iterator(scratch)) left.push_back(e.path().string());
+  EXPECT_EQ(left, std::vector<std::string>{});
 }
 
 // The stop line says what had finished: the bench's progress (even with -q).
