@@ -37,9 +37,15 @@ CLASSES = [("gemm", "GEMM"), ("attention", "attention"), ("allreduce", "all-redu
            ("norm_elementwise", "norm / elementwise"), ("pipeline", "pipeline hand-off")]
 
 
+def is_sweep(doc):
+    """A sweep.json (its runs are the points' processes), not a bench result (whose runs
+    are its simulation runs)."""
+    return "sweep" in doc and "runs" in doc
+
+
 def results(doc):
     """(metrics, point) of every successful run in a result or a sweep."""
-    if "runs" in doc:
+    if is_sweep(doc):
         return [(r["metrics"], r["points"][0]) for r in doc["runs"]
                 if r.get("status") == "ok" and r.get("points") and r.get("metrics")]
     if doc.get("bench") != "llm" or "op_classes_rank0" not in doc.get("metrics", {}):
@@ -184,7 +190,7 @@ def main(argv=None):
     runs = results(doc)
     if not runs:
         sys.exit("plot_llm.py: no successful llm result in " + args.result)
-    topo = sweep_topology(doc, args.result) if "runs" in doc else kbplot.topology_name(doc)
+    topo = sweep_topology(doc, args.result) if is_sweep(doc) else kbplot.topology_name(doc)
     plot_layers(out, runs[0][0], topo)
     plot_vs_model(out, runs[0][0], topo)
     points = [p for _, p in runs]
