@@ -8,7 +8,8 @@ usage: scripts/model_error.py RESULT.json... [--out docs/model_error.json] [--re
 RESULT.json are kernbench --json results of the studies that print a model beside each
 measurement: gemm-sweep (window_ns vs window_ns_analytic), allreduce or ccl-sweep
 (latency_ns vs analytic_ns, with the bench's model_gap reason outside [0.9, 1.1]), and the
-gqa benches (latency vs model_ns, where they print one). The extract (--out) keeps, per
+gqa benches (latency_ns vs model_ns; a point whose model is only a bound is
+counted with the bound's reason). The extract (--out) keeps, per
 study, each point's label, measured and model ns, ratio and reason, and the command that
 made it; --from rebuilds the table from a committed extract. The table goes to stdout,
 and with --readme between the README's "<!-- model_error:begin -->" and
@@ -21,6 +22,7 @@ and with --readme between the README's "<!-- model_error:begin -->" and
 """
 import argparse
 import json
+import os
 import statistics
 import sys
 
@@ -52,10 +54,25 @@ def extract(doc):
             continue
         if not a:
             continue
-        reason = p.get("model_gap") or p.get("model_reason") or ""
+        model = p.get("model") if isinstance(p.get("model"), dict) else {}
+        reason = p.get("model_gap") or ""
+        if not reason and model.get("bound"):
+            # A model that is only a bound says why; keep its first clause.
+            reason = "a bound, not a model: " + model.get("bound_reason", "").split(", so")[0]
+        if not reason and model.get("unpriced"):
+            unpriced = model["unpriced"]
+            reason = "; ".join(unpriced) if isinstance(unpriced, list) else str(unpriced)
         rows.append({"point": lab, "measured_ns": m, "model_ns": a, "ratio": m / a,
                      "reason": reason})
     return bench, rows
+
+
+def short(reason):
+    """A reason's headline: up to its first colon or semicolon (the extract keeps it whole)."""
+    if reason.startswith("a bound"):
+        return reason
+    cut = [i for i in (reason.find(": "), reason.find("; ")) if i > 0]
+    return reason[:min(cut)] if cut else reason
 
 
 def table(studies):
@@ -69,7 +86,7 @@ def table(studies):
         outside = [x for x in s["rows"] if not BAND[0] <= x["ratio"] <= BAND[1]]
         why = {}
         for x in outside:
-            key = x["reason"] or "not explained by the bench"
+            key = short(x["reason"]) or "not explained by the bench"
             why[key] = why.get(key, 0) + 1
         reasons = "; ".join(f"{k} ({n})" for k, n in sorted(why.items(), key=lambda kv: -kv[1]))
         out.append(f"| `{s['study']}` | {len(r)} | {r[0]:.2f} | {statistics.median(r):.2f} | "
@@ -106,7 +123,8 @@ def main(argv=None):
             bench, rows = extract(doc)
             if not rows:
                 sys.exit(f"model_error.py: {path} ({bench}) has no point with a model value")
-            studies.append({"study": bench, "source": path,
+            studies.append({"study": bench, "source": os.path.basename(path),
+                            "params": doc.get("params", {}),
                             "kernbench_version": doc.get("kernbench_version", ""),
                             "topology": (doc.get("topology") or {}).get("name", ""),
                             "rows": rows})
