@@ -707,10 +707,10 @@ struct PeSpRanks {
     std::vector<ClassTime> t_q(P);
     ClassTime owner_free;
     for (unsigned p : order) {
-      ClassTime issue = t_open[p];
-      issue.add(kDispatch, u.D.dma);
-      issue.add(kQLoad, u.cfg.pe.dma.setup_ns);
-      const ClassTime start = longer(issue, owner_free);
+      ClassTime q_dispatched = t_open[p];
+      q_dispatched.add(kDispatch, u.D.dma);
+      q_dispatched.add(kQLoad, u.cfg.pe.dma.setup_ns);
+      const ClassTime start = longer(q_dispatched, owner_free);
       t_q[p] = start + ClassTime(kQLoad, p == 0 ? u.t_rd(qb) : u.t_rrd(qb));
       owner_free = start + ClassTime(kQLoad, serve);
     }
