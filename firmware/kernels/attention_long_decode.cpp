@@ -1,5 +1,7 @@
 #include "firmware/kernels/attention_long_decode.h"
 
+#include <algorithm>
+
 #include <stdexcept>
 
 #include "firmware/kernels/softmax_state_reduce.h"
@@ -80,9 +82,12 @@ void attention_long_decode(Tl& tl, const LongDecodeArgs& a) {
   SweepArgs sa;
   const Tensor& q = a.q[k];
   sa.q = tl.load(tl.ref(q.addr() + static_cast<uint64_t>(row0 * d) * 2, {rows, d}, DType::kFp16));
-  if (tp)
+  if (tp) {
+    // Every rank streams every block of its cube, each from its own first:
+    // at any time the P ranks read P different owners' HBM, not one.
     sa.kv = a.kv.at(k);
-  else
+    std::rotate(sa.kv.begin(), sa.kv.begin() + static_cast<long>(p % sa.kv.size()), sa.kv.end());
+  } else
     sa.kv = {a.kv.at(k).at(p)};
   sa.tile = a.tile;
   sa.scale = a.scale;

@@ -586,7 +586,9 @@ Incast output_incast(const Units& u, const LongDecodePoint& pt,
   return incast(u, roots, static_cast<uint64_t>(pt.g * pt.d_head * 4), unpriced);
 }
 
-// The PE-TP lock-step bound (every rank streams every block of its cube).
+// PE-TP: every rank streams every block of its cube, starting at its own, so
+// the P ranks read P different owners' HBM at once and each sweeps at its
+// own period (the remote reads of its cube).
 AttentionModel long_decode_tp(const Units& u, const LongDecodePoint& pt) {
   const Dispatch& D = u.D;
   const TopologyConfig& cfg = u.cfg;
@@ -599,9 +601,7 @@ AttentionModel long_decode_tp(const Units& u, const LongDecodePoint& pt) {
     n_tiles += ceil_div(fw::kv_block(pt.mode, pt.s_kv, C, P, 0, p).count, pt.tile);
   SweepShape sh(u, rows, d, pt.tile, pt.tiled_kv);
   sh.first_dma = u.t_rrd(sh.b_tile);
-  const double lockstep = static_cast<double>(P) * sh.kv_tile_bytes / u.hbm_bw();
   Sweep s = sweep(sh, n_tiles, pt.variant);
-  if (lockstep > s.period.total()) s.period = ClassTime(kKvStream, lockstep);
   ClassTime tq(kDispatch, D.dma);
   tq.add(kQLoad, cfg.pe.dma.setup_ns + u.t_rrd(static_cast<uint64_t>(rows * d * 2)) +
                      static_cast<double>((P - 1) * rows * d * 2) / u.hbm_bw());
@@ -627,27 +627,16 @@ AttentionModel long_decode_tp(const Units& u, const LongDecodePoint& pt) {
   m.terms.emplace_back("normalise", norm.total());
   m.terms.emplace_back("output_incast", out.t.total());
   m.classes = tq + s.end() + gather + inter + norm + out.t;
-  const double alone = sweep(sh, n_tiles, pt.variant).period.total();
   m.facts = {{"kv_tiles_per_rank", n_tiles},
-             {"lockstep_period_ns", lockstep},
-             {"alone_period_ns", alone},
+             {"sweep_period_ns", s.period.total()},
              {"output_bottleneck", out.bottleneck}};
-  if (lockstep > alone) {
-    m.mode = "PE-TP lock-step: each KV tile's owner HBM shared by the P ranks";
-    m.bound = true;
-    m.bound_reason =
-        "PE-TP: every rank of a cube streams every block of the cube in the same order, so the "
-        "model prices each KV tile at P x its bytes over the owning PE's HBM bandwidth (the "
-        "ranks in lock-step), which here exceeds a rank's own period. That is an upper bound: "
-        "the HBM pseudo-channel queues break ties by PE index, the ranks drift apart and the "
-        "faster ones stream the next owner's HBM while the slower ones finish the previous one; "
-        "how much they overlap depends on the run's history, which no closed form captures";
-  } else {
-    m.mode = "PE-TP: a rank's own period (the owner's HBM is not the bottleneck)";
-    m.unpriced.emplace_back(
-        "PE-TP: the queueing of the P ranks' streams at each block owner's HBM and PE link, "
-        "and the reduce levels across cubes waiting on their children, are not priced");
-  }
+  m.mode =
+      "PE-TP: each rank starts at its own block, so the cube's ranks stream different "
+      "owners' HBM at once";
+  m.unpriced.emplace_back(
+      "PE-TP: where the blocks are uneven the ranks drift out of step and two may stream one "
+      "owner's HBM at once; that queueing, and the reduce levels across cubes waiting on their "
+      "children, are not priced");
   finish(m);
   return m;
 }

@@ -79,15 +79,15 @@ TEST(AttentionModelBenches, PrefillRingBoundOnASlowCubeLink) {
   EXPECT_EQ(j["points"][0]["model"]["mode"], "ring-bound step");
 }
 
-// PE-TP is priced as a lock-step bound, flagged with its reason, and the
-// measurement lies below it.
-TEST(AttentionModelBenches, PeTpIsABoundAboveTheMeasurement) {
+// PE-TP: every rank streams every block of its cube from its own first, and
+// the model prices each rank's own sweep (its remote reads): within 10 %.
+TEST(AttentionModelBenches, PeTpIsWithinTenPercentOfItsModel) {
   const nlohmann::json j = run_bench({"--bench", "gqa-long", "--param", "case=1", "--param",
                                       "S_kv=2048", "--param", "kv_heads=2", "--param", "heads=16"});
   const auto& pt = j.at("points").at(0);
-  EXPECT_TRUE(pt.at("model").at("bound").get<bool>());
-  EXPECT_FALSE(pt.at("model").at("bound_reason").get<std::string>().empty());
-  EXPECT_LE(pt.at("measured_over_model").get<double>(), 1.0) << pt.dump();
+  EXPECT_FALSE(pt.at("model").value("bound", false));
+  EXPECT_GE(pt.at("measured_over_model").get<double>(), 0.9) << pt.dump();
+  EXPECT_LE(pt.at("measured_over_model").get<double>(), 1.1) << pt.dump();
 }
 
 }  // namespace
