@@ -372,8 +372,8 @@ class Builder {
     const uint64_t m = chunks_of(bytes, slot);
     const double chunk = std::min<double>(bytes, static_cast<double>(slot));
     const StepCost all = m_.step(hops, chunk, reduce);
-    double lat = 0;
-    for (const Hop& h : hops) lat += m_.step({h}, chunk, reduce).hop_ns;
+    double lat = 0;  // every hop's latency once: the step priced them all
+    for (const auto& hop : all.from) lat += hop.second.second;
     out_.phases.push_back({name, static_cast<unsigned>(hops.size()), m,
                            lat / static_cast<double>(hops.size()), all.chunk_ns, all.bottleneck,
                            lat + static_cast<double>(m - 1) * all.chunk_ns, all.resource_ns});
