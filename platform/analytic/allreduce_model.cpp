@@ -49,7 +49,9 @@ std::string pe_name(const PeAddr& p) {
 class Fabric {
  public:
   explicit Fabric(const TopologyConfig& c)
-      : c_(c), grid_(c.sip.cubes_x, c.sip.cubes_y, c.sip.topology) {}
+      : c_(c),
+        grid_(c.sip.cubes_x, c.sip.cubes_y, c.sip.topology),
+        sips_(c.system.n_sips, c.system.sip_topology) {}
 
   // Wire time of `bytes` (a header-only message when 0) on one link direction.
   static double wire_ns(const LinkConfig& l, double bytes) {
@@ -72,15 +74,43 @@ class Fabric {
     };
     r.fixed_ns = xbar + router;
     pe_link(a, !back);
-    unsigned at = a.cube;
-    if (x.pe.cube != a.cube)
-      for (unsigned next : grid_.path(a.cube, x.pe.cube)) {
-        const unsigned from = back ? next : at, to = back ? at : next;
-        r.wires.emplace_back("cube link " + std::to_string(from) + "->" + std::to_string(to),
+    // Cube links inside SIP `sip` from cube `at` to cube `to`, each followed by a router.
+    auto cubes = [&](unsigned sip, unsigned at, unsigned to) {
+      if (at == to) return;
+      for (unsigned next : grid_.path(at, to)) {
+        const unsigned from = back ? next : at, into = back ? at : next;
+        r.wires.emplace_back("cube link " + (sip == 0 ? std::string() : std::to_string(sip) + ":") +
+                                 std::to_string(from) + "->" + std::to_string(into),
                              &c_.sip.cube_link);
         r.fixed_ns += router;
         at = next;
       }
+    };
+    if (x.pe.sip == a.sip) {
+      cubes(a.sip, a.cube, x.pe.cube);
+    } else {
+      // Out through the I/O cube and its hub, over the SIP links hub to hub,
+      // in through the far SIP's hub and I/O cube.
+      const unsigned io = c_.sip.io_cube;
+      auto io_link = [&](unsigned sip, bool up) {
+        r.wires.emplace_back("io link " + std::to_string(sip) + ((up != back) ? " up" : " down"),
+                             &c_.sip.io_link);
+      };
+      cubes(a.sip, a.cube, io);
+      io_link(a.sip, true);
+      r.fixed_ns += c_.sip.hub_latency_ns;
+      for (unsigned at = a.sip; at != x.pe.sip;) {
+        const unsigned next = sips_.next_hop(at, x.pe.sip);
+        const unsigned from = back ? next : at, into = back ? at : next;
+        r.wires.emplace_back("SIP link " + std::to_string(from) + "->" + std::to_string(into),
+                             &c_.system.sip_link);
+        r.fixed_ns += c_.sip.hub_latency_ns;
+        at = next;
+      }
+      io_link(x.pe.sip, false);
+      r.fixed_ns += router;
+      cubes(x.pe.sip, io, x.pe.cube);
+    }
     if (x.mem != RingSpace::kSram) {
       pe_link(x.pe, back);
       r.fixed_ns += xbar;
@@ -162,6 +192,7 @@ class Fabric {
  private:
   const TopologyConfig& c_;
   CubeGrid grid_;
+  SipGraph sips_;
 };
 
 // One chunk's way from `s` into `r`'s ring and through `r`'s consumption.
@@ -179,7 +210,10 @@ struct StepCost {
 
 class Model {
  public:
-  Model(const TopologyConfig& c, RingSpace buffer) : f_(c), c_(c), buffer_(buffer) {}
+  // Rings in `buffer`, the vectors in `data` (the all-reduce bench keeps both
+  // in one space).
+  Model(const TopologyConfig& c, RingSpace buffer, RingSpace data)
+      : f_(c), c_(c), buffer_(buffer), data_(data) {}
 
   double dispatch_ns(uint64_t logical_bytes) const {
     return (c_.pe.cost_model.fixed_per_single_op_cmd_cycles +
@@ -242,6 +276,21 @@ class Model {
     return x > 0 ? 1 / x : 0;
   }
 
+  // Per chunk, how long the chunks of `earlier` hold up those of `later`
+  // that enter the fabric behind them: the busiest resource both cross (the
+  // sender's DMA write channel and PE link at least), every hop moving its
+  // chunk at once.
+  double shared_ns(const std::vector<Hop>& earlier, const std::vector<Hop>& later, double bytes,
+                   bool reduce) const {
+    Cost a, b;
+    for (const Hop& h : earlier) a.add(hop(h, bytes, reduce));
+    for (const Hop& h : later) b.add(hop(h, bytes, reduce));
+    double s = 0;
+    for (const auto& [res, ns] : a.busy)
+      if (b.busy.count(res) != 0) s = std::max(s, ns);
+    return s;
+  }
+
   double fill_ns(const std::vector<Hop>& first_hops, unsigned sources) const {
     double grant = 0;
     for (const Hop& h : first_hops) grant = std::max(grant, f_.message_round_trip_ns(h.r, h.s));
@@ -251,7 +300,7 @@ class Model {
 
  private:
   Cost hop(const Hop& h, double bytes, bool reduce) const {
-    const Place data_s{buffer_, h.s}, ring_r{buffer_, h.r}, data_r{buffer_, h.r};
+    const Place data_s{data_, h.s}, ring_r{buffer_, h.r}, data_r{data_, h.r};
     Cost c = f_.transfer(h.s, data_s, ring_r, bytes);
     const Route bell = f_.message_route(h.s, h.r);
     const auto msg = static_cast<double>(c_.pe.ipcq.message_bytes);
@@ -260,7 +309,7 @@ class Model {
     f_.load(c, f_.message_route(h.r, h.s), msg);  // the credit
     const Place tcm_r{RingSpace::kTcm, h.r};
     const double math = std::ceil(bytes / 4 / c_.pe.math.lanes) / c_.pe.clock_ghz;  // fp32 elements
-    if (buffer_ == RingSpace::kTcm) {
+    if (buffer_ == RingSpace::kTcm && data_ == RingSpace::kTcm) {
       if (reduce) {
         c.latency_ns += math;
         c.busy["MATH " + pe_name(h.r)] += math;
@@ -275,6 +324,17 @@ class Model {
       const Cost copy = f_.transfer(h.r, ring_r, data_r, bytes);
       c.latency_ns += copy.latency_ns;
       c.add(copy);
+      return c;
+    }
+    if (buffer_ == RingSpace::kTcm) {
+      // A ring in TCM, the vector outside: the vector's chunk staged in, the
+      // add, the sum back.
+      const Cost in = f_.transfer(h.r, data_r, tcm_r, bytes);
+      const Cost out = f_.transfer(h.r, tcm_r, data_r, bytes);
+      c.latency_ns += in.latency_ns + math + out.latency_ns;
+      c.add(in);
+      c.add(out);
+      c.busy["MATH " + pe_name(h.r)] += math;
       return c;
     }
     // Staged through TCM scratch: ring and vector in (submitted together, the
@@ -292,7 +352,7 @@ class Model {
 
   Fabric f_;
   const TopologyConfig& c_;
-  RingSpace buffer_;
+  RingSpace buffer_, data_;
 };
 
 uint64_t chunks_of(double bytes, uint64_t slot) {
@@ -312,8 +372,8 @@ std::vector<Hop> ring_hops(const fw::CollectiveGroup& g, RingOf which, bool reve
 
 class Builder {
  public:
-  Builder(const TopologyConfig& c, RingSpace buffer, AllReduceModel& out)
-      : m_(c, buffer), c_(c), out_(out) {}
+  Builder(const TopologyConfig& c, RingSpace buffer, RingSpace data, AllReduceModel& out)
+      : m_(c, buffer, data), c_(c), out_(out) {}
 
   // Steps that forward chunk by chunk: steps[j] = (hops, bytes per member, reduce).
   struct Step {
@@ -434,14 +494,36 @@ void two_d(Builder& b, const fw::CollectiveGroup& g, RingOf row, RingOf col, dou
 // Binomial tree: reduce level by level (a sender's send waits for its own
 // last receive), then the broadcast, in which a PE sends to all its children
 // at once after the PE_CPU's wait, one send dispatch per child (largest
-// distance first); the sends still running share the PE's links.
-void binomial(Builder& b, const fw::CollectiveGroup& g, double bytes) {
-  const unsigned p = g.size();
+// distance first); the sends still running share the PE's links. `trees`
+// are equally long member lists (root first) that run side by side, each
+// hop of one tree together with the same hop of the others; `reduce` false
+// gives the broadcast alone.
+void binomial(Builder& b, const std::vector<std::vector<PeAddr>>& trees, double bytes,
+              bool reduce = true) {
+  const auto p = static_cast<unsigned>(trees.front().size());
+  // Position i's hop to position j in every tree.
+  auto hops_of = [&trees](const std::vector<std::pair<unsigned, unsigned>>& pairs) {
+    std::vector<Hop> hops;
+    for (const auto& t : trees)
+      for (const auto& [i, j] : pairs) hops.push_back({t[i], t[j]});
+    return hops;
+  };
+  // When each position holds its subtree's sum. A position without a child
+  // at a level sends at once (not a power of two: its level overlaps the
+  // earlier ones), so each level adds to the root's time only what its
+  // child's arrival exceeds the root's.
+  std::vector<double> ready(p, 0.0);
   unsigned levels = 0;
   for (unsigned mask = 1; mask < p; mask <<= 1, ++levels) {
-    std::vector<Hop> hops;
-    for (unsigned i = mask; i < p; i += 2 * mask) hops.push_back({g.member(i), g.member(i - mask)});
-    b.add(b.level("reduce level " + std::to_string(levels + 1), hops, bytes, true));
+    std::vector<std::pair<unsigned, unsigned>> pairs;
+    for (unsigned i = mask; i < p; i += 2 * mask) pairs.emplace_back(i, i - mask);
+    if (!reduce) continue;
+    AllReduceModel::Phase lv =
+        b.level("reduce level " + std::to_string(levels + 1), hops_of(pairs), bytes, true);
+    const double root = ready[0];
+    for (const auto& [i, j] : pairs) ready[j] = std::max(ready[j], ready[i] + lv.ns);
+    lv.ns = std::max(0.0, ready[mask] - root + lv.ns);
+    b.add(lv);
   }
   unsigned top = 1;
   while (top * 2 < p) top *= 2;
@@ -450,23 +532,28 @@ void binomial(Builder& b, const fw::CollectiveGroup& g, double bytes) {
   AllReduceModel::Phase bc{"broadcast", levels, 0, 0, 0, "", 0};
   const uint64_t slot = b.config().pe.ipcq.slot_bytes, slots = b.config().pe.ipcq.slots;
   for (unsigned i = 0; i < p; ++i) {  // a parent, i - lowbit(i), comes before i
-    std::vector<Hop> sends;
+    std::vector<std::pair<unsigned, unsigned>> sends;
     for (unsigned mask = i == 0 ? top : low(i) >> 1; mask >= 1; mask >>= 1)
-      if (i + mask < p) sends.push_back({g.member(i), g.member(i + mask)});
+      if (i + mask < p) sends.emplace_back(i, i + mask);
     for (size_t k = 0; k < sends.size(); ++k) {
       const double start = done[i] + static_cast<double>(k + 1) * b.model().send_dispatch_ns();
       AllReduceModel::Phase lv;
       if (chunks_of(bytes, slot) <= slots) {
         // Every chunk of a send enters the DMA write channel at its dispatch:
-        // the sends go out one after the other, in issue order.
-        lv = b.level("", {sends[k]}, bytes, false);
-        lv.ns += static_cast<double>(k * lv.chunks) * lv.chunk_ns;
+        // a send's chunks follow the earlier sends' chunks wherever their
+        // ways share a resource.
+        lv = b.level("", hops_of({sends[k]}), bytes, false);
+        const double chunk = std::min<double>(bytes, static_cast<double>(slot));
+        for (size_t j = 0; j < k; ++j)
+          lv.ns += static_cast<double>(lv.chunks) *
+                   b.model().shared_ns(hops_of({sends[j]}), hops_of({sends[k]}), chunk, false);
       } else {
         // Credit-paced, the sends still running interleave and share.
-        const std::vector<Hop> running(sends.begin() + static_cast<std::ptrdiff_t>(k), sends.end());
-        lv = b.level("", running, bytes, false);
+        const std::vector<std::pair<unsigned, unsigned>> running(
+            sends.begin() + static_cast<std::ptrdiff_t>(k), sends.end());
+        lv = b.level("", hops_of(running), bytes, false);
       }
-      done[g.rank_of(sends[k].r)] = start + lv.ns;
+      done[sends[k].second] = start + lv.ns;
       if (lv.chunk_ns > bc.chunk_ns) {
         bc.chunk_ns = lv.chunk_ns;
         bc.resource_ns = lv.resource_ns;
@@ -480,6 +567,21 @@ void binomial(Builder& b, const fw::CollectiveGroup& g, double bytes) {
   b.add(bc);
 }
 
+// The total (fill and every phase), the longest phase's bottleneck, and β.
+void total_up(AllReduceModel& out, uint64_t slot_bytes) {
+  out.total_ns = out.fill_ns;
+  double longest = -1;
+  for (const auto& ph : out.phases) {
+    out.total_ns += ph.ns;
+    if (ph.ns > longest) {
+      longest = ph.ns;
+      out.bottleneck = ph.bottleneck;
+    }
+    out.beta_ns_per_byte =
+        std::max(out.beta_ns_per_byte, ph.chunk_ns / static_cast<double>(slot_bytes));
+  }
+}
+
 }  // namespace
 
 AllReduceModel allreduce_model(const TopologyConfig& cfg, fw::AllReduceAlgo algo,
@@ -487,7 +589,7 @@ AllReduceModel allreduce_model(const TopologyConfig& cfg, fw::AllReduceAlgo algo
                                uint64_t bytes_per_pe) {
   AllReduceModel out;
   if (g.size() <= 1) return out;
-  Builder b(cfg, buffer, out);
+  Builder b(cfg, buffer, buffer, out);
   const auto n = static_cast<double>(bytes_per_pe);
   const unsigned p = g.size();
   const PeAddr first = g.member(0);
@@ -575,23 +677,13 @@ AllReduceModel allreduce_model(const TopologyConfig& cfg, fw::AllReduceAlgo algo
       for (unsigned i = 1; i < p; i += 2) first_hops.push_back({g.member(i), g.member(i - 1)});
       sources = 0;  // the root opens a ring per level
       for (unsigned mask = 1; mask < p; mask <<= 1) ++sources;
-      binomial(b, g, n);
+      binomial(b, {g.members()}, n);
       f << "binomial: " << sources << " reduce levels, then the broadcast's critical path";
       break;
     }
   }
   out.fill_ns = b.model().fill_ns(first_hops, sources);
-  out.total_ns = out.fill_ns;
-  double longest = -1;
-  for (const auto& ph : out.phases) {
-    out.total_ns += ph.ns;
-    if (ph.ns > longest) {
-      longest = ph.ns;
-      out.bottleneck = ph.bottleneck;
-    }
-    out.beta_ns_per_byte =
-        std::max(out.beta_ns_per_byte, ph.chunk_ns / static_cast<double>(cfg.pe.ipcq.slot_bytes));
-  }
+  total_up(out, cfg.pe.ipcq.slot_bytes);
   // α: one chunk's hop from the first member to its neighbour on the flat ring.
   const PeAddr next = g.ring(first).right;
   out.alpha_ns =
@@ -644,6 +736,84 @@ std::string allreduce_model_gap(const AllReduceModel& model, fw::AllReduceAlgo a
     return "the cube SRAM and the PE link are both near saturation: queueing between the two "
            "is not priced";
   return "queueing between resources the model prices one by one";
+}
+
+// ---- The collectives over ordered lists of PEs (the llm step's) ----------------
+
+namespace {
+
+AllReduceModel finish_ordered(const TopologyConfig& cfg, const Builder& b, AllReduceModel out,
+                              const std::string& formula) {
+  out.fill_ns = b.model().send_dispatch_ns();
+  total_up(out, cfg.pe.ipcq.slot_bytes);
+  out.formula = formula;
+  return out;
+}
+
+AllReduceModel ordered_tree(const TopologyConfig& cfg, const std::vector<PeAddr>& order,
+                            RingSpace data, uint64_t bytes, bool reduce) {
+  AllReduceModel out;
+  if (order.size() <= 1) return out;
+  Builder b(cfg, RingSpace::kTcm, data, out);
+  binomial(b, {order}, static_cast<double>(bytes), reduce);
+  out.alpha_ns =
+      b.model()
+          .step({{order[1], order[0]}}, static_cast<double>(cfg.pe.ipcq.slot_bytes), reduce)
+          .hop_ns;
+  return finish_ordered(cfg, b, out,
+                        std::string(reduce ? "binomial tree" : "binomial broadcast") + " over " +
+                            std::to_string(order.size()) + " PEs");
+}
+
+}  // namespace
+
+AllReduceModel tree_allreduce_model(const TopologyConfig& cfg, const std::vector<PeAddr>& order,
+                                    RingSpace data, uint64_t bytes) {
+  return ordered_tree(cfg, order, data, bytes, true);
+}
+
+AllReduceModel tree_broadcast_model(const TopologyConfig& cfg, const std::vector<PeAddr>& order,
+                                    RingSpace data, uint64_t bytes) {
+  return ordered_tree(cfg, order, data, bytes, false);
+}
+
+AllReduceModel cube_allreduce_model(const TopologyConfig& cfg, const std::vector<PeAddr>& order,
+                                    unsigned per_cube, RingSpace data, uint64_t bytes) {
+  if (per_cube <= 1) return tree_allreduce_model(cfg, order, data, bytes);
+  AllReduceModel out;
+  Builder b(cfg, RingSpace::kTcm, data, out);
+  const auto n = static_cast<double>(bytes);
+  const unsigned P = per_cube;
+  const auto blocks = static_cast<unsigned>(order.size() / P);
+  std::vector<Hop> ring;
+  for (unsigned c = 0; c < blocks; ++c)
+    for (unsigned j = 0; j < P; ++j) ring.push_back({order[c * P + j], order[c * P + (j + 1) % P]});
+  b.pipelined("cube reduce-scatter", ring_steps(ring, P, n, true), false);
+  if (blocks > 1) {
+    std::vector<std::vector<PeAddr>> trees(P);
+    for (unsigned j = 0; j < P; ++j)
+      for (unsigned c = 0; c < blocks; ++c) trees[j].push_back(order[c * P + j]);
+    // The trees' first sends wait for the reduce-scatter's last receive.
+    b.add({"trees' first send dispatch", 0, 0, 0, 0, "", b.model().send_dispatch_ns()});
+    binomial(b, trees, n / P);
+  }
+  b.pipelined("cube all-gather", ring_steps(ring, P, n, false), true);
+  out.alpha_ns =
+      b.model().step({ring.front()}, static_cast<double>(cfg.pe.ipcq.slot_bytes), true).hop_ns;
+  return finish_ordered(cfg, b, out,
+                        "cube ring reduce-scatter, binomial trees across " +
+                            std::to_string(blocks) + " cubes on n/" + std::to_string(P) +
+                            ", cube ring all-gather");
+}
+
+double ipcq_open_model_ns(const TopologyConfig& cfg, const PeAddr& me,
+                          const std::vector<PeAddr>& sources) {
+  if (sources.empty()) return 0;
+  const Model m(cfg, RingSpace::kTcm, RingSpace::kTcm);
+  std::vector<Hop> hops;
+  hops.reserve(sources.size());
+  for (const PeAddr& s : sources) hops.push_back({s, me});
+  return m.fill_ns(hops, static_cast<unsigned>(sources.size())) - m.send_dispatch_ns();
 }
 
 }  // namespace kb

@@ -69,4 +69,25 @@ AllReduceModel allreduce_model(const TopologyConfig& cfg, fw::AllReduceAlgo algo
                                const fw::CollectiveGroup& group, RingSpace buffer,
                                uint64_t bytes_per_pe);
 
+// The collectives of the llm bench's step (firmware/kernels/allreduce.h) over
+// an ordered list of PEs, in any SIPs, with the rings in TCM and already open
+// (the step opens them once) and the vector in `data` (TCM or HBM); fill_ns is
+// the first send's dispatch:
+//   tree_allreduce_model   the binomial tree over `order`, reduce then broadcast;
+//   tree_broadcast_model   its broadcast alone, from order[0];
+//   cube_allreduce_model   ring reduce-scatter inside each block of `per_cube`
+//                          consecutive PEs, the binomial trees of each
+//                          position's segment across the blocks side by side,
+//                          ring all-gather (per_cube <= 1: the tree).
+AllReduceModel tree_allreduce_model(const TopologyConfig& cfg, const std::vector<PeAddr>& order,
+                                    RingSpace data, uint64_t bytes);
+AllReduceModel tree_broadcast_model(const TopologyConfig& cfg, const std::vector<PeAddr>& order,
+                                    RingSpace data, uint64_t bytes);
+AllReduceModel cube_allreduce_model(const TopologyConfig& cfg, const std::vector<PeAddr>& order,
+                                    unsigned per_cube, RingSpace data, uint64_t bytes);
+// ipcq_open of `me`'s rings from `sources`: the dispatch, then the grant
+// round trip to the farthest source.
+double ipcq_open_model_ns(const TopologyConfig& cfg, const PeAddr& me,
+                          const std::vector<PeAddr>& sources);
+
 }  // namespace kb

@@ -10,6 +10,7 @@
 #include "models/commands/commands.h"
 #include "models/commands/cost_model.h"
 #include "models/topology/cube_grid.h"
+#include "platform/analytic/pe_paths.h"
 
 namespace kb {
 
@@ -195,27 +196,10 @@ struct Units {
     return 2 * x() + 2 * cfg.cube.pe_link.latency_ns + (hops + 1) * cfg.cube.router_latency_ns +
            hops * cfg.sip.cube_link.latency_ns;
   }
-  // Own HBM -> TCM, n bytes in bursts of b (from the channel's pick): spread
-  // evenly over the PCs; the last burst of each PC lands in the TCM together.
-  double t_rd(uint64_t n, uint64_t b = 0) const {
-    if (b == 0) b = std::min<uint64_t>(pe.dma.burst_bytes, n);
-    const auto nb = static_cast<double>(ceil_div(static_cast<int64_t>(n), static_cast<int64_t>(b)));
-    return 4 * x() +
-           static_cast<double>(ceil_div(static_cast<int64_t>(n), pe.hbm.num_pcs)) /
-               pe.hbm.pc_bandwidth_gbps +
-           pe.hbm.access_latency_ns +
-           std::min<double>(pe.hbm.num_pcs, nb) * static_cast<double>(b) / tcm_bw() +
-           pe.tcm.latency_ns;
-  }
+  // Own HBM -> TCM, n bytes in bursts of b (0: from the channel's pick; pe_paths.h).
+  double t_rd(uint64_t n, uint64_t b = 0) const { return own_hbm_read_ns(cfg, n, b); }
   // TCM -> own HBM.
-  double t_wr(uint64_t n) const {
-    const uint64_t b = std::min<uint64_t>(pe.dma.burst_bytes, n);
-    const auto nb = static_cast<double>(ceil_div(static_cast<int64_t>(n), static_cast<int64_t>(b)));
-    return 4 * x() + pe.tcm.latency_ns + pe.hbm.access_latency_ns +
-           std::min<double>(pe.hbm.num_pcs, nb) * static_cast<double>(b) / tcm_bw() +
-           static_cast<double>(ceil_div(static_cast<int64_t>(n), pe.hbm.num_pcs)) /
-               pe.hbm.pc_bandwidth_gbps;
-  }
+  double t_wr(uint64_t n) const { return own_hbm_write_ns(cfg, n); }
   // Own TCM <- another PE's HBM in the same cube: request, PC service, the
   // payload over two PE links (store and forward per burst, bursts
   // pipelined), TCM write.
@@ -794,6 +778,81 @@ AttentionModel long_decode_model(const TopologyConfig& cfg, const LongDecodePoin
              {"ipcq_beta0_ns_per_byte", ab0.beta_ns_per_byte},
              {"output_bottleneck", out.bottleneck}};
   check_staging(u, ranks.sh, m);
+  finish(m);
+  return m;
+}
+
+// ---- the llm step's group attention ---------------------------------------------------
+
+AttentionModel group_decode_model(const TopologyConfig& cfg, const std::vector<PeAddr>& group,
+                                  const std::vector<int64_t>& blocks, int64_t batch, int64_t G,
+                                  int64_t d, int64_t T, const std::string& variant) {
+  const Units u(cfg);
+  const Dispatch& D = u.D;
+  AttentionModel m;
+  const auto R = static_cast<unsigned>(group.size());
+  const CubeGrid grid(cfg.sip.cubes_x, cfg.sip.cubes_y, cfg.sip.topology);
+  const SweepShape sh(u, G, d, T, /*kv_tiled=*/false);
+  const int64_t rows = batch * G;
+  const auto st_bytes = static_cast<uint64_t>(rows * (d + 2) * 4);
+  const int64_t n_chunks =
+      ceil_div(static_cast<int64_t>(st_bytes), static_cast<int64_t>(cfg.pe.ipcq.slot_bytes));
+  const ClassTime merge = lse_merge(u, rows, d);
+  // Each rank's sweeps, one sequence after the other: the next sequence's
+  // first Q·K is dispatched while the previous one's last P·V still runs.
+  auto sweeps_of = [&](const Sweep& sw) {
+    const double overlap = std::min(sw.tail.total(), D.qk);
+    ClassTime t = sw.end().scaled(static_cast<double>(batch));
+    t.add(kDispatch, -static_cast<double>(batch - 1) * overlap);
+    return t;
+  };
+  struct Path {
+    ClassTime t;
+    unsigned leaf = 0;
+  };
+  std::vector<Path> at(R);
+  std::vector<Sweep> sweeps(R);
+  int64_t n_max = 0;
+  for (unsigned r = 0; r < R; ++r) {
+    const int64_t n = ceil_div(blocks.at(r), T);
+    n_max = std::max(n_max, n);
+    sweeps[r] = sweep(sh, n, variant);
+    at[r] = {sweeps_of(sweeps[r]), r};
+  }
+  bool cross_sip = false;
+  // The tree: a parent receives each child's state (its data's arrival, or
+  // the post of a late receive plus a setup per chunk and the last chunk's
+  // copy) and merges it; children have higher indices than their parent.
+  for (unsigned p = R; p-- > 0;)
+    for (unsigned ch : fw::reduce_role(fw::ReduceShape::kTree, p, R).from) {
+      cross_sip = cross_sip || group[ch].sip != group[p].sip;
+      const unsigned hops = grid.hops(group[ch].cube, group[p].cube);
+      ClassTime arrive = at[ch].t + ClassTime(kDispatch, D.send);
+      arrive.add(kReduce, attention_ipcq_alpha_beta(cfg, hops).xfer_ns(st_bytes));
+      ClassTime late = at[p].t + ClassTime(kDispatch, D.recv);
+      const uint64_t last = st_bytes - static_cast<uint64_t>(n_chunks - 1) * cfg.pe.ipcq.slot_bytes;
+      late.add(kReduce, cfg.pe.dma.setup_ns * static_cast<double>(n_chunks) + u.t_copy(last));
+      const ClassTime& done = longer(arrive, late);
+      const unsigned leaf = done.total() == arrive.total() ? at[ch].leaf : at[p].leaf;
+      at[p] = {done + merge, leaf};
+    }
+  // The root's O / l into the output.
+  ClassTime norm(kDispatch, D.recip + D.mulb + D.copy);
+  norm.add(kMath, u.t_math(rows) + 2 * u.t_math(rows * d));
+  const Path& root = at[0];
+  const ClassTime leaf_sweeps = sweeps_of(sweeps[root.leaf]);
+  m.terms.emplace_back("sweeps", leaf_sweeps.total());
+  m.terms.emplace_back("state_reduce", root.t.total() - leaf_sweeps.total());
+  m.terms.emplace_back("normalise", norm.total());
+  m.classes = root.t + norm;
+  m.mode = sweeps[root.leaf].mode;
+  m.facts = {{"kv_tiles_per_rank", n_max},
+             {"sweep_period_ns", sweeps[root.leaf].period.total()},
+             {"lse_merge_ns", merge.total()},
+             {"state_bytes", st_bytes},
+             {"critical_leaf", root.leaf}};
+  if (cross_sip) m.unpriced.emplace_back("the group spans SIPs: its SIP links are not priced");
+  check_staging(u, sh, m);
   finish(m);
   return m;
 }

@@ -83,6 +83,17 @@ struct LongDecodePoint {
 };
 AttentionModel long_decode_model(const TopologyConfig& cfg, const LongDecodePoint& pt);
 
+// The llm decode step's attention on one KV-head group (the `attention`
+// phase of firmware/kernels/transformer_decode.cpp): every rank sweeps its
+// block of each of `batch` sequences in turn (Q already in TCM, its KV block
+// in its own HBM), then the group's binomial tree merges the packed states
+// of all batch x G rows into rank 0, which normalises them into the output
+// (its broadcast to the group is the caller's). `blocks[r]`: rank r's KV
+// positions; `group` in rank order, inside one SIP.
+AttentionModel group_decode_model(const TopologyConfig& cfg, const std::vector<PeAddr>& group,
+                                  const std::vector<int64_t>& blocks, int64_t batch, int64_t g,
+                                  int64_t d_head, int64_t tile, const std::string& variant);
+
 // gqa-prefill: the ring of `ring_cubes` (SIP 0, PE 0 of each, in ring order).
 AttentionModel ring_prefill_model(const TopologyConfig& cfg, int64_t s, int64_t t_q, int64_t tile,
                                   int64_t d_head, const std::vector<unsigned>& ring_cubes);

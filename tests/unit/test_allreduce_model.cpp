@@ -113,5 +113,74 @@ TEST(AllReduceModel, SharedSramBoundsTheHierarchicalAllReduce) {
   EXPECT_NE(allreduce_model_gap(m, AllReduceAlgo::kHierarchical, RingSpace::kSram, 1.3), "");
 }
 
+// ---- The collectives over ordered lists of PEs (the llm step's) ----------------
+
+// The binomial tree over a group's members is the binomial all-reduce of the
+// group, its rings already open.
+TEST(OrderedCollectives, TheTreeOverAGroupsMembersIsItsBinomialAllReduce) {
+  const TopologyConfig c = with("torus2d");
+  const CollectiveGroup g(c.sip_shape(), 0, 8);
+  const AllReduceModel a =
+      allreduce_model(c, AllReduceAlgo::kBinomial, g, RingSpace::kTcm, uint64_t{16} * 1024);
+  const AllReduceModel b = tree_allreduce_model(c, g.members(), RingSpace::kTcm, 16 * 1024);
+  ASSERT_EQ(a.phases.size(), b.phases.size());
+  for (size_t i = 0; i < a.phases.size(); ++i) {
+    EXPECT_EQ(a.phases[i].name, b.phases[i].name);
+    EXPECT_DOUBLE_EQ(a.phases[i].ns, b.phases[i].ns) << a.phases[i].name;
+  }
+  EXPECT_DOUBLE_EQ(b.fill_ns, 9.0625);  // the first send's dispatch: (8 + 17/16) cycles
+  EXPECT_LT(b.total_ns, a.total_ns);    // no ring opening
+}
+
+// Three PEs: the third sends to the root at once (it has no child), so the
+// reduce takes the longer of the two sends, not their sum.
+TEST(OrderedCollectives, ANonPowerOfTwoTreeOverlapsItsLevels) {
+  const TopologyConfig c = with("torus2d");
+  const PeAddr root{0, 0, 0}, near{0, 1, 0}, far{0, 2, 0};  // one and two cube hops
+  auto level = [&](const std::vector<PeAddr>& order, size_t i) {
+    return tree_allreduce_model(c, order, RingSpace::kTcm, 4096).phases.at(i).ns;
+  };
+  const double one = level({root, near}, 0), two = level({root, far}, 0);
+  ASSERT_GT(two, one);
+  EXPECT_DOUBLE_EQ(level({root, near, far}, 0), one);
+  EXPECT_DOUBLE_EQ(level({root, near, far}, 0) + level({root, near, far}, 1), two);
+}
+
+// A hop across SIPs crosses the SIP link three times (the chunk's write, its
+// acknowledgement, the doorbell) and a hub on each side each time.
+TEST(OrderedCollectives, AHopAcrossSipsCrossesTheSipLinkThreeTimes) {
+  auto alpha = [](const std::vector<std::string>& set) {
+    const TopologyConfig c = load_default_topology(set);
+    return tree_allreduce_model(c, {PeAddr{0, 0, 0}, PeAddr{1, 3, 1}}, RingSpace::kTcm, 512)
+        .alpha_ns;
+  };
+  const double base = alpha({"system.n_sips=2"});
+  EXPECT_NEAR(alpha({"system.n_sips=2", "system.sip_link.latency_ns=101"}) - base, 3.0, 1e-9);
+  EXPECT_NEAR(alpha({"system.n_sips=2", "sip.hub_latency_ns=6"}) - base, 6.0, 1e-9);
+  EXPECT_NEAR(alpha({"system.n_sips=2", "sip.io_link.latency_ns=11"}) - base, 6.0, 1e-9);
+}
+
+// Hierarchical over whole cubes: each cube's ring on the whole vector, the
+// trees across the cubes on a segment each; on one cube only the rings.
+TEST(OrderedCollectives, TheHierarchicalAllReduceOnOneCubeIsItsRing) {
+  const TopologyConfig c = with("torus2d");
+  std::vector<PeAddr> cube;
+  for (unsigned p = 0; p < 8; ++p) cube.push_back({0, 0, p});
+  const AllReduceModel one = cube_allreduce_model(c, cube, 8, RingSpace::kTcm, 32 * 1024);
+  ASSERT_EQ(one.phases.size(), 2U);
+  EXPECT_EQ(one.phases[0].name, "cube reduce-scatter");
+  EXPECT_EQ(one.phases[0].steps, 7U);
+  EXPECT_EQ(one.phases[0].chunks, 8U);  // 4 KiB a step in 512 B slots
+  EXPECT_EQ(one.phases[1].name, "cube all-gather");
+  std::vector<PeAddr> two = cube;
+  for (unsigned p = 0; p < 8; ++p) two.push_back({0, 1, p});
+  const AllReduceModel both = cube_allreduce_model(c, two, 8, RingSpace::kTcm, 32 * 1024);
+  // The ring phases, the trees' first send, one reduce level, the broadcast.
+  ASSERT_EQ(both.phases.size(), 5U);
+  EXPECT_EQ(both.phases[2].name, "reduce level 1");
+  EXPECT_EQ(both.phases[2].chunks, 8U);  // the 4 KiB segment
+  EXPECT_GT(both.total_ns, one.total_ns);
+}
+
 }  // namespace
 }  // namespace kb

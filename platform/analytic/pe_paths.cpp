@@ -1,0 +1,36 @@
+#include "platform/analytic/pe_paths.h"
+
+#include <algorithm>
+
+#include "platform/config/topology_config.h"
+
+namespace kb {
+
+namespace {
+
+double ceil_div(uint64_t a, uint64_t b) {
+  return static_cast<double>((a + b - 1) / b);
+}
+
+}  // namespace
+
+double own_hbm_read_ns(const TopologyConfig& cfg, uint64_t n, uint64_t b) {
+  const PeConfig& pe = cfg.pe;
+  if (b == 0) b = std::min<uint64_t>(pe.dma.burst_bytes, n);
+  const double nb = ceil_div(n, b);
+  return 4 * pe.xbar_latency_ns + ceil_div(n, pe.hbm.num_pcs) / pe.hbm.pc_bandwidth_gbps +
+         pe.hbm.access_latency_ns +
+         std::min<double>(pe.hbm.num_pcs, nb) * static_cast<double>(b) / pe.tcm.bandwidth_gbps +
+         pe.tcm.latency_ns;
+}
+
+double own_hbm_write_ns(const TopologyConfig& cfg, uint64_t n) {
+  const PeConfig& pe = cfg.pe;
+  const uint64_t b = std::min<uint64_t>(pe.dma.burst_bytes, n);
+  const double nb = ceil_div(n, b);
+  return 4 * pe.xbar_latency_ns + pe.tcm.latency_ns + pe.hbm.access_latency_ns +
+         std::min<double>(pe.hbm.num_pcs, nb) * static_cast<double>(b) / pe.tcm.bandwidth_gbps +
+         ceil_div(n, pe.hbm.num_pcs) / pe.hbm.pc_bandwidth_gbps;
+}
+
+}  // namespace kb
