@@ -7,9 +7,9 @@ usage: scripts/model_error.py RESULT.json... [--out docs/model_error.json] [--re
 
 RESULT.json are kernbench --json results of the studies that print a model beside each
 measurement: gemm-sweep (window_ns vs window_ns_analytic), allreduce or ccl-sweep
-(latency_ns vs analytic_ns, with the bench's model_gap reason outside [0.9, 1.1]), and the
-gqa benches (latency_ns vs model_ns; a point whose model is only a bound is
-counted with the bound's reason). The extract (--out) keeps, per
+(latency_ns vs analytic_ns, with the bench's model_gap reason outside [0.9, 1.1]), the
+gqa benches and llm (latency_ns vs model_ns; a point whose model is only a bound is
+counted with the bound's reason). Results of one study are merged into one row. The extract (--out) keeps, per
 study, each point's label, measured and model ns, ratio and reason, and the command that
 made it; --from rebuilds the table from a committed extract. The table goes to stdout,
 and with --readme between the README's "<!-- model_error:begin -->" and
@@ -49,7 +49,8 @@ def extract(doc):
             lab = label(p, ["topology", "algo", "buffer", "bytes_per_pe"])
         elif "model_ns" in p and "latency_ns" in p:
             m, a = p["latency_ns"], p["model_ns"]
-            lab = label(p, ["case", "variant", "kv_per_cube", "S_kv", "S"])
+            lab = label(p, ["case", "variant", "kv_per_cube", "S_kv", "S", "model", "batch",
+                            "context", "layers"])
         else:
             continue
         if not a:
@@ -79,17 +80,20 @@ def table(studies):
     out = ["| study | points | measured/model: lowest | median | highest | outside "
            f"[{BAND[0]}, {BAND[1]}] | why (points) |",
            "|---|---|---|---|---|---|---|"]
+    merged = {}  # study -> its rows, over every result of it, in order
     for s in studies:
-        r = sorted(x["ratio"] for x in s["rows"])
+        merged.setdefault(s["study"], []).extend(s["rows"])
+    for study, rows in merged.items():
+        r = sorted(x["ratio"] for x in rows)
         if not r:
             continue
-        outside = [x for x in s["rows"] if not BAND[0] <= x["ratio"] <= BAND[1]]
+        outside = [x for x in rows if not BAND[0] <= x["ratio"] <= BAND[1]]
         why = {}
         for x in outside:
             key = short(x["reason"]) or "not explained by the bench"
             why[key] = why.get(key, 0) + 1
         reasons = "; ".join(f"{k} ({n})" for k, n in sorted(why.items(), key=lambda kv: -kv[1]))
-        out.append(f"| `{s['study']}` | {len(r)} | {r[0]:.2f} | {statistics.median(r):.2f} | "
+        out.append(f"| `{study}` | {len(r)} | {r[0]:.2f} | {statistics.median(r):.2f} | "
                    f"{r[-1]:.2f} | {len(outside)} | {reasons or '-'} |")
     return "\n".join(out) + "\n"
 

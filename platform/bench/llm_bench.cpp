@@ -3,11 +3,13 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "firmware/kernels/transformer_decode.h"
 #include "firmware/kernels/transformer_pipeline.h"
 #include "firmware/kernels/transformer_prefill.h"
 #include "models/common/errors.h"
+#include "platform/analytic/llm_model.h"
 #include "platform/analytic/llm_roofline.h"
 #include "platform/bench/activity_counters.h"
 #include "platform/bench/progress.h"
@@ -66,6 +68,9 @@ struct Executed {
   EnergyReport energy;   // the whole platform over the step's latency
   double static_mw = 0;  // the whole platform's static power
   std::vector<fw::PhaseRecord> phases;
+  // Tensor parallel: per phase, over every layer, what it added to the
+  // step's critical path (the advance of the latest end over all ranks).
+  std::map<std::string, double> critical;
   std::vector<float> logits;  // data mode
 };
 
@@ -162,6 +167,103 @@ Executed plan_pipeline(const ModelSpec& model, const LlmRun& run, const BenchPar
   return ex;
 }
 
+// The step's model phase by phase beside rank 0's time in each phase and
+// the time each phase added to the step.
+SummaryTable step_model_table(const LlmStepModel& sm, const std::map<std::string, double>& by_phase,
+                              const std::map<std::string, double>& critical) {
+  SummaryTable pm{
+      "the step's model by phase, every layer summed: rank 0's time in each phase, "
+      "the time the phase added to the step (its latest end over every rank, less "
+      "the previous phase's), and the model (the phase on its slowest rank)",
+      {"phase", "rank 0 ns", "step ns", "model ns", "step/model", "model bound by"},
+      {}};
+  auto at = [](const std::map<std::string, double>& m, const std::string& k) {
+    const auto it = m.find(k);
+    return it == m.end() ? 0.0 : it->second;
+  };
+  auto row = [&](const LlmStepModel::Phase& ph) {
+    const double crit = at(critical, ph.name), mod = sm.phase_ns(ph.name);
+    pm.rows.push_back({ph.name, fmt(at(by_phase, ph.name), 0), fmt(crit, 0), fmt(mod, 0),
+                       ratio(crit, mod), ph.how});
+  };
+  for (const auto& ph : sm.layer) row(ph);
+  for (const auto& ph : sm.head) row(ph);
+  pm.rows.push_back({"ring opening", "-", "-", fmt(sm.open_ns, 0), "-", "ipcq_open grants"});
+  return pm;
+}
+
+// Every rank records the same phases in the same order: the k-th record's
+// latest end over the ranks, less the previous one's, is the time that phase
+// added to the step's critical path (summed by phase over the layers).
+std::map<std::string, double> critical_by_phase(
+    const std::vector<std::vector<fw::PhaseRecord>>& every, double t0) {
+  std::map<std::string, double> out;
+  double prev = t0;
+  for (size_t k = 0; !every.empty() && k < every[0].size(); ++k) {
+    double end = 0;
+    for (const auto& rank : every) end = std::max(end, rank.at(k).end_ns);
+    out[every[0][k].phase] += std::max(0.0, end - prev);
+    prev = std::max(prev, end);
+  }
+  return out;
+}
+
+// A tensor-parallel decode step's per-phase model beside the measurement: a
+// row of the summary `t`, the metrics, and the table by phase.
+std::optional<SummaryTable> add_step_model(BenchResult& res, SummaryTable& t, const Executed& ex,
+                                           const LlmRun& run, const TopologyConfig& cfg,
+                                           const std::map<std::string, double>& by_phase) {
+  nlohmann::json& metrics = res.metrics;
+  const bool pp = ex.plan.size() > 1 || ex.micro > 1;
+  LlmStepModel sm;
+  if (pp) {
+    std::vector<LlmStage> stages;
+    for (const Executed::Stage& st : ex.plan) stages.push_back({st.map.get(), st.run});
+    std::vector<int64_t> rows;
+    for (const fw::Slice& m : ex.micro_rows) rows.push_back(m.count);
+    sm = llm_pipeline_decode_model(stages, rows, cfg);
+  } else {
+    sm = llm_decode_model(*ex.plan.front().map, run, cfg);
+  }
+  const double r = ex.latency / sm.total_ns;
+  t.rows.insert(t.rows.begin() + 2, {"latency per token: per-phase model (ns)", fmt(ex.latency, 0),
+                                     fmt(sm.total_ns, 0), ratio(ex.latency, sm.total_ns)});
+  metrics["step_model"] = sm.to_json();
+  metrics["latency_over_model"] = r;
+  const std::string gap = llm_model_gap(sm, r);
+  if (!gap.empty()) metrics["model_gap"] = gap;
+  nlohmann::json& pt = res.points.back();
+  pt["model_ns"] = sm.total_ns;
+  pt["latency_over_model"] = r;
+  if (!gap.empty()) pt["model_gap"] = gap;
+  if (pp) return std::nullopt;
+  nlohmann::json crit = nlohmann::json::object();
+  for (const auto& [k, v] : ex.critical) crit[k] = v;
+  metrics["phases_critical_ns"] = crit;
+  return step_model_table(sm, by_phase, ex.critical);
+}
+
+// Data mode: the logits against the double-precision reference forward pass.
+SummaryTable check_logits(nlohmann::json& metrics, const ModelSpec& model,
+                          const ModelWeights& weights, const LlmRun& run,
+                          const std::vector<float>& got) {
+  const std::vector<double> ref = run.prefill
+                                      ? reference_logits(model, weights, run.batch, 0, run.prompt)
+                                      : reference_logits(model, weights, run.batch, run.context);
+  double max_err = 0, max_ref = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    max_err = std::max(max_err, std::abs(static_cast<double>(got[i]) - ref[i]));
+    max_ref = std::max(max_ref, std::abs(ref[i]));
+  }
+  const double rel = max_ref > 0 ? max_err / max_ref : max_err;
+  metrics["logits_max_abs_err"] = max_err;
+  metrics["logits_max_abs_ref"] = max_ref;
+  metrics["logits_max_rel_err"] = rel;
+  return {"data mode: logits vs the double-precision reference forward pass",
+          {"max |err|", "max |ref|", "max rel err"},
+          {{fmt(max_err, 6), fmt(max_ref, 4), fmt(rel, 6)}}};
+}
+
 // Places every stage, runs the step on every rank, and reads the result.
 void execute(HostRuntime& rt, const ModelSpec& model, Executed& ex, const ModelWeights* data,
              Progress* progress) {
@@ -213,9 +315,14 @@ void execute(HostRuntime& rt, const ModelSpec& model, Executed& ex, const ModelW
   std::vector<size_t> first_of_stage(args.size(), 0);
   for (size_t s = 1; s < args.size(); ++s)
     first_of_stage[s] = first_of_stage[s - 1] + args[s - 1].size();
+  // A tensor-parallel step records every rank's phases: where each phase
+  // ended on its last rank.
+  std::vector<std::vector<fw::PhaseRecord>> every(pp ? 0 : args[0].size());
   rt.launch_on(pes, [&](fw::Tl& tl) {
     const Rank r = where.at(tl.self());
-    std::vector<fw::PhaseRecord>* rec = r.index == 0 ? &phases[r.stage] : nullptr;
+    std::vector<fw::PhaseRecord>* rec = !pp            ? &every[r.index]
+                                        : r.index == 0 ? &phases[r.stage]
+                                                       : nullptr;
     if (pp)
       fw::pipeline_step(tl, pipe[first_of_stage[r.stage] + r.index], rec);
     else if (ex.prefill)
@@ -225,6 +332,10 @@ void execute(HostRuntime& rt, const ModelSpec& model, Executed& ex, const ModelW
   });
   rt.run();
   ex.latency = platform.now_ns() - t0;
+  if (!pp) {
+    phases[0] = every[0];
+    ex.critical = critical_by_phase(every, t0);
+  }
   ex.act = ActivityCounters::take(platform).since(before);
   const EnergySnapshot energy_after = platform.energy();
   ex.energy = EnergyReport::between(energy_before, energy_after, ex.latency);
@@ -372,14 +483,14 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   };
 
   // Tokens the step produces (decode) or takes in (prefill).
-  const double tokens = static_cast<double>(stream_rows(run));
+  const auto tokens = static_cast<double>(stream_rows(run));
   const double tokens_per_s = tokens / latency * 1e9;
   const double bound_tokens_per_s = tokens / bound.bound_ns * 1e9;
-  const double W = static_cast<double>(ex.ranks);
+  const auto W = static_cast<double>(ex.ranks);
   const double hbm_util =
       static_cast<double>(bound.total_hbm_bytes) / (latency * W * cfg.pe_hbm_bandwidth_gbps());
   // Every layer runs once per micro-batch (tp: one).
-  const double passes = static_cast<double>(run.layers * ex.micro);
+  const auto passes = static_cast<double>(run.layers * ex.micro);
   const double ar_measured = (by_phase["o_allreduce"] + by_phase["ffn_allreduce"]) / (2 * passes);
   const double gather_measured = by_phase["qkv_gather"] / passes;
   // Energy per token, and its floor: every rank's weights and KV block read
@@ -503,7 +614,10 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                     ratio(j_per_token, floor_j_per_token)});
   t.rows.push_back({"average power (W)", fmt(ex.energy.average_mw() * 1e-3, 1), "-", "-"});
   if (ex.fits != "yes") t.title += "\n  (the whole model would not fit: " + ex.fits + ")";
+  std::optional<SummaryTable> by_phase_table;
+  if (!run.prefill) by_phase_table = add_step_model(res, t, ex, run, cfg, by_phase);
   res.tables.push_back(t);
+  if (by_phase_table) res.tables.push_back(*by_phase_table);
 
   SummaryTable b{pp ? "where the time goes (each stage's first rank, every layer and micro-batch "
                       "summed; share of the stages' time)"
@@ -523,25 +637,7 @@ BenchResult LlmBench::run(BenchContext& ctx) {
 
   res.tables.push_back(energy_table(j_by_class, j_per_token));
 
-  if (weights) {
-    const std::vector<double> ref =
-        run.prefill ? reference_logits(model, *weights, run.batch, 0, run.prompt)
-                    : reference_logits(model, *weights, run.batch, run.context);
-    const std::vector<float>& got = ex.logits;
-    double max_err = 0, max_ref = 0;
-    for (size_t i = 0; i < ref.size(); ++i) {
-      max_err = std::max(max_err, std::abs(static_cast<double>(got[i]) - ref[i]));
-      max_ref = std::max(max_ref, std::abs(ref[i]));
-    }
-    const double rel = max_ref > 0 ? max_err / max_ref : max_err;
-    res.metrics["logits_max_abs_err"] = max_err;
-    res.metrics["logits_max_abs_ref"] = max_ref;
-    res.metrics["logits_max_rel_err"] = rel;
-    SummaryTable d{"data mode: logits vs the double-precision reference forward pass",
-                   {"max |err|", "max |ref|", "max rel err"},
-                   {{fmt(max_err, 6), fmt(max_ref, 4), fmt(rel, 6)}}};
-    res.tables.push_back(d);
-  }
+  if (weights) res.tables.push_back(check_logits(res.metrics, model, *weights, run, ex.logits));
   return res;
 }
 

@@ -1,0 +1,508 @@
+#include "platform/analytic/llm_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "firmware/kernels/allreduce.h"
+#include "firmware/kernels/transformer_step.h"
+#include "models/commands/commands.h"
+#include "models/commands/cost_model.h"
+#include "platform/analytic/allreduce_model.h"
+#include "platform/analytic/attention_model.h"
+#include "platform/analytic/pe_paths.h"
+
+namespace kb {
+
+namespace {
+
+using ExtraArg = std::pair<std::string, ExtraValue>;
+
+MathCmd math_cmd(const std::string& kind, size_t inputs, std::vector<ExtraArg> extra = {}) {
+  MathCmd m;
+  m.kind = kind;
+  m.inputs.resize(inputs);
+  m.extra = std::move(extra);
+  return m;
+}
+
+// The one-GEMM composite tl.composite issues.
+CompositeCmd gemm_composite() {
+  OpSpec g;
+  g.kind = "gemm";
+  g.operands = {{"a", {}}, {"b", {}}};
+  g.out = TensorHandle{};
+  g.extra = {{"m", int64_t{0}}, {"k", int64_t{0}}, {"n", int64_t{0}}};
+  CompositeCmd c;
+  c.ops.push_back(g);
+  return c;
+}
+
+int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+// One rank's commands within a phase, in issue order: the PE_CPU dispatches
+// each once the tensors it consumes are ready, and each engine serves its
+// commands in turn. Times in ns from the phase's start.
+class PeClock {
+ public:
+  explicit PeClock(const TopologyConfig& c) : c_(c), cm_(c.pe.cost_model, c.pe.clock_ghz) {}
+
+  // DMA own HBM -> TCM of `bytes`.
+  double load(uint64_t bytes, double ready = 0) {
+    const double s = std::max(issue(DmaReadCmd{}, ready), rd_);
+    rd_ = s + c_.pe.dma.setup_ns + static_cast<double>(bytes) / c_.pe_hbm_bandwidth_gbps();
+    return note(s + c_.pe.dma.setup_ns + own_hbm_read_ns(c_, bytes));
+  }
+  // DMA TCM -> own HBM of `bytes` (`rows` rows: one transfer, a burst per row).
+  double store(uint64_t bytes, double ready, uint64_t rows = 1) {
+    const double s = std::max(issue(DmaWriteCmd{}, ready), wr_);
+    const uint64_t row = bytes / rows;
+    const double t = rows == 1 ? own_hbm_write_ns(c_, bytes)
+                               : own_hbm_write_ns(c_, row) + static_cast<double>(rows - 1) *
+                                                                 static_cast<double>(row) /
+                                                                 c_.pe.hbm.pc_bandwidth_gbps;
+    wr_ = s + c_.pe.dma.setup_ns + t;
+    return note(wr_);
+  }
+  // A MATH command over `elements` output elements.
+  double math(const MathCmd& cmd, int64_t elements, double ready) {
+    const double s = std::max(issue(cmd, ready), math_);
+    math_ = s + static_cast<double>(ceil_div(elements, c_.pe.math.lanes)) / c_.pe.clock_ghz;
+    return note(math_);
+  }
+  // A composite GEMM out = a · b, a [M, K] in TCM, b [K, N] in HBM in the
+  // GEMM's K x N tiles, out fp32 in TCM or HBM. Its tokens follow the
+  // previous composite's on the engines.
+  double gemm(int64_t M, int64_t K, int64_t N, bool out_hbm, double ready, std::string* how) {
+    const PeConfig& pe = c_.pe;
+    const int64_t tm = pe.gemm.tile_m, tk = pe.gemm.tile_k, tn = pe.gemm.tile_n;
+    const int64_t nm = ceil_div(M, tm), nk = ceil_div(K, tk), nn = ceil_div(N, tn);
+    const auto tokens = static_cast<double>(nm * nk * nn);
+    const int64_t mm = std::min(M, tm);
+    // A token's K x N block of b, and an output tile's columns, on average
+    // (ragged edges included).
+    const double kk = static_cast<double>(K) / static_cast<double>(nk),
+                 nc = static_cast<double>(N) / static_cast<double>(nn);
+    const double b_tile = kk * nc * 2;
+    const double out_tile = static_cast<double>(mm) * nc * 4;
+    const double tcm = pe.tcm.bandwidth_gbps;
+    struct Unit {
+      const char* name;
+      double ns;
+    };
+    // Per token: the busiest engine (an output tile's store and write-back
+    // once per K steps).
+    const std::vector<Unit> units = {
+        {"PE_GEMM", 2.0 * tm * tk * tn / (pe.gemm.peak_tflops * 1000.0)},
+        {"HBM weight stream", (b_tile + (out_hbm ? out_tile / static_cast<double>(nk) : 0)) /
+                                  c_.pe_hbm_bandwidth_gbps()},
+        {"DMA setup", pe.dma.setup_ns},
+        {"FETCH", (static_cast<double>(mm) * kk + kk * nc) * 2 / tcm},
+        {"STORE", out_tile / tcm / static_cast<double>(nk)}};
+    const Unit* b = units.data();
+    for (const Unit& u : units)
+      if (u.ns > b->ns) b = &u;
+    // A token's way through the stages, which staging_buffers tokens overlap.
+    const double fetch = units[3].ns, tile = units[0].ns;
+    const double first =
+        pe.dma.setup_ns +
+        own_hbm_read_ns(c_, static_cast<uint64_t>(std::min(K, tk) * std::min(N, tn) * 2));
+    double per = b->ns;
+    const double cycle = (first + fetch + tile) / pe.scheduler.staging_buffers;
+    if (cycle > per) {
+      per = cycle;
+      if (how) *how = "staging buffers (token latency / staging_buffers)";
+    } else if (how) {
+      *how = b->name;
+    }
+    // Its first token's weights stream in while the previous composite's
+    // tokens still run.
+    const double s = issue(gemm_composite(), ready);
+    gemm_ = std::max(s + first + fetch, gemm_) + tokens * per;
+    const double tail =
+        out_tile / tcm +
+        (out_hbm ? pe.dma.setup_ns + own_hbm_write_ns(c_, static_cast<uint64_t>(out_tile)) : 0);
+    return note(gemm_ + tail);
+  }
+  // The PE_CPU's wait for everything issued.
+  double wait() {
+    cpu_ = std::max(cpu_, end_);
+    return cpu_;
+  }
+  double dispatch_ns(const Command& cmd) const { return cm_.dispatch_ns(cmd); }
+  double cpu() const { return cpu_; }
+  void advance(double t) {
+    cpu_ = std::max(cpu_, t);
+    end_ = std::max(end_, t);
+  }
+
+ private:
+  double issue(const Command& cmd, double ready) {
+    cpu_ = std::max(cpu_, ready) + cm_.dispatch_ns(cmd);
+    return cpu_;
+  }
+  double note(double t) {
+    end_ = std::max(end_, t);
+    return t;
+  }
+  const TopologyConfig& c_;
+  CostModel cm_;
+  double cpu_ = 0, rd_ = 0, wr_ = 0, math_ = 0, gemm_ = 0, end_ = 0;
+};
+
+const ExtraArg kReduceLast{"reduce_axis", int64_t{-1}};
+const ExtraArg kBcastCols{"bcast_axis", int64_t{1}};
+
+// Rows a row-chunked phase takes at once within the TCM budget.
+int64_t chunk_rows(uint64_t budget, int64_t total, int64_t per_row) {
+  return std::max<int64_t>(
+      1, std::min<int64_t>(total, static_cast<int64_t>(budget) / std::max<int64_t>(per_row, 1)));
+}
+
+struct Shape {
+  int64_t B, H, G, d, e;
+  uint64_t budget;
+  bool partial_tcm, xn_tcm;
+};
+
+// RMSNorm over B rows (firmware/kernels/transformer_ops.cpp, rmsnorm).
+double rmsnorm_ns(const TopologyConfig& c, const Shape& s) {
+  PeClock pe(c);
+  const double g = pe.load(static_cast<uint64_t>(s.H) * 4);
+  const int64_t rc = chunk_rows(s.budget, s.B, s.H * (4 + 4 + s.e));
+  for (int64_t r0 = 0; r0 < s.B; r0 += rc) {
+    const int64_t n = std::min(rc, s.B - r0), nh = n * s.H;
+    const double x = pe.load(static_cast<uint64_t>(nh) * 4);
+    double t = pe.math(math_cmd("mul", 2), nh, x);
+    t = pe.math(math_cmd("rsum", 1, {kReduceLast}), n, t);
+    t = pe.math(math_cmd("scale", 1, {{"factor", 0.0}}), n, t);
+    t = pe.math(math_cmd("rsqrt", 1, {{"eps", 0.0}}), n, t);
+    t = pe.math(math_cmd("mul_bcast", 2, {kBcastCols}), nh, t);
+    t = pe.math(math_cmd("mul", 2), nh, std::max(t, g));
+    pe.store(static_cast<uint64_t>(nh * s.e), t);
+    pe.wait();
+  }
+  return pe.wait();
+}
+
+// x += partial (transformer_ops.cpp, residual).
+double residual_ns(const TopologyConfig& c, const Shape& s) {
+  PeClock pe(c);
+  const int64_t rc = chunk_rows(s.budget, s.B, s.H * (s.partial_tcm ? 4 : 8));
+  for (int64_t r0 = 0; r0 < s.B; r0 += rc) {
+    const int64_t nh = std::min(rc, s.B - r0) * s.H;
+    const double x = pe.load(static_cast<uint64_t>(nh) * 4);
+    const double p = s.partial_tcm ? 0 : pe.load(static_cast<uint64_t>(nh) * 4);
+    const double a = pe.math(math_cmd("add", 2), nh, std::max(x, p));
+    pe.store(static_cast<uint64_t>(nh) * 4, a);
+    pe.wait();
+  }
+  return pe.wait();
+}
+
+// A GEMM phase: xn loaded into TCM first when it fits (xn_operand), then
+// the composites, each [M, K] x [K, N].
+double gemm_phase_ns(const TopologyConfig& c, const Shape& s, bool xn_operand, int64_t M, int64_t K,
+                     const std::vector<int64_t>& Ns, bool out_hbm, std::string* how) {
+  PeClock pe(c);
+  const double a = xn_operand && s.xn_tcm ? pe.load(static_cast<uint64_t>(s.B * s.H * s.e)) : 0;
+  for (int64_t N : Ns) pe.gemm(M, K, N, out_hbm, a, how);
+  return pe.wait();
+}
+
+LlmStepModel::Phase make_phase(const std::string& name, double ns, unsigned rank, std::string how,
+                               nlohmann::json terms = nlohmann::json::object()) {
+  LlmStepModel::Phase p;
+  p.name = name;
+  p.ns = ns;
+  p.rank = rank;
+  p.how = std::move(how);
+  p.terms = std::move(terms);
+  return p;
+}
+
+// The slowest rank's time of a per-rank phase.
+template <typename F>
+LlmStepModel::Phase slowest(const std::string& name, const TpMapping& map, F&& per_rank) {
+  LlmStepModel::Phase best = make_phase(name, -1, 0, "");
+  for (unsigned i = 0; i < map.ranks().size(); ++i) {
+    std::string how;
+    const double ns = per_rank(map.ranks()[i], how);
+    if (ns > best.ns) best = make_phase(name, ns, i, how);
+  }
+  return best;
+}
+
+nlohmann::json collective_terms(const AllReduceModel& m) {
+  nlohmann::json t = {{"first_send_dispatch", m.fill_ns}};
+  for (const AllReduceModel::Phase& ph : m.phases)
+    if (!ph.name.empty()) t[ph.name] = t.value(ph.name, 0.0) + ph.ns;
+  return t;
+}
+
+}  // namespace
+
+double LlmStepModel::phase_ns(const std::string& name) const {
+  for (const Phase& p : layer)
+    if (p.name == name) return p.ns * static_cast<double>(layers);
+  for (const Phase& p : head)
+    if (p.name == name) return p.ns;
+  return 0;
+}
+
+nlohmann::json LlmStepModel::to_json() const {
+  nlohmann::json phases = nlohmann::json::object(), classes = nlohmann::json::object();
+  auto put = [&](const Phase& p, double times) {
+    phases[p.name] = {{"ns", p.ns},
+                      {"ns_over_step", p.ns * times},
+                      {"class", fw::phase_class(p.name)},
+                      {"slowest_rank", p.rank},
+                      {"bound_by", p.how},
+                      {"terms", p.terms}};
+    const char* c = fw::phase_class(p.name);
+    classes[c] = classes.value(c, 0.0) + p.ns * times;
+  };
+  for (const Phase& p : layer) put(p, static_cast<double>(layers));
+  for (const Phase& p : head) put(p, 1);
+  classes["ring_opening"] = open_ns;
+  nlohmann::json j = {{"total_ns", total_ns}, {"open_ns", open_ns}, {"layer_ns", layer_ns},
+                      {"head_ns", head_ns},   {"layers", layers},   {"phases", phases},
+                      {"classes", classes}};
+  if (!unpriced.empty()) j["unpriced"] = unpriced;
+  if (!pipeline.is_null()) j["pipeline"] = pipeline;
+  return j;
+}
+
+LlmStepModel llm_decode_model(const TpMapping& map, const LlmRun& run, const TopologyConfig& cfg) {
+  if (run.prefill) throw std::invalid_argument("llm_decode_model: a decode step only");
+  LlmStepModel m;
+  m.layers = run.layers;
+  const fw::TransformerShape sh = map.shape();
+  Shape s;
+  s.B = run.batch;
+  s.H = sh.hidden;
+  s.G = sh.group();
+  s.d = sh.d_head;
+  s.e = static_cast<int64_t>(dtype_bytes(sh.dtype));
+  s.budget = map.tcm_budget();
+  s.partial_tcm = static_cast<uint64_t>(s.B * s.H) * 4 * 4 <= s.budget;
+  s.xn_tcm = static_cast<uint64_t>(s.B * s.H * s.e) * 4 <= s.budget;
+  const RingSpace partial_space = s.partial_tcm ? RingSpace::kTcm : RingSpace::kHbm;
+  const std::vector<PeAddr>& order = map.order();
+  const unsigned R = map.ranks_per_group();
+  const auto groups = static_cast<unsigned>(map.ranks().size() / R);
+  auto group_of = [&](unsigned g) {
+    return std::vector<PeAddr>(order.begin() + g * R, order.begin() + (g + 1) * R);
+  };
+  const int64_t qw = sh.qkv_width();
+
+  // The rings every rank opens at the step's start (transformer_ops.cpp, open_rings).
+  for (const RankPlan& r : map.ranks()) {
+    std::set<PeAddr> from;
+    for (const PeAddr& p : map.allreduce_per_cube() > 0
+                               ? fw::cube_allreduce_sources(order, r.rank, map.allreduce_per_cube())
+                               : fw::tree_sources(order, r.rank))
+      from.insert(p);
+    for (const PeAddr& p : fw::tree_sources(group_of(r.group), r.group_rank)) from.insert(p);
+    m.open_ns = std::max(m.open_ns, ipcq_open_model_ns(cfg, r.pe, {from.begin(), from.end()}));
+  }
+
+  const double norm = rmsnorm_ns(cfg, s);
+  const double resid = residual_ns(cfg, s);
+  auto gemm = [&](const std::string& name, bool xn, auto M, auto K, auto Ns, bool out_hbm) {
+    return slowest(name, map, [&](const RankPlan& r, std::string& how) {
+      const std::vector<int64_t> n = Ns(r);
+      return n.empty() || K(r) <= 0 ? 0.0 : gemm_phase_ns(cfg, s, xn, M(r), K(r), n, out_hbm, &how);
+    });
+  };
+  auto rows_B = [&](const RankPlan&) { return s.B; };
+  auto hidden = [&](const RankPlan&) { return s.H; };
+
+  m.layer.push_back(make_phase("attn_norm", norm, 0, "PE_MATH chain of RMSNorm"));
+  m.layer.push_back(gemm(
+      "qkv", true, rows_B, hidden,
+      [](const RankPlan& r) {
+        return r.qkv.count > 0 ? std::vector<int64_t>{r.qkv.count} : std::vector<int64_t>{};
+      },
+      true));
+
+  // The QKV gather: the rank's columns loaded, the group's tree, the copy out.
+  {
+    LlmStepModel::Phase worst = make_phase("qkv_gather", -1, 0, "");
+    const auto bytes = static_cast<uint64_t>(s.B * qw) * 4;
+    for (unsigned g = 0; g < groups; ++g) {
+      const AllReduceModel ar = tree_allreduce_model(cfg, group_of(g), RingSpace::kTcm, bytes);
+      PeClock pe(cfg);
+      const double loaded = pe.load(bytes);
+      pe.advance(loaded + ar.total_ns);
+      pe.math(math_cmd("copy", 1), s.B * (s.G + 2) * s.d, pe.cpu());
+      const double ns = pe.wait();
+      if (ns > worst.ns) {
+        nlohmann::json t = collective_terms(ar);
+        t["load"] = loaded;
+        worst = make_phase("qkv_gather", ns, g * R, "tree: " + ar.bottleneck, t);
+      }
+    }
+    m.layer.push_back(worst);
+  }
+
+  m.layer.push_back(gemm(
+      "rope", false, [&](const RankPlan&) { return s.B * (s.G + 2); },
+      [&](const RankPlan&) { return s.d; },
+      [&](const RankPlan&) { return std::vector<int64_t>{s.d}; }, false));
+
+  // The new K and V rows into the cache of the rank holding the position.
+  m.layer.push_back(slowest("kv_append", map, [&](const RankPlan& r, std::string& how) {
+    if (run.context < r.kv.first || run.context >= r.kv.first + r.kv.count) return 0.0;
+    PeClock pe(cfg);
+    for (int64_t b = 0; b < s.B; ++b) {
+      pe.store(static_cast<uint64_t>(s.d * s.e), 0, static_cast<uint64_t>(s.d));
+      pe.store(static_cast<uint64_t>(s.d * s.e), 0);
+    }
+    how = "DMA writes of K (a column) and V (a row)";
+    return pe.wait();
+  }));
+
+  // Attention: per chunk of sequences, the group's sweeps, reduce and
+  // normalisation; then the output's broadcast in the group.
+  {
+    LlmStepModel::Phase worst = make_phase("attention", -1, 0, "");
+    const int64_t chunk = map.attn_chunk() > 0 ? std::min(map.attn_chunk(), s.B) : s.B;
+    for (unsigned g = 0; g < groups; ++g) {
+      const std::vector<PeAddr> grp = group_of(g);
+      std::vector<int64_t> blocks;
+      for (unsigned i = 0; i < R; ++i) blocks.push_back(map.ranks()[g * R + i].kv.count);
+      double ns = 0;
+      nlohmann::json t = nlohmann::json::object();
+      std::string mode;
+      for (int64_t b0 = 0; b0 < s.B; b0 += chunk) {
+        const AttentionModel am = group_decode_model(cfg, grp, blocks, std::min(chunk, s.B - b0),
+                                                     s.G, s.d, run.tile, run.variant);
+        ns += am.total_ns;
+        for (const auto& [k, v] : am.terms) t[k] = t.value(k, 0.0) + v;
+        mode = am.mode;
+        for (const std::string& u : am.unpriced)
+          if (std::find(m.unpriced.begin(), m.unpriced.end(), u) == m.unpriced.end())
+            m.unpriced.push_back(u);
+      }
+      const AllReduceModel bc = tree_broadcast_model(cfg, grp, RingSpace::kTcm,
+                                                     static_cast<uint64_t>(s.B * s.G * s.d * s.e));
+      t["output_broadcast"] = bc.total_ns;
+      ns += bc.total_ns;
+      if (ns > worst.ns) worst = make_phase("attention", ns, g * R, mode, t);
+    }
+    m.layer.push_back(worst);
+  }
+
+  m.layer.push_back(gemm(
+      "o_proj", false, rows_B, [](const RankPlan& r) { return r.o.count; },
+      [&](const RankPlan&) { return std::vector<int64_t>{s.H}; }, !s.partial_tcm));
+
+  const AllReduceModel all =
+      map.allreduce_per_cube() > 0
+          ? cube_allreduce_model(cfg, order, map.allreduce_per_cube(), partial_space,
+                                 static_cast<uint64_t>(s.B * s.H) * 4)
+          : tree_allreduce_model(cfg, order, partial_space, static_cast<uint64_t>(s.B * s.H) * 4);
+  const std::string all_how =
+      (map.allreduce_per_cube() > 0 ? "hierarchical: " : "tree: ") + all.bottleneck;
+  m.layer.push_back(make_phase("o_allreduce", all.total_ns, 0, all_how, collective_terms(all)));
+  m.layer.push_back(make_phase("o_residual", resid, 0, "load, add, store"));
+  m.layer.push_back(make_phase("ffn_norm", norm, 0, "PE_MATH chain of RMSNorm"));
+  m.layer.push_back(gemm(
+      "gate_up", true, rows_B, hidden,
+      [](const RankPlan& r) {
+        return std::vector<int64_t>{r.ffn.count, r.ffn.count};
+      },
+      false));
+  m.layer.push_back(slowest("silu_mul", map, [&](const RankPlan& r, std::string& how) {
+    PeClock pe(cfg);
+    const double t = pe.math(math_cmd("silu", 1), s.B * r.ffn.count, 0);
+    pe.math(math_cmd("mul", 2), s.B * r.ffn.count, t);
+    how = "PE_MATH";
+    return pe.wait();
+  }));
+  m.layer.push_back(gemm(
+      "down", false, rows_B, [](const RankPlan& r) { return r.ffn.count; },
+      [&](const RankPlan&) { return std::vector<int64_t>{s.H}; }, !s.partial_tcm));
+  m.layer.push_back(make_phase("ffn_allreduce", all.total_ns, 0, all_how, collective_terms(all)));
+  m.layer.push_back(make_phase("ffn_residual", resid, 0, "load, add, store"));
+  for (const auto& p : m.layer) m.layer_ns += p.ns;
+
+  if (run.has_head) {
+    m.head.push_back(make_phase("final_norm", norm, 0, "PE_MATH chain of RMSNorm"));
+    m.head.push_back(gemm(
+        "lm_head", true, rows_B, hidden,
+        [](const RankPlan& r) { return std::vector<int64_t>{r.vocab.count}; }, true));
+  }
+  for (const auto& p : m.head) m.head_ns += p.ns;
+  m.total_ns = m.open_ns + static_cast<double>(m.layers) * m.layer_ns + m.head_ns;
+  return m;
+}
+
+LlmStepModel llm_pipeline_decode_model(const std::vector<LlmStage>& stages,
+                                       const std::vector<int64_t>& micro_rows,
+                                       const TopologyConfig& cfg) {
+  LlmStepModel m;
+  const auto S = stages.size(), K = micro_rows.size();
+  // sent[k]: when the previous stage's root has sent micro-batch k.
+  std::vector<double> sent(K, 0.0);
+  m.pipeline = {{"stages", nlohmann::json::array()}};
+  for (size_t s = 0; s < S; ++s) {
+    const LlmStage& st = stages[s];
+    const std::vector<PeAddr>& order = st.map->order();
+    double free = 0;
+    nlohmann::json js = {{"first_pe", to_string(order.front())},
+                         {"layers", st.run.layers},
+                         {"micro", nlohmann::json::array()}};
+    for (size_t k = 0; k < K; ++k) {
+      LlmRun run = st.run;
+      run.batch = micro_rows[k];
+      const LlmStepModel one = llm_decode_model(*st.map, run, cfg);
+      m.open_ns = std::max(m.open_ns, one.open_ns);
+      for (const std::string& u : one.unpriced)
+        if (std::find(m.unpriced.begin(), m.unpriced.end(), u) == m.unpriced.end())
+          m.unpriced.push_back(u);
+      const auto stream = static_cast<uint64_t>(micro_rows[k] * st.map->shape().hidden) * 4;
+      double t = free, in = 0, out = 0;
+      if (s > 0) {
+        // Received once sent, then broadcast over the stage (the stream in HBM).
+        in = tree_broadcast_model(cfg, order, RingSpace::kHbm, stream).total_ns;
+        t = std::max(t, sent[k]) + in;
+      }
+      const double layers = static_cast<double>(one.layers) * one.layer_ns;
+      t += layers + one.head_ns;
+      if (s + 1 < S) {
+        // The root's send to the next stage's root, which it waits for.
+        const std::vector<PeAddr> pair = {order.front(), stages[s + 1].map->order().front()};
+        out = tree_broadcast_model(cfg, pair, RingSpace::kHbm, stream).total_ns;
+        t += out;
+      }
+      sent[k] = t;
+      free = t;
+      js["micro"].push_back({{"rows", micro_rows[k]},
+                             {"handoff_in_ns", in},
+                             {"layers_ns", layers},
+                             {"head_ns", one.head_ns},
+                             {"handoff_out_ns", out},
+                             {"end_ns", t}});
+    }
+    m.pipeline["stages"].push_back(js);
+  }
+  m.total_ns = m.open_ns + sent.back();
+  return m;
+}
+
+std::string llm_model_gap(const LlmStepModel& m, double ratio) {
+  if (ratio >= 0.85 && ratio <= 1.15) return "";
+  if (!m.unpriced.empty()) return m.unpriced.front();
+  return ratio > 1 ? "the ranks leave each collective at different times; the model prices "
+                     "every phase on its slowest rank and lets none overlap the next"
+                   : "the model charges every phase its slowest rank; the simulation overlaps "
+                     "some phases across ranks";
+}
+
+}  // namespace kb
