@@ -74,10 +74,11 @@ class PeClock {
     math_ = s + static_cast<double>(ceil_div(elements, c_.pe.math.lanes)) / c_.pe.clock_ghz;
     return note(math_);
   }
-  // A composite GEMM out = a · b, a [M, K] in TCM, b [K, N] in HBM in the
-  // GEMM's K x N tiles, out fp32 in TCM or HBM. Its tokens follow the
-  // previous composite's on the engines.
-  double gemm(int64_t M, int64_t K, int64_t N, bool out_hbm, double ready, std::string* how) {
+  // A composite GEMM out = a · b, a [M, K] in TCM (or streamed from HBM
+  // with `a_hbm`), b [K, N] in HBM in the GEMM's K x N tiles, out fp32 in TCM
+  // or HBM. Its tokens follow the previous composite's on the engines.
+  double gemm(int64_t M, int64_t K, int64_t N, bool a_hbm, bool out_hbm, double ready,
+              std::string* how) {
     const PeConfig& pe = c_.pe;
     const int64_t tm = pe.gemm.tile_m, tk = pe.gemm.tile_k, tn = pe.gemm.tile_n;
     const int64_t nm = ceil_div(M, tm), nk = ceil_div(K, tk), nn = ceil_div(N, tn);
@@ -87,7 +88,8 @@ class PeClock {
     // (ragged edges included).
     const double kk = static_cast<double>(K) / static_cast<double>(nk),
                  nc = static_cast<double>(N) / static_cast<double>(nn);
-    const double b_tile = kk * nc * 2;
+    const double b_tile = kk * nc * 2, a_tile = a_hbm ? static_cast<double>(mm) * kk * 2 : 0;
+    const double transfers = a_hbm ? 2 : 1;
     const double out_tile = static_cast<double>(mm) * nc * 4;
     const double tcm = pe.tcm.bandwidth_gbps;
     struct Unit {
@@ -98,9 +100,10 @@ class PeClock {
     // once per K steps).
     const std::vector<Unit> units = {
         {"PE_GEMM", 2.0 * tm * tk * tn / (pe.gemm.peak_tflops * 1000.0)},
-        {"HBM weight stream", (b_tile + (out_hbm ? out_tile / static_cast<double>(nk) : 0)) /
-                                  c_.pe_hbm_bandwidth_gbps()},
-        {"DMA setup", pe.dma.setup_ns},
+        {"HBM weight stream",
+         (b_tile + a_tile + (out_hbm ? out_tile / static_cast<double>(nk) : 0)) /
+             c_.pe_hbm_bandwidth_gbps()},
+        {"DMA setup", transfers * pe.dma.setup_ns},
         {"FETCH", (static_cast<double>(mm) * kk + kk * nc) * 2 / tcm},
         {"STORE", out_tile / tcm / static_cast<double>(nk)}};
     const Unit* b = units.data();
@@ -108,9 +111,10 @@ class PeClock {
       if (u.ns > b->ns) b = &u;
     // A token's way through the stages, which staging_buffers tokens overlap.
     const double fetch = units[3].ns, tile = units[0].ns;
+    const int64_t first_bytes =
+        (std::min(K, tk) * std::min(N, tn) + (a_hbm ? mm * std::min(K, tk) : 0)) * 2;
     const double first =
-        pe.dma.setup_ns +
-        own_hbm_read_ns(c_, static_cast<uint64_t>(std::min(K, tk) * std::min(N, tn) * 2));
+        transfers * pe.dma.setup_ns + own_hbm_read_ns(c_, static_cast<uint64_t>(first_bytes));
     double per = b->ns;
     const double cycle = (first + fetch + tile) / pe.scheduler.staging_buffers;
     if (cycle > per) {
@@ -210,7 +214,7 @@ double gemm_phase_ns(const TopologyConfig& c, const Shape& s, bool xn_operand, i
                      const std::vector<int64_t>& Ns, bool out_hbm, std::string* how) {
   PeClock pe(c);
   const double a = xn_operand && s.xn_tcm ? pe.load(static_cast<uint64_t>(s.B * s.H * s.e)) : 0;
-  for (int64_t N : Ns) pe.gemm(M, K, N, out_hbm, a, how);
+  for (int64_t N : Ns) pe.gemm(M, K, N, xn_operand && !s.xn_tcm, out_hbm, a, how);
   return pe.wait();
 }
 
