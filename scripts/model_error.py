@@ -3,7 +3,7 @@
 model_error table, generated from result files and kept as a compact extract.
 
 usage: scripts/model_error.py RESULT.json... [--out docs/model_error.json] [--readme README.md]
-       scripts/model_error.py --from docs/model_error.json [--readme README.md]
+       scripts/model_error.py --from docs/model_error.json [RESULT.json...] [--out ...] [--readme ...]
 
 RESULT.json are kernbench --json results of the studies that print a model beside each
 measurement: gemm-sweep (window_ns vs window_ns_analytic), allreduce or ccl-sweep
@@ -11,7 +11,8 @@ measurement: gemm-sweep (window_ns vs window_ns_analytic), allreduce or ccl-swee
 gqa benches and llm (latency_ns vs model_ns; a point whose model is only a bound is
 counted with the bound's reason). Results of one study are merged into one row. The extract (--out) keeps, per
 study, each point's label, measured and model ns, ratio and reason, and the command that
-made it; --from rebuilds the table from a committed extract. The table goes to stdout,
+made it; --from rebuilds the table from a committed extract, in which RESULT.json files
+given too replace the studies they are results of. The table goes to stdout,
 and with --readme between the README's "<!-- model_error:begin -->" and
 "<!-- model_error:end -->" lines.
 
@@ -116,24 +117,28 @@ def main(argv=None):
     ap.add_argument("--out", help="write the extract here")
     ap.add_argument("--readme", help="rewrite the table section of this README")
     args = ap.parse_args(argv)
+    if not args.source and not args.results:
+        ap.error("give RESULT.json files or --from EXTRACT")
+    studies = []
     if args.source:
         with open(args.source, encoding="utf-8") as f:
             studies = json.load(f)["studies"]
-    elif args.results:
-        studies = []
+    if args.results:
+        fresh = []
         for path in args.results:
             with open(path, encoding="utf-8") as f:
                 doc = json.load(f)
             bench, rows = extract(doc)
             if not rows:
                 sys.exit(f"model_error.py: {path} ({bench}) has no point with a model value")
-            studies.append({"study": bench, "source": os.path.basename(path),
-                            "params": doc.get("params", {}),
-                            "kernbench_version": doc.get("kernbench_version", ""),
-                            "topology": (doc.get("topology") or {}).get("name", ""),
-                            "rows": rows})
-    else:
-        ap.error("give RESULT.json files or --from EXTRACT")
+            fresh.append({"study": bench, "source": os.path.basename(path),
+                          "params": doc.get("params", {}),
+                          "kernbench_version": doc.get("kernbench_version", ""),
+                          "topology": (doc.get("topology") or {}).get("name", ""),
+                          "rows": rows})
+        # With --from too, the new results replace the extract's of the same studies.
+        replaced = {x["study"] for x in fresh}
+        studies = [x for x in studies if x["study"] not in replaced] + fresh
     text = table(studies)
     sys.stdout.write(text)
     if args.out:

@@ -41,6 +41,9 @@ struct LlmStepModel {
   std::vector<Phase> head;   // the final norm and the LM head
   int64_t layers = 0;
   double layer_ns = 0, head_ns = 0, total_ns = 0;
+  // Whether an all-reduce moves more chunks per step than a ring's credits
+  // (its broadcast and credit loop are then priced approximately).
+  bool credit_paced = false;
   // Unpriced effects (empty: none).
   std::vector<std::string> unpriced;
   // A pipeline's schedule (null for one tensor-parallel stage): per stage and
@@ -73,7 +76,7 @@ LlmStepModel llm_pipeline_decode_model(const std::vector<LlmStage>& stages,
                                        const std::vector<int64_t>& micro_rows,
                                        const TopologyConfig& cfg);
 
-// Why a measured step lies outside [0.85, 1.15] of the model (empty inside).
+// Why a measured step lies outside [0.9, 1.1] of the model (empty inside).
 std::string llm_model_gap(const LlmStepModel& m, double measured_over_model);
 
 }  // namespace kb
