@@ -53,13 +53,13 @@ class PeClock {
 
   // DMA own HBM -> TCM of `bytes`.
   double load(uint64_t bytes, double ready = 0) {
-    const double s = std::max(issue(DmaReadCmd{}, ready), rd_);
+    const double s = std::max(after_dispatch(DmaReadCmd{}, ready), rd_);
     rd_ = s + c_.pe.dma.setup_ns + static_cast<double>(bytes) / c_.pe_hbm_bandwidth_gbps();
     return note(s + c_.pe.dma.setup_ns + own_hbm_read_ns(c_, bytes));
   }
   // DMA TCM -> own HBM of `bytes` (`rows` rows: one transfer, a burst per row).
   double store(uint64_t bytes, double ready, uint64_t rows = 1) {
-    const double s = std::max(issue(DmaWriteCmd{}, ready), wr_);
+    const double s = std::max(after_dispatch(DmaWriteCmd{}, ready), wr_);
     const uint64_t row = bytes / rows;
     const double t = rows == 1 ? own_hbm_write_ns(c_, bytes)
                                : own_hbm_write_ns(c_, row) + static_cast<double>(rows - 1) *
@@ -70,7 +70,7 @@ class PeClock {
   }
   // A MATH command over `elements` output elements.
   double math(const MathCmd& cmd, int64_t elements, double ready) {
-    const double s = std::max(issue(cmd, ready), math_);
+    const double s = std::max(after_dispatch(cmd, ready), math_);
     math_ = s + static_cast<double>(ceil_div(elements, c_.pe.math.lanes)) / c_.pe.clock_ghz;
     return note(math_);
   }
@@ -125,7 +125,7 @@ class PeClock {
     }
     // Its first token's weights stream in while the previous composite's
     // tokens still run.
-    const double s = issue(gemm_composite(), ready);
+    const double s = after_dispatch(gemm_composite(), ready);
     gemm_ = std::max(s + first + fetch, gemm_) + tokens * per;
     const double tail =
         out_tile / tcm +
@@ -145,7 +145,7 @@ class PeClock {
   }
 
  private:
-  double issue(const Command& cmd, double ready) {
+  double after_dispatch(const Command& cmd, double ready) {
     cpu_ = std::max(cpu_, ready) + cm_.dispatch_ns(cmd);
     return cpu_;
   }

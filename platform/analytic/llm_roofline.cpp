@@ -3,47 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "platform/analytic/allreduce_model.h"
+
 namespace kb {
-
-double tree_allreduce_model_ns(unsigned ranks, uint64_t bytes, const TopologyConfig& cfg,
-                               unsigned stride) {
-  const double n = static_cast<double>(bytes);
-  const LinkConfig& pe = cfg.cube.pe_link;
-  const double router = cfg.cube.router_latency_ns;
-  const double gamma =
-      static_cast<double>((bytes / 4 + cfg.pe.math.lanes - 1) / cfg.pe.math.lanes) /
-      cfg.pe.clock_ghz;
-  double t = 0;
-  for (unsigned mask = 1; mask < ranks; mask <<= 1) {
-    const uint64_t span = static_cast<uint64_t>(mask) * stride;  // positions the pair is apart
-    double alpha = 2 * pe.latency_ns + router, bw = pe.bandwidth_gbps;
-    if (span >= cfg.cube.pes) {  // the pair is in different cubes
-      alpha += router + cfg.sip.cube_link.latency_ns;
-      bw = std::min(bw, cfg.sip.cube_link.bandwidth_gbps);
-    }
-    if (span >= cfg.pes_per_sip()) {  // ... in different SIPs
-      alpha += 2 * (cfg.sip.io_link.latency_ns + cfg.sip.hub_latency_ns) +
-               cfg.system.sip_link.latency_ns;
-      bw = std::min({bw, cfg.sip.io_link.bandwidth_gbps, cfg.system.sip_link.bandwidth_gbps});
-    }
-    t += 2 * (alpha + n / bw) + gamma;
-  }
-  return t;
-}
-
-double cube_allreduce_model_ns(unsigned ranks, unsigned per_cube, uint64_t bytes,
-                               const TopologyConfig& cfg) {
-  if (per_cube <= 1) return tree_allreduce_model_ns(ranks, bytes, cfg);
-  const uint64_t seg = bytes / per_cube;
-  const LinkConfig& pe = cfg.cube.pe_link;
-  const double alpha = 2 * pe.latency_ns + cfg.cube.router_latency_ns;
-  const double step = alpha + static_cast<double>(seg) / pe.bandwidth_gbps;
-  const double gamma =
-      static_cast<double>((seg / 4 + cfg.pe.math.lanes - 1) / cfg.pe.math.lanes) / cfg.pe.clock_ghz;
-  // Reduce-scatter and all-gather inside the cube, the tree across cubes on a segment.
-  return (per_cube - 1) * (2 * step + gamma) +
-         tree_allreduce_model_ns(ranks / per_cube, seg, cfg, per_cube);
-}
 
 namespace {
 
@@ -108,11 +70,21 @@ StepBound step_bound(const TpMapping& map, const ModelSpec& model, const LlmRun&
     b.compute_ns = std::max(b.compute_ns, flops / peak);
   }
   b.bound_ns = std::max({b.hbm_ns, b.compute_ns, b.gemm_tile_ns});
-  const auto W = static_cast<unsigned>(map.ranks().size());
+  // The step's collectives (allreduce_model.h): the all-reduce of the
+  // partial sums (kept in TCM when four times them fit the budget, as the
+  // step does) over every rank, and the first group's QKV gather.
+  const auto stream = static_cast<uint64_t>(N * H) * 4;
+  const RingSpace space = stream * 4 <= map.tcm_budget() ? RingSpace::kTcm : RingSpace::kHbm;
   b.allreduce_model_ns =
-      cube_allreduce_model_ns(W, map.allreduce_per_cube(), static_cast<uint64_t>(N * H) * 4, cfg);
-  b.qkv_gather_model_ns = tree_allreduce_model_ns(
-      map.ranks_per_group(), static_cast<uint64_t>(N) * map.shape().qkv_width() * 4, cfg);
+      (map.allreduce_per_cube() > 0
+           ? cube_allreduce_model(cfg, map.order(), map.allreduce_per_cube(), space, stream)
+           : tree_allreduce_model(cfg, map.order(), space, stream))
+          .total_ns;
+  const std::vector<PeAddr> group(map.order().begin(), map.order().begin() + map.ranks_per_group());
+  b.qkv_gather_model_ns =
+      tree_allreduce_model(cfg, group, RingSpace::kTcm,
+                           static_cast<uint64_t>(N) * map.shape().qkv_width() * 4)
+          .total_ns;
   return b;
 }
 

@@ -7,11 +7,9 @@
 //     the last because PE_GEMM spends a whole 32 x 64 x 32 tile's time on a
 //     tile a batch of 1 barely fills (a prefill's causal attention counts
 //     at peak there, its tiling being the kernel's choice);
-//   - the α-β-γ model of the binomial-tree all-reduce over the ranks: per
-//     tree level, the latency of the path the level's pairs span (inside a
-//     cube, across cubes, across SIPs) plus the vector over that path's
-//     narrowest link, twice (reduce, broadcast), plus PE_MATH adding the
-//     vector at every reduce level.
+//   - the step's collectives, priced by the all-reduce model
+//     (allreduce_model.h) over the mapping's PEs: the all-reduce of the
+//     partial sums over every rank, and a group's QKV gather.
 #pragma once
 
 #include <cstdint>
@@ -47,15 +45,5 @@ StepBound step_bound(const TpMapping& map, const ModelSpec& model, const LlmRun&
 // stage's sums; total_hbm_bytes is every stage's; the collective models
 // stage 0's first micro-batch's.
 StepBound pipeline_bound(const std::vector<std::vector<StepBound>>& stage_micro);
-
-// The α-β-γ model of tree_allreduce over `ranks` ranks `stride` apart in
-// (SIP, cube, PE) order, of `bytes` (fp32) per rank.
-double tree_allreduce_model_ns(unsigned ranks, uint64_t bytes, const TopologyConfig& cfg,
-                               unsigned stride = 1);
-// ... of cube_allreduce with `per_cube` ranks per cube (0 or 1: the tree):
-// per cube step the segment over a PE link and through the router, there
-// and back, plus PE_MATH adding it; the tree across cubes on the segment.
-double cube_allreduce_model_ns(unsigned ranks, unsigned per_cube, uint64_t bytes,
-                               const TopologyConfig& cfg);
 
 }  // namespace kb

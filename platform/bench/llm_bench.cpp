@@ -9,6 +9,7 @@
 #include "firmware/kernels/transformer_pipeline.h"
 #include "firmware/kernels/transformer_prefill.h"
 #include "models/common/errors.h"
+#include "platform/analytic/allreduce_model.h"
 #include "platform/analytic/llm_model.h"
 #include "platform/analytic/llm_roofline.h"
 #include "platform/bench/activity_counters.h"
@@ -491,8 +492,11 @@ BenchResult LlmBench::run(BenchContext& ctx) {
       static_cast<double>(bound.total_hbm_bytes) / (latency * W * cfg.pe_hbm_bandwidth_gbps());
   // Every layer runs once per micro-batch (tp: one).
   const auto passes = static_cast<double>(run.layers * ex.micro);
-  const double ar_measured = (by_phase["o_allreduce"] + by_phase["ffn_allreduce"]) / (2 * passes);
-  const double gather_measured = by_phase["qkv_gather"] / passes;
+  // The collectives as the step saw them (what they added to it, over every
+  // rank; a pipeline has only its stages' first ranks' times).
+  std::map<std::string, double> seen = ex.critical.empty() ? by_phase : ex.critical;
+  const double ar_measured = (seen["o_allreduce"] + seen["ffn_allreduce"]) / (2 * passes);
+  const double gather_measured = seen["qkv_gather"] / passes;
   // Energy per token, and its floor: every rank's weights and KV block read
   // once from HBM, and the platform's static power over the bound's time.
   const double j_per_token = ex.energy.total_pj() * 1e-12 / tokens;
@@ -542,10 +546,14 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   double attn_gather_measured = 0, attn_gather_model = 0;
   if (run.prefill) {
     res.metrics["prompt"] = run.prompt;
-    attn_gather_measured = by_phase["attn_gather"] / passes;
-    attn_gather_model = tree_allreduce_model_ns(
-        ex.ranks_per_group,
-        static_cast<uint64_t>(stream_rows(run) * model.group() * model.d_head) * 4, cfg);
+    attn_gather_measured = seen["attn_gather"] / passes;
+    const std::vector<PeAddr>& order = ex.plan.front().map->order();
+    attn_gather_model =
+        tree_allreduce_model(
+            cfg, std::vector<PeAddr>(order.begin(), order.begin() + ex.ranks_per_group),
+            RingSpace::kTcm,
+            static_cast<uint64_t>(stream_rows(run) * model.group() * model.d_head) * 4)
+            .total_ns;
     res.metrics["attn_gather_measured_ns"] = attn_gather_measured;
     res.metrics["attn_gather_over_model"] = attn_gather_measured / attn_gather_model;
   }
