@@ -22,18 +22,18 @@ StepBound step_bound(const TpMapping& map, const ModelSpec& model, const LlmRun&
                      const TopologyConfig& cfg) {
   StepBound b;
   const auto e = static_cast<double>(dtype_bytes(model.dtype));
-  const double B = static_cast<double>(run.batch), H = static_cast<double>(model.hidden),
-               d = static_cast<double>(model.d_head), G = static_cast<double>(model.group()),
-               L = static_cast<double>(run.layers);
+  const auto B = static_cast<double>(run.batch), H = static_cast<double>(model.hidden),
+             d = static_cast<double>(model.d_head), G = static_cast<double>(model.group()),
+             L = static_cast<double>(run.layers);
   // Rows through the linear layers, and through the LM head.
-  const double N = static_cast<double>(stream_rows(run));
+  const auto N = static_cast<double>(stream_rows(run));
   const double bw = cfg.pe_hbm_bandwidth_gbps(), peak = cfg.pe.gemm.peak_tflops * 1000.0;
   const GemmConfig& g = cfg.pe.gemm;
   const double native_tile_ns = 2.0 * g.tile_m * g.tile_k * g.tile_n / peak;
   for (const RankPlan& r : map.ranks()) {
-    const double nq = static_cast<double>(r.qkv.count), no = static_cast<double>(r.o.count),
-                 nf = static_cast<double>(r.ffn.count), nv = static_cast<double>(r.vocab.count),
-                 n = static_cast<double>(r.kv.count);
+    const auto nq = static_cast<double>(r.qkv.count), no = static_cast<double>(r.o.count),
+               nf = static_cast<double>(r.ffn.count), nv = static_cast<double>(r.vocab.count),
+               n = static_cast<double>(r.kv.count);
     // Decode reads its KV block; a prefill writes it.
     const auto kv_bytes = static_cast<uint64_t>(L * B * 2 * n * d * e);
     const uint64_t bytes = r.weight_bytes + kv_bytes;
@@ -42,7 +42,7 @@ StepBound step_bound(const TpMapping& map, const ModelSpec& model, const LlmRun&
       // Causal: query position p of the rank's block attends to p + 1 keys
       // (scores and P·V, G heads); counted as flops at peak, a lower bound
       // of its tiles' time.
-      const double first = static_cast<double>(r.kv.first);
+      const auto first = static_cast<double>(r.kv.first);
       const double keys = n * first + n * (n + 1) / 2;
       attn_flops = 4 * B * G * keys * d;
     } else {

@@ -216,16 +216,12 @@ std::optional<SummaryTable> add_step_model(BenchResult& res, SummaryTable& t, co
                                            const std::map<std::string, double>& by_phase) {
   nlohmann::json& metrics = res.metrics;
   const bool pp = ex.plan.size() > 1 || ex.micro > 1;
-  LlmStepModel sm;
-  if (pp) {
-    std::vector<LlmStage> stages;
-    for (const Executed::Stage& st : ex.plan) stages.push_back({st.map.get(), st.run});
-    std::vector<int64_t> rows;
-    for (const fw::Slice& m : ex.micro_rows) rows.push_back(m.count);
-    sm = llm_pipeline_decode_model(stages, rows, cfg);
-  } else {
-    sm = llm_decode_model(*ex.plan.front().map, run, cfg);
-  }
+  std::vector<LlmStage> stages;
+  for (const Executed::Stage& st : ex.plan) stages.push_back({st.map.get(), st.run});
+  std::vector<int64_t> rows;
+  for (const fw::Slice& m : ex.micro_rows) rows.push_back(m.count);
+  const LlmStepModel sm = pp ? llm_pipeline_decode_model(stages, rows, cfg)
+                             : llm_decode_model(*ex.plan.front().map, run, cfg);
   const double r = ex.latency / sm.total_ns;
   t.rows.insert(t.rows.begin() + 2, {"latency per token: per-phase model (ns)", fmt(ex.latency, 0),
                                      fmt(sm.total_ns, 0), ratio(ex.latency, sm.total_ns)});
@@ -402,9 +398,39 @@ std::string LlmBench::default_topology(const BenchParams& params) const {
   return "";
 }
 
-BenchResult LlmBench::run(BenchContext& ctx) {
-  const BenchParams& p = ctx.params;
-  const ModelSpec model = model_of(p);
+namespace {
+
+// Rank 0's phases (pp: each stage's first rank's) by phase, and by op class
+// per layer and after the last layer.
+struct ClassTally {
+  ClassTally(const std::vector<fw::PhaseRecord>& phases, const std::vector<const char*>& classes,
+             size_t layers) {
+    for (const char* c : classes) per_layer[c].assign(layers, 0.0);
+    for (const fw::PhaseRecord& r : phases) {
+      const double dt = r.end_ns - r.start_ns;
+      by_phase[r.phase] += dt;
+      if (r.layer < 0)
+        tail[fw::phase_class(r.phase)] += dt;
+      else
+        per_layer[fw::phase_class(r.phase)][static_cast<size_t>(r.layer)] += dt;
+    }
+  }
+  // Every layer's and the tail's time of op class c.
+  double total(const std::string& c) const {
+    const auto it = tail.find(c);
+    double t = it == tail.end() ? 0 : it->second;
+    const auto pl = per_layer.find(c);
+    if (pl != per_layer.end())
+      for (double v : pl->second) t += v;
+    return t;
+  }
+  std::map<std::string, std::vector<double>> per_layer;
+  std::map<std::string, double> tail;  // final norm and LM head
+  std::map<std::string, double> by_phase;
+};
+
+// The step the parameters ask for, checked.
+LlmRun run_of(const BenchParams& p, const ModelSpec& model) {
   const std::string phase = p.str("phase");
   if (phase != "decode" && phase != "prefill")
     throw UsageError("llm: --param phase=" + phase + ": expected decode or prefill");
@@ -442,6 +468,17 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   if (run.layers == 0) run.layers = model.layers;
   run.ranks = static_cast<unsigned>(ranks);
 
+  return run;
+}
+
+}  // namespace
+
+BenchResult LlmBench::run(BenchContext& ctx) {
+  const BenchParams& p = ctx.params;
+  const ModelSpec model = model_of(p);
+  const std::string phase = p.str("phase");
+  const std::string mapping = p.str("mapping");
+  const LlmRun run = run_of(p, model);
   Platform& platform = ctx.platform;
   HostRuntime rt(platform);
   PointWindows windows(platform);
@@ -464,24 +501,10 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   if (pp) classes.push_back("pipeline");
 
   // The per-layer op-class breakdown, as rank 0 (pp: each stage's first rank) saw it.
-  const auto L = static_cast<size_t>(run.layers);
-  std::map<std::string, std::vector<double>> per_layer;
-  for (const char* c : classes) per_layer[c].assign(L, 0.0);
-  std::map<std::string, double> tail;  // final norm and LM head
-  std::map<std::string, double> by_phase;
-  for (const fw::PhaseRecord& r : phases) {
-    const double dt = r.end_ns - r.start_ns;
-    by_phase[r.phase] += dt;
-    if (r.layer < 0)
-      tail[fw::phase_class(r.phase)] += dt;
-    else
-      per_layer[fw::phase_class(r.phase)][static_cast<size_t>(r.layer)] += dt;
-  }
-  auto total_of = [&](const std::string& c) {
-    double t = tail.count(c) ? tail[c] : 0;
-    for (double v : per_layer[c]) t += v;
-    return t;
-  };
+  ClassTally tally(phases, classes, static_cast<size_t>(run.layers));
+  std::map<std::string, double>& by_phase = tally.by_phase;
+  std::map<std::string, std::vector<double>>& per_layer = tally.per_layer;
+  auto total_of = [&tally](const std::string& c) { return tally.total(c); };
 
   // Tokens the step produces (decode) or takes in (prefill).
   const auto tokens = static_cast<double>(stream_rows(run));
