@@ -17,8 +17,11 @@ Writes into OUT_DIR (default: the folder of RESULT.json), FORMAT png by default:
                        one after the other), and the LM head after the last layer; from a
                        single result or the first run of a sweep
   llm_vs_model.FORMAT  measured over model for the whole step: latency against the roofline
-                       bound, the mean all-reduce and QKV gather against their alpha-beta-
-                       gamma models, energy per token against its floor (same run)
+                       bound and (decode) the per-phase model, the mean all-reduce and QKV
+                       gather against the all-reduce model, energy per token against its
+                       floor (same run)
+  llm_phases.FORMAT    (tensor-parallel decode) each phase's time added to the step, every
+                       layer summed, beside the per-phase model's
 and, for a sweep of several runs:
   llm_tokens.FORMAT    tokens/s vs batch, one line per context, the roofline dashed
   llm_latency.FORMAT   latency per token vs context, one line per batch, the bound dashed
@@ -33,6 +36,10 @@ import sys
 import kbplot
 from kbplot import plt
 
+# The phases of a layer, then the head, in the order the step runs them.
+STEP_ORDER = ["attn_norm", "qkv", "qkv_gather", "rope", "kv_append", "attention", "attn_gather",
+              "o_proj", "o_allreduce", "o_residual", "ffn_norm", "gate_up", "silu_mul", "down",
+              "ffn_allreduce", "ffn_residual", "final_norm", "lm_head"]
 CLASSES = [("gemm", "GEMM"), ("attention", "attention"), ("allreduce", "all-reduce"),
            ("norm_elementwise", "norm / elementwise"), ("pipeline", "pipeline hand-off")]
 
@@ -129,15 +136,18 @@ def plot_vs_model(out, metrics, topo):
         rows.append(("time to first token\nvs roofline bound" if prefill
                      else "latency per token\nvs roofline bound",
                      latency, roof["bound_ns"], fmt_ns))
+    model = metrics.get("step_model") or {}
+    if latency and model.get("total_ns"):
+        rows.append(("latency per token\nvs per-phase model", latency, model["total_ns"], fmt_ns))
     if metrics.get("allreduce_measured_ns") and roof.get("allreduce_model_ns"):
-        rows.append(("all-reduce (mean)\nvs α-β-γ model", metrics["allreduce_measured_ns"],
+        rows.append(("all-reduce (mean)\nvs all-reduce model", metrics["allreduce_measured_ns"],
                      roof["allreduce_model_ns"], fmt_ns))
     if metrics.get("qkv_gather_measured_ns") and roof.get("qkv_gather_model_ns"):
-        rows.append(("QKV gather (mean)\nvs α-β-γ model", metrics["qkv_gather_measured_ns"],
+        rows.append(("QKV gather (mean)\nvs all-reduce model", metrics["qkv_gather_measured_ns"],
                      roof["qkv_gather_model_ns"], fmt_ns))
     if metrics.get("attn_gather_measured_ns") and metrics.get("attn_gather_over_model"):
         m = metrics["attn_gather_measured_ns"]
-        rows.append(("attention gather (mean)\nvs α-β-γ model", m,
+        rows.append(("attention gather (mean)\nvs all-reduce model", m,
                      m / metrics["attn_gather_over_model"], fmt_ns))
     if metrics.get("j_per_token") and metrics.get("energy_floor_j_per_token"):
         rows.append(("energy per token\nvs floor", metrics["j_per_token"],
@@ -161,6 +171,36 @@ def plot_vs_model(out, metrics, topo):
     ax.set_axisbelow(True)
     fig.tight_layout()
     out.save(fig, "vs_model")
+
+
+def plot_phases(out, metrics, topo):
+    """Each phase's time added to the step beside the per-phase model's, in step order."""
+    model = (metrics.get("step_model") or {}).get("phases") or {}
+    seen = metrics.get("phases_critical_ns") or {}
+    names = [n for n in STEP_ORDER if n in model and n in seen]
+    names += sorted(n for n in model if n in seen and n not in names)
+    if not names:
+        return
+    fig, ax = plt.subplots(figsize=(7.5, 0.32 * len(names) + 1.8))
+    ys = list(range(len(names)))[::-1]
+    meas = [seen[n] / 1000 for n in names]
+    mod = [model[n]["ns_over_step"] / 1000 for n in names]
+    ax.barh([y + 0.2 for y in ys], meas, 0.4, color="C0", label="measured: added to the step")
+    ax.barh([y - 0.2 for y in ys], mod, 0.4, color="C1", label="per-phase model")
+    for y, m, b in zip(ys, meas, mod):
+        if b > 0:
+            ax.text(max(m, b), y, f"  {m / b:.2f}×", va="center", ha="left", fontsize=7)
+    ax.set_yticks(ys)
+    ax.set_yticklabels(names, fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlim(min(x for x in meas + mod if x > 0) / 2, max(meas + mod) * 4)
+    ax.set_xlabel("µs over the step (every layer summed, log scale)")
+    ax.set_title(f"{run_title(metrics)}\neach phase: measured against the step model — {topo}")
+    ax.legend(loc="lower right", fontsize=8)
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_axisbelow(True)
+    fig.tight_layout()
+    out.save(fig, "phases")
 
 
 def plot_lines(out, points, x, series, y, bound, xlabel, ylabel, what, title):
@@ -193,6 +233,7 @@ def main(argv=None):
     topo = sweep_topology(doc, args.result) if is_sweep(doc) else kbplot.topology_name(doc)
     plot_layers(out, runs[0][0], topo)
     plot_vs_model(out, runs[0][0], topo)
+    plot_phases(out, runs[0][0], topo)
     points = [p for _, p in runs]
     if len(points) < 2:
         return 0
