@@ -10,6 +10,7 @@
 #include "models/commands/commands.h"
 #include "models/commands/cost_model.h"
 #include "models/topology/cube_grid.h"
+#include "platform/analytic/command_shapes.h"
 #include "platform/analytic/pe_paths.h"
 
 namespace kb {
@@ -82,49 +83,30 @@ int64_t ceil_div(int64_t a, int64_t b) {
 
 // ---- The dispatch of the commands the kernels issue (real descriptors) --------
 
-OpSpec op_spec(const std::string& kind, std::vector<std::string> operands, bool out,
-               std::vector<std::pair<std::string, ExtraValue>> extra) {
-  OpSpec o;
-  o.kind = kind;
-  for (auto& n : operands) o.operands.emplace_back(std::move(n), TensorHandle{});
-  if (out) o.out = TensorHandle{};
-  o.extra = std::move(extra);
-  return o;
-}
-
 OpSpec gemm_op() {
-  return op_spec("gemm", {"a", "b"}, true,
-                 {{"m", int64_t{0}}, {"k", int64_t{0}}, {"n", int64_t{0}}});
+  return gemm_op_shape();
 }
 OpSpec scale_op() {
-  return op_spec("scale", {}, false, {{"factor", 0.0}});
+  return op_shape("scale", {}, false, {{"factor", 0.0}});
 }
 OpSpec add_op() {
-  return op_spec("add", {"other"}, false, {});
+  return op_shape("add", {"other"}, false, {});
 }
 
 // The softmax_merge recipe as Tl::lower_recipes lowers it: one KERNEL op per step.
 std::vector<OpSpec> softmax_merge_ops() {
   std::vector<OpSpec> ops;
   for (const fw::RecipeStep& st : fw::find_recipe("softmax_merge")->steps)
-    ops.push_back(op_spec(st.op_kind, st.reads, true, st.extra));
+    ops.push_back(op_shape(st.op_kind, st.reads, true, st.extra));
   return ops;
 }
 
 CompositeCmd composite(std::vector<OpSpec> ops, size_t rw) {
-  CompositeCmd c;
-  c.ops = std::move(ops);
-  c.rw_handles.resize(rw);
-  return c;
+  return composite_shape(std::move(ops), rw);
 }
 
-MathCmd math_cmd(const std::string& kind, size_t inputs,
-                 std::vector<std::pair<std::string, ExtraValue>> extra = {}) {
-  MathCmd m;
-  m.kind = kind;
-  m.inputs.resize(inputs);
-  m.extra = std::move(extra);
-  return m;
+MathCmd math_cmd(const std::string& kind, size_t inputs, std::vector<ExtraArg> extra = {}) {
+  return math_shape(kind, inputs, std::move(extra));
 }
 
 const std::pair<std::string, ExtraValue> kReduceAxis{"reduce_axis", int64_t{-1}};

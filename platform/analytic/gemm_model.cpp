@@ -7,6 +7,7 @@
 
 #include "models/commands/commands.h"
 #include "models/hbm/pc_mapping.h"
+#include "platform/analytic/command_shapes.h"
 #include "platform/config/topology_config.h"
 
 namespace kb {
@@ -217,13 +218,8 @@ GemmAnalytic gemm_analytic(const TopologyConfig& c, const GemmShape& s,
   const double t_dout =
       dma_write_ns(c, last_store, std::min<uint64_t>(burst, nn == 1 ? last_store : out_row));
   const std::string bn = a.bottleneck;
-  CompositeCmd probe;  // the one-op GEMM composite this study issues
-  OpSpec g;
-  g.kind = "gemm";
-  g.operands = {{"a", {}}, {"b", {}}};
-  g.out = TensorHandle{};
-  g.extra = {{"m", int64_t{0}}, {"k", int64_t{0}}, {"n", int64_t{0}}};
-  probe.ops.push_back(g);
+  // The one-op GEMM composite this study issues.
+  const CompositeCmd probe = composite_shape({gemm_op_shape()}, 0);
   const double dispatch =
       (pe.cost_model.fixed_per_composite_cycles +
        static_cast<double>(probe.logical_bytes()) * pe.cost_model.per_byte_cycles) /

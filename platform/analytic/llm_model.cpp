@@ -12,32 +12,16 @@
 #include "models/commands/cost_model.h"
 #include "platform/analytic/allreduce_model.h"
 #include "platform/analytic/attention_model.h"
+#include "platform/analytic/command_shapes.h"
 #include "platform/analytic/pe_paths.h"
 
 namespace kb {
 
 namespace {
 
-using ExtraArg = std::pair<std::string, ExtraValue>;
-
-MathCmd math_cmd(const std::string& kind, size_t inputs, std::vector<ExtraArg> extra = {}) {
-  MathCmd m;
-  m.kind = kind;
-  m.inputs.resize(inputs);
-  m.extra = std::move(extra);
-  return m;
-}
-
 // The one-GEMM composite tl.composite issues.
 CompositeCmd gemm_composite() {
-  OpSpec g;
-  g.kind = "gemm";
-  g.operands = {{"a", {}}, {"b", {}}};
-  g.out = TensorHandle{};
-  g.extra = {{"m", int64_t{0}}, {"k", int64_t{0}}, {"n", int64_t{0}}};
-  CompositeCmd c;
-  c.ops.push_back(g);
-  return c;
+  return composite_shape({gemm_op_shape()}, 0);
 }
 
 int64_t ceil_div(int64_t a, int64_t b) {
@@ -181,12 +165,12 @@ double rmsnorm_ns(const TopologyConfig& c, const Shape& s) {
   for (int64_t r0 = 0; r0 < s.B; r0 += rc) {
     const int64_t n = std::min(rc, s.B - r0), nh = n * s.H;
     const double x = pe.load(static_cast<uint64_t>(nh) * 4);
-    double t = pe.math(math_cmd("mul", 2), nh, x);
-    t = pe.math(math_cmd("rsum", 1, {kReduceLast}), n, t);
-    t = pe.math(math_cmd("scale", 1, {{"factor", 0.0}}), n, t);
-    t = pe.math(math_cmd("rsqrt", 1, {{"eps", 0.0}}), n, t);
-    t = pe.math(math_cmd("mul_bcast", 2, {kBcastCols}), nh, t);
-    t = pe.math(math_cmd("mul", 2), nh, std::max(t, g));
+    double t = pe.math(math_shape("mul", 2), nh, x);
+    t = pe.math(math_shape("rsum", 1, {kReduceLast}), n, t);
+    t = pe.math(math_shape("scale", 1, {{"factor", 0.0}}), n, t);
+    t = pe.math(math_shape("rsqrt", 1, {{"eps", 0.0}}), n, t);
+    t = pe.math(math_shape("mul_bcast", 2, {kBcastCols}), nh, t);
+    t = pe.math(math_shape("mul", 2), nh, std::max(t, g));
     pe.store(static_cast<uint64_t>(nh * s.e), t);
     pe.wait();
   }
@@ -201,7 +185,7 @@ double residual_ns(const TopologyConfig& c, const Shape& s) {
     const int64_t nh = std::min(rc, s.B - r0) * s.H;
     const double x = pe.load(static_cast<uint64_t>(nh) * 4);
     const double p = s.partial_tcm ? 0 : pe.load(static_cast<uint64_t>(nh) * 4);
-    const double a = pe.math(math_cmd("add", 2), nh, std::max(x, p));
+    const double a = pe.math(math_shape("add", 2), nh, std::max(x, p));
     pe.store(static_cast<uint64_t>(nh) * 4, a);
     pe.wait();
   }
@@ -344,7 +328,7 @@ LlmStepModel llm_decode_model(const TpMapping& map, const LlmRun& run, const Top
       PeClock pe(cfg);
       const double loaded = pe.load(bytes);
       pe.advance(loaded + ar.total_ns);
-      pe.math(math_cmd("copy", 1), s.B * (s.G + 2) * s.d, pe.cpu());
+      pe.math(math_shape("copy", 1), s.B * (s.G + 2) * s.d, pe.cpu());
       const double ns = pe.wait();
       if (ns > worst.ns) {
         nlohmann::json t = collective_terms(ar);
@@ -427,8 +411,8 @@ LlmStepModel llm_decode_model(const TpMapping& map, const LlmRun& run, const Top
       false));
   m.layer.push_back(slowest("silu_mul", map, [&](const RankPlan& r, std::string& how) {
     PeClock pe(cfg);
-    const double t = pe.math(math_cmd("silu", 1), s.B * r.ffn.count, 0);
-    pe.math(math_cmd("mul", 2), s.B * r.ffn.count, t);
+    const double t = pe.math(math_shape("silu", 1), s.B * r.ffn.count, 0);
+    pe.math(math_shape("mul", 2), s.B * r.ffn.count, t);
     how = "PE_MATH";
     return pe.wait();
   }));
