@@ -24,4 +24,22 @@ class Completion {
   sc_core::sc_event event_;
 };
 
+// A Completion taken from a free list for the length of a scope. A request
+// through a link, an HBM controller or a memory port waits on one, and a
+// fresh one constructs and destroys an sc_event and grows its waiter list
+// each time. It goes back to the list only when finished (no part still
+// outstanding, nobody waiting); otherwise it is destroyed, as a local would be.
+class PooledCompletion {
+ public:
+  PooledCompletion();
+  ~PooledCompletion();
+  PooledCompletion(const PooledCompletion&) = delete;
+  PooledCompletion& operator=(const PooledCompletion&) = delete;
+  Completion* get() { return c_; }
+  Completion* operator->() { return c_; }
+
+ private:
+  Completion* c_;
+};
+
 }  // namespace kb

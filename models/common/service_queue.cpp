@@ -63,6 +63,11 @@ void ServiceQueue::serve() {
     stats_.bytes += current_.bytes;
     stats_.busy_time += current_.service;
     if (current_.done) current_.done->done();
+    if (queue_.empty()) {  // idle: the next push kicks, and picks one delta after it
+      update_depth();
+      next_trigger(kick_);
+      return;
+    }
     // Choose the next request one delta later, once every request arriving
     // at this instant has been pushed.
     selecting_ = true;

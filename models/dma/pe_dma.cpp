@@ -53,8 +53,7 @@ void PeDma::submit(const DmaTransfer& t, DmaDoneCallback on_done) {
   p->on_done = std::move(on_done);
   p->result.submitted_ns = to_ns(sc_core::sc_time_stamp());
   p->seq = ch.submit_seq++;
-  const sc_core::sc_process_handle submitter = sc_core::sc_get_current_process_handle();
-  p->submitter = submitter.valid() ? submitter.name() : "";
+  p->submitter = sc_core::sc_get_current_process_handle();
   if (!ch.busy) {
     ch.busy = true;
     ch.busy_since = sc_core::sc_time_stamp();
@@ -123,7 +122,7 @@ void PeDma::channel_thread(ChannelState* ch) {
     sc_core::wait(setup_);  // SC_ZERO_TIME: one delta
     auto key = [](const Pending& p) {
       return std::make_tuple(p.result.submitted_ns, p.transfer.cmd_id,
-                             std::string_view(p.submitter), p.seq);
+                             std::string_view(p.submitter.name()), p.seq);
     };
     auto next = ch->waiting.begin();
     for (auto it = ch->waiting.begin(); it != ch->waiting.end(); ++it)

@@ -93,7 +93,10 @@ class PeDma : public PeEngine {
     uint64_t bursts_left = 0;
     bool all_issued = false;
     uint64_t seq = 0;       // submission sequence on its channel
-    std::string submitter;  // the submitting process's name
+    // The submitting process (its name orders same-instant submissions). A
+    // handle, not a copy of the name: it keeps the process's name alive
+    // without an allocation per transfer.
+    sc_core::sc_process_handle submitter;
   };
   struct Burst {
     Pending* owner;

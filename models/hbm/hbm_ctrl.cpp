@@ -56,7 +56,7 @@ void HbmCtrl::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& del
     return;
   }
   sync_delay(delay);  // queue at the time the request arrives
-  Completion served;
+  PooledCompletion served;
   uint64_t pos = offset;
   const uint64_t end = offset + len;
   const double pj_per_byte =
@@ -67,14 +67,14 @@ void HbmCtrl::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& del
     const uint64_t bytes = chunk_end - pos;
     const double pj = static_cast<double>(bytes) * pj_per_byte;
     if (banked_.empty())
-      pcs_[pc_of(pos)]->push(transfer_time(bytes, cfg_.pc_bandwidth_gbps), bytes, &served,
+      pcs_[pc_of(pos)]->push(transfer_time(bytes, cfg_.pc_bandwidth_gbps), bytes, served.get(),
                              order_key(trans), pj);
     else
-      banked_[pc_of(pos)]->push(pc_local_offset(pos), bytes, trans.is_write(), &served,
+      banked_[pc_of(pos)]->push(pc_local_offset(pos), bytes, trans.is_write(), served.get(),
                                 order_key(trans), pj);
     pos = chunk_end;
   }
-  served.wait();
+  served->wait();
   delay += access_latency_;  // access latency after service: annotated, not waited
   if (data_mode_) copy_payload(trans, store_);
   if (trans.is_read())

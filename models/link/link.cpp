@@ -35,10 +35,10 @@ void Link::carry(uint64_t payload_bytes, uint64_t order, sc_core::sc_time& delay
   if (on_wire > 0) {
     wire_bytes_carried_ += on_wire;
     sync_delay(delay);  // the wire's FIFO orders by the time the packets reach it
-    Completion sent;
-    wire_.push(transfer_time(on_wire, cfg_.bandwidth_gbps), payload_bytes, &sent, order,
+    PooledCompletion sent;
+    wire_.push(transfer_time(on_wire, cfg_.bandwidth_gbps), payload_bytes, sent.get(), order,
                cfg_.energy.dynamic_pj(on_wire));
-    sent.wait();
+    sent->wait();
   }
   delay += latency_;  // flight time: annotated, not waited
 }

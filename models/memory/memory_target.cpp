@@ -34,11 +34,11 @@ void MemoryTarget::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time
     return;
   }
   sync_delay(delay);  // queue at the time the request arrives
-  Completion served;
-  port_.push(transfer_time(len, bandwidth_gbps_), len, &served, order_key(trans),
+  PooledCompletion served;
+  port_.push(transfer_time(len, bandwidth_gbps_), len, served.get(), order_key(trans),
              static_cast<double>(len) *
                  (trans.is_read() ? energy_.read_pj_per_byte : energy_.write_pj_per_byte));
-  served.wait();
+  served->wait();
   delay += latency_;  // access latency after service: annotated, not waited
   if (data_mode_) copy_payload(trans, store_);
   if (trans.is_read())
