@@ -92,7 +92,7 @@ class PeDma : public PeEngine {
     DmaResult result;
     uint64_t bursts_left = 0;
     bool all_issued = false;
-    uint64_t seq = 0;       // submission sequence on its channel
+    uint64_t seq = 0;  // submission sequence on its channel
     // The submitting process (its name orders same-instant submissions). A
     // handle, not a copy of the name: it keeps the process's name alive
     // without an allocation per transfer.
