@@ -4,8 +4,10 @@
 // after its queue has served the request) is added to the b_transport `delay`
 // instead of being waited where it occurs. The thread carrying the payload
 // waits the accumulated delay only when something time-dependent comes next:
-// before it pushes a request into a service queue, before a target acts on a
-// delivered message, and when b_transport returns to the initiator.
+// before a target acts on a delivered message and when b_transport returns to
+// the initiator. A request for a service queue is handed over with the delay
+// still pending (ServiceQueue::push_after): the queue takes it in when the
+// delay has passed, and the thread suspends once, for its completion.
 //
 // Timing is exactly what waiting at every hop gave: nothing observable happens
 // between consecutive pure latencies, so one wait of their sum ends at the same
@@ -21,7 +23,8 @@
 #pragma once
 
 #include <sysc/kernel/sc_time.h>
-#include <sysc/kernel/sc_wait.h>
+
+#include "models/common/calendar.h"
 
 namespace kb {
 
@@ -29,7 +32,7 @@ namespace kb {
 // annotation stood for. SC_THREAD only.
 inline void sync_delay(sc_core::sc_time& delay) {
   if (delay != sc_core::SC_ZERO_TIME) {
-    sc_core::wait(delay);
+    Calendar::get().wait(delay);
     delay = sc_core::SC_ZERO_TIME;
   }
 }

@@ -15,6 +15,7 @@
 #include <systemc>
 #include <utility>
 
+#include "models/common/stack_color.h"
 #include "models/common/thread_budget.h"
 
 namespace kb {
@@ -31,12 +32,14 @@ void start_thread_on_first_use(sc_core::sc_module& owner, const char* name, bool
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
   } scope(simc, owner);
+  sc_core::sc_spawn_options opts;
+  color_stack(opts);
   sc_core::sc_spawn(
       [next_delta, body = std::move(body)]() mutable {
         if (next_delta) sc_core::wait(sc_core::SC_ZERO_TIME);
         body();
       },
-      name);
+      name, &opts);
 }
 
 }  // namespace kb

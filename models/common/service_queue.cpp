@@ -12,18 +12,62 @@
 namespace kb {
 
 ServiceQueue::ServiceQueue(const sc_core::sc_module_name& name, unsigned capacity)
-    : sc_core::sc_module(name), capacity_(capacity) {
+    : sc_core::sc_module(name), capacity_(capacity), calendar_(Calendar::get()) {
   SC_HAS_PROCESS(ServiceQueue);
   SC_METHOD(serve);
   sensitive << kick_;
+  dont_initialize();
+  SC_METHOD(arrive);
+  sensitive << arrival_;
   dont_initialize();
 }
 
 void ServiceQueue::push(const sc_core::sc_time& service, uint64_t bytes, Completion* done,
                         uint64_t order, double pj) {
   if (done) done->expect(1);
-  Request r{service, bytes, done, sc_core::sc_time_stamp(), order, next_seq_++};
+  Request r{service, bytes, done, sc_core::sc_time_stamp(), order, 0};
   r.pj = pj;
+  enqueue(r);
+}
+
+void ServiceQueue::push_after(const sc_core::sc_time& after, const sc_core::sc_time& service,
+                              uint64_t bytes, Completion* done, uint64_t order, double pj) {
+  if (after == sc_core::SC_ZERO_TIME) {
+    push(service, bytes, done, order, pj);
+    return;
+  }
+  if (done) done->expect(1);
+  Request r{service, bytes, done, sc_core::SC_ZERO_TIME, order, 0};
+  r.pj = pj;
+  const sc_core::sc_time at = sc_core::sc_time_stamp() + after;
+  future_.push_back({at, next_call_++, r});
+  std::push_heap(future_.begin(), future_.end(), LaterFirst{});
+  if (at < arrival_armed_) {  // a later wake-up still pending finds nothing due
+    arrival_armed_ = at;
+    calendar_.notify_in(arrival_, after);
+  }
+}
+
+// Runs in the timed phase of an arrival instant, where a requester woken from
+// waiting out its delay would have pushed.
+void ServiceQueue::arrive() {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  if (arrival_armed_ <= now) arrival_armed_ = sc_core::sc_max_time();
+  while (!future_.empty() && future_.front().at <= now) {
+    std::pop_heap(future_.begin(), future_.end(), LaterFirst{});
+    Request r = future_.back().r;
+    future_.pop_back();
+    r.arrival = now;
+    enqueue(r);
+  }
+  if (!future_.empty() && future_.front().at < arrival_armed_) {
+    arrival_armed_ = future_.front().at;
+    calendar_.notify_in(arrival_, arrival_armed_ - now);
+  }
+}
+
+void ServiceQueue::enqueue(Request r) {
+  r.seq = next_seq_++;
   if (capacity_ > 0 && (queue_.size() >= capacity_ || !stalled_.empty())) {
     // Full. A request that got in at this same instant with a worse key gives
     // its slot to this one: same-time arrivals are admitted by key, not by
@@ -82,7 +126,12 @@ void ServiceQueue::serve() {
     if (meter_) power_token_ = meter_->begin(current_.pj, current_.service);
     admit_stalled();
     update_depth();
-    next_trigger(current_.service);
+    if (current_.service == sc_core::SC_ZERO_TIME) {
+      next_trigger(sc_core::SC_ZERO_TIME);
+    } else {
+      calendar_.notify_in(served_, current_.service);
+      next_trigger(served_);
+    }
     return;
   }
   update_depth();

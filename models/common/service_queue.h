@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/common/calendar.h"
 #include "models/common/completion.h"
 #include "models/common/instrumented.h"
 #include "models/common/settled_peak.h"
@@ -55,6 +56,13 @@ class ServiceQueue : public sc_core::sc_module, public Instrumented {
   // it is served when a PowerMeter is attached (it changes no timing).
   void push(const sc_core::sc_time& service, uint64_t bytes, Completion* done, uint64_t order = 0,
             double pj = 0);
+  // The same request arriving `after` from now: what waiting out `after` in
+  // the requester and then calling push() gives, to the picosecond and the
+  // delta (the queue takes it in the timed phase of its arrival instant), but
+  // without suspending the requester twice. A requester that only waits for
+  // its completion next calls this instead of sync_delay() + push().
+  void push_after(const sc_core::sc_time& after, const sc_core::sc_time& service, uint64_t bytes,
+                  Completion* done, uint64_t order = 0, double pj = 0);
   void set_power_meter(PowerMeter* meter) { meter_ = meter; }
   // Records every change of depth() into `track` (it changes no timing).
   void set_depth_track(DepthTrack* track) { track_ = track; }
@@ -95,6 +103,8 @@ class ServiceQueue : public sc_core::sc_module, public Instrumented {
     double pj = 0;
   };
   void serve();
+  void arrive();
+  void enqueue(Request r);
   void admit_stalled();
   static void insert_sorted(std::deque<Request>& q, const Request& r);
   void update_depth();
@@ -102,6 +112,24 @@ class ServiceQueue : public sc_core::sc_module, public Instrumented {
   unsigned capacity_;
   std::deque<Request> queue_;
   std::deque<Request> stalled_;  // arrived at a full bounded queue; `arrival` = attempt
+  // Requests pushed ahead of their arrival (push_after): a min-heap on
+  // (arrival, call sequence), taken in by arrive() when their instant comes.
+  struct Future {
+    sc_core::sc_time at;
+    uint64_t call;
+    Request r;
+  };
+  struct LaterFirst {
+    bool operator()(const Future& a, const Future& b) const {
+      return a.at != b.at ? a.at > b.at : a.call > b.call;
+    }
+  };
+  std::vector<Future> future_;
+  uint64_t next_call_ = 0;
+  sc_core::sc_event arrival_;
+  sc_core::sc_time arrival_armed_ = sc_core::sc_max_time();  // the calendar wakes arrive() then
+  sc_core::sc_event served_;  // the current request's service time has elapsed
+  Calendar& calendar_;
   Request current_{};
   bool busy_ = false;
   bool selecting_ = false;

@@ -6,6 +6,7 @@
 #include "models/commands/op_kinds.h"
 #include "models/common/errors.h"
 #include "models/common/sim_time.h"
+#include "models/common/stack_color.h"
 #include "models/pe/borrowed_extension.h"
 #include "models/pe/lowering.h"
 #include "models/pe/pe_engine.h"
@@ -29,7 +30,7 @@ PeCpu::PeCpu(const sc_core::sc_module_name& name, const CpuConfig& cfg,
 
 void PeCpu::launch(std::function<void()> kernel, const std::string& label) {
   sc_core::sc_spawn_options opts;
-  opts.set_stack_size(static_cast<int>(cfg_.stack_bytes));
+  color_stack(opts, static_cast<int>(cfg_.stack_bytes));
   ++running_;
   sc_core::sc_spawn(
       [this, k = std::move(kernel)] {

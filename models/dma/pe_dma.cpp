@@ -9,10 +9,12 @@
 #include <tuple>
 
 #include "models/common/annotated_delay.h"
+#include "models/common/calendar.h"
 #include "models/common/errors.h"
 #include "models/common/first_use_thread.h"
 #include "models/common/request_order.h"
 #include "models/common/sim_time.h"
+#include "models/common/stack_color.h"
 #include "models/common/thread_budget.h"
 
 namespace kb {
@@ -119,7 +121,7 @@ void PeDma::channel_thread(ChannelState* ch) {
     // the kernel's, not the model's: when a stage engine's DMA worker advances
     // a token, which worker it is can itself follow kernel order.
     const double picked_ns = to_ns(sc_core::sc_time_stamp());
-    sc_core::wait(setup_);  // SC_ZERO_TIME: one delta
+    Calendar::get().wait(setup_);  // SC_ZERO_TIME: one delta
     auto key = [](const Pending& p) {
       return std::make_tuple(p.result.submitted_ns, p.transfer.cmd_id,
                              std::string_view(p.submitter.name()), p.seq);
@@ -155,7 +157,9 @@ void PeDma::channel_thread(ChannelState* ch) {
           reserve_thread_stack(name());
           ++ch->workers;
           ++ch->idle_workers;
-          sc_core::sc_spawn([this, ch] { worker_thread(ch); });
+          sc_core::sc_spawn_options opts;
+          color_stack(opts);
+          sc_core::sc_spawn([this, ch] { worker_thread(ch); }, nullptr, &opts);
         }
         ch->sleeping.wake_one();
       }

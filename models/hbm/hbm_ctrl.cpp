@@ -55,7 +55,10 @@ void HbmCtrl::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& del
     trans.set_response_status(unsupported);
     return;
   }
-  sync_delay(delay);  // queue at the time the request arrives
+  // Queued at the time the request arrives, when the annotated delay has
+  // passed: the queue model takes the chunks then; the banked model's
+  // controller is reached by waiting it out.
+  if (!banked_.empty()) sync_delay(delay);
   PooledCompletion served;
   uint64_t pos = offset;
   const uint64_t end = offset + len;
@@ -67,13 +70,14 @@ void HbmCtrl::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& del
     const uint64_t bytes = chunk_end - pos;
     const double pj = static_cast<double>(bytes) * pj_per_byte;
     if (banked_.empty())
-      pcs_[pc_of(pos)]->push(transfer_time(bytes, cfg_.pc_bandwidth_gbps), bytes, served.get(),
-                             order_key(trans), pj);
+      pcs_[pc_of(pos)]->push_after(delay, transfer_time(bytes, cfg_.pc_bandwidth_gbps), bytes,
+                                   served.get(), order_key(trans), pj);
     else
       banked_[pc_of(pos)]->push(pc_local_offset(pos), bytes, trans.is_write(), served.get(),
                                 order_key(trans), pj);
     pos = chunk_end;
   }
+  delay = sc_core::SC_ZERO_TIME;
   served->wait();
   delay += access_latency_;  // access latency after service: annotated, not waited
   if (data_mode_) copy_payload(trans, store_);

@@ -10,6 +10,7 @@
 #include "models/common/errors.h"
 #include "models/common/request_order.h"
 #include "models/common/sim_time.h"
+#include "models/common/stack_color.h"
 #include "models/common/thread_budget.h"
 #include "models/common/tlm_checker.h"
 #include "models/pe/lowering.h"
@@ -273,8 +274,11 @@ void PeIpcq::open(TileToken* token, const IpcqOpenCmd& cmd) {
       slot->peer = peer;
       RecvQueue* q = slot.get();
       reserve_thread_stack(name());
+      sc_core::sc_spawn_options opts;
+      color_stack(opts);
       sc_core::sc_spawn([this, q] { recv_loop(q); },
-                        sc_core::sc_gen_unique_name(process_name("recv_from", peer).c_str()));
+                        sc_core::sc_gen_unique_name(process_name("recv_from", peer).c_str()),
+                        &opts);
     }
     RecvQueue& q = *slot;
     if (!q.slots.empty())
@@ -312,8 +316,10 @@ PeIpcq::SendQueue& PeIpcq::send_queue(const PeAddr& peer) {
     slot->peer = peer;
     SendQueue* q = slot.get();
     reserve_thread_stack(name());
+    sc_core::sc_spawn_options opts;
+    color_stack(opts);
     sc_core::sc_spawn([this, q] { send_loop(q); },
-                      sc_core::sc_gen_unique_name(process_name("send_to", peer).c_str()));
+                      sc_core::sc_gen_unique_name(process_name("send_to", peer).c_str()), &opts);
   }
   return *slot;
 }
@@ -511,7 +517,10 @@ void PeIpcq::post_message(const Message& m, std::function<void()> on_delivered) 
     reserve_thread_stack(name());
     ++msg_workers_;
     ++idle_msg_workers_;
-    sc_core::sc_spawn([this] { message_worker(); }, sc_core::sc_gen_unique_name("msg_worker"));
+    sc_core::sc_spawn_options opts;
+    color_stack(opts);
+    sc_core::sc_spawn([this] { message_worker(); }, sc_core::sc_gen_unique_name("msg_worker"),
+                      &opts);
   }
   sleeping_msg_workers_.wake_one();
 }

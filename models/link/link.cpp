@@ -1,6 +1,5 @@
 #include "models/link/link.h"
 
-#include "models/common/annotated_delay.h"
 #include "models/common/energy.h"
 #include "models/common/request_order.h"
 #include "models/common/sim_time.h"
@@ -34,10 +33,12 @@ void Link::carry(uint64_t payload_bytes, uint64_t order, sc_core::sc_time& delay
   const uint64_t on_wire = wire_bytes(payload_bytes);
   if (on_wire > 0) {
     wire_bytes_carried_ += on_wire;
-    sync_delay(delay);  // the wire's FIFO orders by the time the packets reach it
+    // The wire's FIFO orders by the time the packets reach it: the request
+    // joins it when the annotated delay has passed.
     PooledCompletion sent;
-    wire_.push(transfer_time(on_wire, cfg_.bandwidth_gbps), payload_bytes, sent.get(), order,
-               cfg_.energy.dynamic_pj(on_wire));
+    wire_.push_after(delay, transfer_time(on_wire, cfg_.bandwidth_gbps), payload_bytes, sent.get(),
+                     order, cfg_.energy.dynamic_pj(on_wire));
+    delay = sc_core::SC_ZERO_TIME;
     sent->wait();
   }
   delay += latency_;  // flight time: annotated, not waited

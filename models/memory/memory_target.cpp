@@ -1,7 +1,6 @@
 #include "models/memory/memory_target.h"
 
 #include "models/common/address_map.h"
-#include "models/common/annotated_delay.h"
 #include "models/common/request_order.h"
 #include "models/common/sim_time.h"
 #include "models/common/tlm_checker.h"
@@ -33,11 +32,12 @@ void MemoryTarget::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time
     trans.set_response_status(unsupported);
     return;
   }
-  sync_delay(delay);  // queue at the time the request arrives
+  // Queued at the time the request arrives, when the annotated delay has passed.
   PooledCompletion served;
-  port_.push(transfer_time(len, bandwidth_gbps_), len, served.get(), order_key(trans),
-             static_cast<double>(len) *
-                 (trans.is_read() ? energy_.read_pj_per_byte : energy_.write_pj_per_byte));
+  port_.push_after(delay, transfer_time(len, bandwidth_gbps_), len, served.get(), order_key(trans),
+                   static_cast<double>(len) *
+                       (trans.is_read() ? energy_.read_pj_per_byte : energy_.write_pj_per_byte));
+  delay = sc_core::SC_ZERO_TIME;
   served->wait();
   delay += latency_;  // access latency after service: annotated, not waited
   if (data_mode_) copy_payload(trans, store_);

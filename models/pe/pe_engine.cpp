@@ -1,4 +1,5 @@
 #include "models/pe/pe_engine.h"
+#include "models/common/calendar.h"
 #include "models/common/fault.h"
 
 #include "models/common/first_use_thread.h"
@@ -78,7 +79,7 @@ void PeEngine::update_depth(Lane& l) {
 
 void PeEngine::serve(TileToken&, Stage& stage) {
   const sc_core::sc_time t = service_time(stage);
-  if (t != sc_core::SC_ZERO_TIME) sc_core::wait(t);
+  if (t != sc_core::SC_ZERO_TIME) Calendar::get().wait(t);
 }
 
 void PeEngine::worker(unsigned lane) {

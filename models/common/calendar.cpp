@@ -1,0 +1,62 @@
+#include "models/common/calendar.h"
+
+#include <algorithm>
+#include <systemc>
+
+#include "models/common/free_list.h"
+
+namespace kb {
+
+Calendar& Calendar::get() {
+  static Calendar* calendar = new Calendar;  // never destroyed (see the header)
+  return *calendar;
+}
+
+Calendar::Calendar() {
+  sc_core::sc_spawn_options opts;
+  opts.spawn_method();
+  opts.set_sensitivity(&wake_);
+  opts.dont_initialize();
+  sc_core::sc_spawn([this] { fire(); }, sc_core::sc_gen_unique_name("kb_calendar"), &opts);
+}
+
+void Calendar::notify_in(sc_core::sc_event& ev, const sc_core::sc_time& delay) {
+  const uint64_t now = sc_core::sc_time_stamp().value();
+  const uint64_t at = now + delay.value();
+  heap_.push_back({at, seq_++, &ev});
+  std::push_heap(heap_.begin(), heap_.end(), LaterFirst{});
+  if (at < armed_) {  // the kernel replaces a later pending notification
+    armed_ = at;
+    wake_.notify(delay);
+  }
+}
+
+void Calendar::wait(const sc_core::sc_time& delay) {
+  if (delay == sc_core::SC_ZERO_TIME) {
+    sc_core::wait(sc_core::SC_ZERO_TIME);
+    return;
+  }
+  // An event of the thread's own for this wait. A thread killed while it
+  // waits never gives it back; the calendar's entry then wakes nobody.
+  sc_core::sc_event* ev = FreeList<sc_core::sc_event>::take();
+  notify_in(*ev, delay);
+  sc_core::wait(*ev);
+  FreeList<sc_core::sc_event>::give(ev);
+}
+
+void Calendar::fire() {
+  const uint64_t now = sc_core::sc_time_stamp().value();
+  armed_ = UINT64_MAX;
+  while (!heap_.empty() && heap_.front().at <= now) {
+    std::pop_heap(heap_.begin(), heap_.end(), LaterFirst{});
+    sc_core::sc_event* ev = heap_.back().ev;
+    heap_.pop_back();
+    ev->notify();
+  }
+  if (!heap_.empty()) {
+    armed_ = heap_.front().at;
+    wake_.notify(sc_core::sc_time::from_value(armed_ - now));
+  }
+}
+
+}  // namespace kb

@@ -1,0 +1,126 @@
+// The calendar of timed wake-ups and the service queue's push_after: both must
+// wake a process in exactly the instant and delta cycle the kernel's own timed
+// notification would, so that moving a wait onto them changes no result.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <systemc>
+#include <utility>
+#include <vector>
+
+#include "models/common/calendar.h"
+#include "models/common/completion.h"
+#include "models/common/service_queue.h"
+#include "models/common/sim_time.h"
+
+namespace kb {
+namespace {
+
+using When = std::pair<double, sc_dt::uint64>;  // (ns, delta count)
+
+When now() {
+  return {to_ns(sc_core::sc_time_stamp()), sc_core::sc_delta_count()};
+}
+
+TEST(Calendar, AThreadWakesInTheInstantAndDeltaOfTheKernelsTimedWait) {
+  When kernel{-1, 0}, calendar{-1, 0};
+  sc_core::sc_spawn([&] {
+    sc_core::wait(ns_to_time(5));
+    kernel = now();
+  });
+  sc_core::sc_spawn([&] {
+    Calendar::get().wait(ns_to_time(5));
+    calendar = now();
+  });
+  sc_core::sc_start();
+  EXPECT_EQ(kernel.first, 5.0);
+  EXPECT_EQ(calendar, kernel);
+}
+
+TEST(Calendar, EntriesFireInTimeOrderThenInTheOrderTheyWereMade) {
+  sc_core::sc_event a, b, c;
+  std::vector<std::string> fired;
+  std::vector<double> at;
+  auto watch = [&](sc_core::sc_event& ev, const char* name) {
+    sc_core::sc_spawn([&ev, name, &fired, &at] {
+      sc_core::wait(ev);
+      fired.emplace_back(name);
+      at.push_back(to_ns(sc_core::sc_time_stamp()));
+    });
+  };
+  watch(a, "a");
+  watch(b, "b");
+  watch(c, "c");
+  sc_core::sc_spawn([&] {
+    Calendar::get().notify_in(a, ns_to_time(10));
+    Calendar::get().notify_in(b, ns_to_time(3));  // earlier than the one armed
+    Calendar::get().notify_in(c, ns_to_time(10));
+  });
+  sc_core::sc_start();
+  ASSERT_EQ(fired.size(), 3u);
+  EXPECT_EQ(fired[0], "b");
+  EXPECT_EQ(at[0], 3.0);
+  EXPECT_EQ(fired[1], "a");  // made before c, due at the same instant
+  EXPECT_EQ(fired[2], "c");
+  EXPECT_EQ(at[1], 10.0);
+  EXPECT_EQ(at[2], 10.0);
+}
+
+// A requester that waits out its delay and pushes, and one that hands the
+// request over with push_after, see their completion in the same instant and
+// delta cycle, alone and behind a request already in service.
+TEST(ServiceQueuePushAfter, CompletesWhereWaitingAndThenPushingDoes) {
+  ServiceQueue waited("waited"), handed("handed");
+  When w{-1, 0}, h{-1, 0};
+  for (ServiceQueue* q : {&waited, &handed})
+    sc_core::sc_spawn([q] {  // keeps the queue busy until 12 ns
+      PooledCompletion c;
+      q->push(ns_to_time(12), 64, c.get());
+      c->wait();
+    });
+  sc_core::sc_spawn([&] {
+    PooledCompletion c;
+    sc_core::wait(ns_to_time(7));
+    waited.push(ns_to_time(10), 64, c.get());
+    c->wait();
+    w = now();
+  });
+  sc_core::sc_spawn([&] {
+    PooledCompletion c;
+    handed.push_after(ns_to_time(7), ns_to_time(10), 64, c.get());
+    c->wait();
+    h = now();
+  });
+  sc_core::sc_start();
+  EXPECT_EQ(w.first, 22.0);
+  EXPECT_EQ(h, w);
+}
+
+// Requests handed over for the same instant are served by their order key,
+// not in the order they were handed over.
+TEST(ServiceQueuePushAfter, SameInstantArrivalsAreServedByKey) {
+  ServiceQueue q("q");
+  std::vector<int> served;
+  Completion first, second;
+  sc_core::sc_spawn([&] {
+    q.push_after(ns_to_time(4), ns_to_time(2), 64, &second, /*order=*/9);
+    q.push_after(ns_to_time(4), ns_to_time(2), 64, &first, /*order=*/1);
+  });
+  sc_core::sc_spawn([&] {
+    sc_core::wait(ns_to_time(1));
+    first.wait();
+    served.push_back(1);
+    EXPECT_EQ(to_ns(sc_core::sc_time_stamp()), 6.0);
+  });
+  sc_core::sc_spawn([&] {
+    sc_core::wait(ns_to_time(1));
+    second.wait();
+    served.push_back(9);
+    EXPECT_EQ(to_ns(sc_core::sc_time_stamp()), 8.0);
+  });
+  sc_core::sc_start();
+  EXPECT_EQ(served, (std::vector<int>{1, 9}));
+}
+
+}  // namespace
+}  // namespace kb
