@@ -51,7 +51,7 @@ void ServiceQueue::push_after(const sc_core::sc_time& after, const sc_core::sc_t
 // Runs in the timed phase of an arrival instant, where a requester woken from
 // waiting out its delay would have pushed.
 void ServiceQueue::arrive() {
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time& now = sc_core::sc_time_stamp();
   if (arrival_armed_ <= now) arrival_armed_ = sc_core::sc_max_time();
   while (!future_.empty() && future_.front().at <= now) {
     std::pop_heap(future_.begin(), future_.end(), LaterFirst{});
