@@ -1,6 +1,7 @@
 #include "models/common/calendar.h"
 
 #include <algorithm>
+#include <functional>
 #include <systemc>
 
 #include "models/common/free_list.h"
@@ -23,8 +24,16 @@ Calendar::Calendar() {
 void Calendar::notify_in(sc_core::sc_event& ev, const sc_core::sc_time& delay) {
   const uint64_t now = sc_core::sc_time_stamp().value();
   const uint64_t at = now + delay.value();
-  heap_.push_back({at, seq_++, &ev});
-  std::push_heap(heap_.begin(), heap_.end(), LaterFirst{});
+  auto [it, added] = due_.try_emplace(at);
+  if (added) {
+    if (!spare_.empty()) {
+      it->second = std::move(spare_.back());
+      spare_.pop_back();
+    }
+    instants_.push_back(at);
+    std::push_heap(instants_.begin(), instants_.end(), std::greater<>{});
+  }
+  it->second.push_back(&ev);
   if (at < armed_) {  // the kernel replaces a later pending notification
     armed_ = at;
     wake_.notify(delay);
@@ -47,14 +56,19 @@ void Calendar::wait(const sc_core::sc_time& delay) {
 void Calendar::fire() {
   const uint64_t now = sc_core::sc_time_stamp().value();
   armed_ = UINT64_MAX;
-  while (!heap_.empty() && heap_.front().at <= now) {
-    std::pop_heap(heap_.begin(), heap_.end(), LaterFirst{});
-    sc_core::sc_event* ev = heap_.back().ev;
-    heap_.pop_back();
-    ev->notify();
+  while (!instants_.empty() && instants_.front() <= now) {
+    std::pop_heap(instants_.begin(), instants_.end(), std::greater<>{});
+    const uint64_t at = instants_.back();
+    instants_.pop_back();
+    auto it = due_.find(at);
+    std::vector<sc_core::sc_event*> events = std::move(it->second);
+    due_.erase(it);
+    for (sc_core::sc_event* ev : events) ev->notify();
+    events.clear();
+    spare_.push_back(std::move(events));
   }
-  if (!heap_.empty()) {
-    armed_ = heap_.front().at;
+  if (!instants_.empty()) {
+    armed_ = instants_.front();
     wake_.notify(sc_core::sc_time::from_value(armed_ - now));
   }
 }

@@ -4,8 +4,9 @@
 // comparisons call through a function pointer into the notification objects,
 // scattered over the heap; with thousands of queues and requests in service at
 // once, keeping that heap ordered was a fifth of the simulator's work. The
-// calendar keeps the same wake-ups in its own heap of plain (time, sequence)
-// entries and puts a single notification, its earliest, in the kernel's.
+// calendar keeps the same wake-ups grouped by instant (many fall due at the
+// same one), with a heap of plain instants, and puts a single notification,
+// its earliest, in the kernel's.
 //
 // notify_in(ev, d) notifies `ev` immediately in the evaluation phase of the
 // first delta cycle at now + d: the delta in which the kernel's own timed
@@ -16,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include <sysc/kernel/sc_event.h>
@@ -45,18 +47,13 @@ class Calendar {
   Calendar();
   void fire();
 
-  struct Entry {
-    uint64_t at;   // sc_time value
-    uint64_t seq;  // order of the notify_in calls
-    sc_core::sc_event* ev;
-  };
-  struct LaterFirst {
-    bool operator()(const Entry& a, const Entry& b) const {
-      return a.at != b.at ? a.at > b.at : a.seq > b.seq;
-    }
-  };
-  std::vector<Entry> heap_;
-  uint64_t seq_ = 0;
+  // The pending wake-ups grouped by instant: many are due at the same one
+  // (requests served back to back, hops of equal latency), so the heap holds
+  // each instant once and an instant's events are notified in the order they
+  // were added.
+  std::unordered_map<uint64_t, std::vector<sc_core::sc_event*>> due_;  // by sc_time value
+  std::vector<uint64_t> instants_;                      // min-heap of the keys of due_
+  std::vector<std::vector<sc_core::sc_event*>> spare_;  // emptied lists, reused
   uint64_t armed_ = UINT64_MAX;  // the instant wake_ is notified for (none: max)
   sc_core::sc_event wake_;
 };
