@@ -37,9 +37,7 @@ PeDma::PeDma(const sc_core::sc_module_name& name, const DmaConfig& cfg, const Ad
       // 38; bit 39 is PE_IPCQ's control messages). One sequence per channel,
       // because each channel issues from its own thread: a shared counter gave
       // same-instant bursts of the two channels keys in kernel run order.
-      order_base_(pe_key_index(self.sip, self.cube, self.pe) << 40) {
-  for (int i = 0; i < 2; ++i) channels_[i].id = static_cast<Channel>(i);
-}
+      order_base_(pe_key_index(self.sip, self.cube, self.pe) << 40) {}
 
 PeDma::Channel PeDma::channel_for(const DmaTransfer& t) const {
   auto dst = decode_address(t.dst);
@@ -142,31 +140,53 @@ void PeDma::channel_thread(ChannelState* ch) {
     }
     check_rows_stay_in_region(*p);
     const bool runs_together = t.coalescible();
-    const uint32_t rows = runs_together ? 1 : t.rows;
-    const uint64_t row_bytes = runs_together ? t.total_bytes() : t.row_bytes;
-    for (uint32_t r = 0; r < rows; ++r) {
-      for (uint64_t off = 0; off < row_bytes; off += cfg_.burst_bytes) {
-        while (ch->outstanding.value() >= cfg_.max_outstanding) sc_core::wait(ch->slot_freed);
-        const uint64_t n = std::min<uint64_t>(cfg_.burst_bytes, row_bytes - off);
-        ++p->bursts_left;
-        ch->outstanding.set(ch->outstanding.value() + 1);
-        ch->ready.push_back({p, t.src_row(r) + off, t.dst_row(r) + off, n,
-                             order_base_ | (uint64_t{ch->id == Channel::kWrite} << 38) |
-                                 (ch->burst_seq++ & kBurstSeqMask)});
-        if (ch->ready.size() > ch->idle_workers && ch->workers < cfg_.max_outstanding) {
-          reserve_thread_stack(name());
-          ++ch->workers;
-          ++ch->idle_workers;
-          sc_core::sc_spawn_options opts;
-          color_stack(opts);
-          sc_core::sc_spawn([this, ch] { worker_thread(ch); }, nullptr, &opts);
-        }
-        ch->sleeping.wake_one();
-      }
-    }
-    p->all_issued = true;
-    ++ch->stats.transfers;
+    ch->issuing = p;
+    ch->issue_rows = runs_together ? 1 : t.rows;
+    ch->issue_row_bytes = runs_together ? t.total_bytes() : t.row_bytes;
+    ch->issue_row = 0;
+    ch->issue_off = 0;
+    while (issue_one(*ch)) start_worker_for_ready(*ch);
+    // The workers issue the rest, one per slot they free.
+    if (ch->issuing) sc_core::wait(ch->issued_all);
   }
+}
+
+bool PeDma::issue_one(ChannelState& ch) {
+  Pending* p = ch.issuing;
+  if (!p || ch.outstanding.value() >= cfg_.max_outstanding) return false;
+  const DmaTransfer& t = p->transfer;
+  const uint64_t n = std::min<uint64_t>(cfg_.burst_bytes, ch.issue_row_bytes - ch.issue_off);
+  ++p->bursts_left;
+  ch.outstanding.set(ch.outstanding.value() + 1);
+  ch.ready.push_back({p, t.src_row(ch.issue_row) + ch.issue_off,
+                      t.dst_row(ch.issue_row) + ch.issue_off, n,
+                      order_base_ | (uint64_t{ch.id == Channel::kWrite} << 38) |
+                          (ch.burst_seq++ & kBurstSeqMask)});
+  ch.issue_off += cfg_.burst_bytes;
+  if (ch.issue_off >= ch.issue_row_bytes) {
+    ch.issue_off = 0;
+    if (++ch.issue_row == ch.issue_rows) {
+      p->all_issued = true;
+      ++ch.stats.transfers;
+      ch.issuing = nullptr;
+    }
+  }
+  return true;
+}
+
+// A burst just put in `ready` by the channel thread: an idle worker takes it,
+// or a new one when every worker is busy (at most max_outstanding).
+void PeDma::start_worker_for_ready(ChannelState& ch) {
+  if (ch.ready.size() > ch.idle_workers && ch.workers < cfg_.max_outstanding) {
+    reserve_thread_stack(name());
+    ++ch.workers;
+    ++ch.idle_workers;
+    sc_core::sc_spawn_options opts;
+    color_stack(opts);
+    ChannelState* c = &ch;
+    sc_core::sc_spawn([this, c] { worker_thread(c); }, nullptr, &opts);
+  }
+  ch.sleeping.wake_one();
 }
 
 void PeDma::worker_thread(ChannelState* ch) {
@@ -184,10 +204,12 @@ void PeDma::worker_thread(ChannelState* ch) {
     run_burst(*ch, b, trans, buffer);
     ++ch->idle_workers;
     ch->outstanding.set(ch->outstanding.value() - 1);
-    ch->slot_freed.notify();
     ++ch->stats.bursts;
     ch->stats.bytes += b.bytes;
     if (--b.owner->bursts_left == 0) retire_in_order(*ch);
+    // The freed slot's next burst is this worker's (it loops to take it), so
+    // no other worker is woken and the channel thread only hears of the last.
+    if (issue_one(*ch) && !ch->issuing) ch->issued_all.notify();
   }
 }
 

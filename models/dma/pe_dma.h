@@ -104,11 +104,24 @@ class PeDma : public PeEngine {
     uint64_t order;  // request order key (models/common/request_order.h)
   };
   struct ChannelState {
+    // Its events are named after the channel: see ServiceQueue.
+    explicit ChannelState(Channel c)
+        : id(c),
+          kick((std::string(to_string(c)) + "_kick").c_str()),
+          issued_all((std::string(to_string(c)) + "_issued_all").c_str()) {}
     Channel id;
     std::deque<std::unique_ptr<Pending>> waiting;   // not started
     std::deque<std::unique_ptr<Pending>> inflight;  // started, completion in order
     std::deque<Burst> ready;                        // issued, waiting for a worker
-    sc_core::sc_event kick, slot_freed;
+    sc_core::sc_event kick;
+    // The transfer whose bursts are being issued, and the next burst's place
+    // in it (row, offset in the row). The channel thread issues while slots
+    // are free; then each worker that frees a slot issues the next burst and
+    // carries it itself, and wakes the thread when the last one is issued.
+    Pending* issuing = nullptr;
+    uint32_t issue_rows = 0, issue_row = 0;
+    uint64_t issue_row_bytes = 0, issue_off = 0;
+    sc_core::sc_event issued_all;
     IdleWorkers sleeping;     // workers waiting for a burst
     SettledPeak outstanding;  // bursts in flight
     unsigned workers = 0, idle_workers = 0;
@@ -124,6 +137,10 @@ class PeDma : public PeEngine {
   const ChannelState& channel(Channel c) const { return channels_[static_cast<int>(c)]; }
   void channel_thread(ChannelState* ch);
   void worker_thread(ChannelState* ch);
+  // Issues the current transfer's next burst into `ready`, if a slot is free;
+  // false when there is none to issue.
+  bool issue_one(ChannelState& ch);
+  void start_worker_for_ready(ChannelState& ch);
   void run_burst(ChannelState& ch, const Burst& b, tlm::tlm_generic_payload& trans,
                  std::vector<unsigned char>& buffer);
   static void retire_in_order(ChannelState& ch);
@@ -136,7 +153,7 @@ class PeDma : public PeEngine {
   sc_core::sc_time setup_;
   bool data_mode_ = false;
   uint64_t order_base_ = 0;
-  ChannelState channels_[2];
+  ChannelState channels_[2] = {ChannelState(Channel::kRead), ChannelState(Channel::kWrite)};
 };
 
 }  // namespace kb
