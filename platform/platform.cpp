@@ -75,6 +75,8 @@ void for_each_object(const std::function<void(sc_core::sc_object*)>& fn) {
 }  // namespace
 
 void Platform::set_data_mode(bool on) {
+  if (on == data_mode_) return;
+  data_mode_ = on;
   for_each_object([on](sc_core::sc_object* o) {
     if (auto* pe = dynamic_cast<Pe*>(o)) pe->set_data_mode(on);
     if (auto* m = dynamic_cast<MemoryTarget*>(o)) m->set_data_mode(on);  // SRAM, host

@@ -46,6 +46,8 @@ class Platform {
   Pe& pe(const PeId& id);
 
   // Switches every memory to data mode (real bytes move; timing unchanged).
+  // Every memory starts in timing mode; asking for the mode already set
+  // walks nothing.
   void set_data_mode(bool on);
 
   // Runs the simulation until no activity is left; returns simulated ns now.
@@ -154,6 +156,7 @@ class Platform {
   std::vector<RunWindow> runs_;
   std::vector<std::pair<std::string, std::unique_ptr<DepthTrack>>> depth_tracks_;
   std::string next_run_label_;
+  bool data_mode_ = false;
   unsigned phase_ = 0;
   bool run_stats_ = true;
   // Every module that reports statistics or energy, with its hierarchical

@@ -126,16 +126,18 @@ class ServiceQueue : public sc_core::sc_module, public Instrumented {
   };
   std::vector<Future> future_;
   uint64_t next_call_ = 0;
-  sc_core::sc_event arrival_;
+  // Named: an unnamed event made while elaborating gets a generated unique
+  // name, which costs more than the rest of the queue (64-SIP elaboration).
+  sc_core::sc_event arrival_{"arrival"};
   sc_core::sc_time arrival_armed_ = sc_core::sc_max_time();  // the calendar wakes arrive() then
-  sc_core::sc_event served_;  // the current request's service time has elapsed
+  sc_core::sc_event served_{"served"};  // the current request's service time has elapsed
   Calendar& calendar_;
   Request current_{};
   bool busy_ = false;
   bool selecting_ = false;
   uint64_t next_seq_ = 0;
   SettledPeak depth_;
-  sc_core::sc_event kick_;
+  sc_core::sc_event kick_{"kick"};
   Stats stats_;
   PowerMeter* meter_ = nullptr;
   int64_t power_token_ = 0;

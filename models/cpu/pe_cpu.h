@@ -102,7 +102,7 @@ class PeCpu : public sc_core::sc_module, public Instrumented {
   unsigned running_ = 0;
   bool dispatching_ = false;
   uint64_t last_cmd_ = 0;
-  sc_core::sc_event any_done_;
+  sc_core::sc_event any_done_{"any_done"};  // named: see ServiceQueue
   Stats stats_;
 };
 

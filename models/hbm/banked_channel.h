@@ -168,7 +168,7 @@ class BankedChannel : public sc_core::sc_module, public Instrumented {
   std::vector<InFlight> in_flight_;
   uint64_t next_seq_ = 0;
   bool settling_ = false;
-  sc_core::sc_event kick_;
+  sc_core::sc_event kick_{"kick"};  // named: see ServiceQueue
   SettledPeak depth_;
   Stats stats_;
   PowerMeter* meter_ = nullptr;

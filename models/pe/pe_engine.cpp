@@ -38,7 +38,7 @@ PeEngine::PeEngine(const sc_core::sc_module_name& name, EngineKind kind,
   pe_path_ = full.substr(0, full.rfind('.'));
   stage_in.register_b_transport(this, &PeEngine::b_transport);
   for (std::string& label : lanes) {
-    lanes_.push_back(std::make_unique<Lane>());
+    lanes_.push_back(std::make_unique<Lane>("lane" + std::to_string(lanes_.size()) + "_arrived"));
     lanes_.back()->stats.label = std::move(label);
   }
 }

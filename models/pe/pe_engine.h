@@ -110,6 +110,9 @@ class PeEngine : public sc_core::sc_module, public Instrumented {
 
  private:
   struct Lane {
+    // Events made while elaborating are named: an unnamed one gets a
+    // generated unique name, the costliest part of elaborating a big system.
+    explicit Lane(const std::string& event_name) : arrived(event_name.c_str()) {}
     std::deque<TileToken*> queue;
     sc_core::sc_event arrived;
     bool worker_started = false;  // the lane's worker thread starts at its first token

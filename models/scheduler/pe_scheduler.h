@@ -77,8 +77,8 @@ class PeScheduler : public sc_core::sc_module, public Instrumented {
   std::vector<int> free_slots_;
   HazardTracker hazards_;
   std::list<std::unique_ptr<Entry>> entries_;  // arrival order
-  sc_core::sc_event kick_;
-  bool feeder_started_ = false;  // the feeder thread starts at the first composite
+  sc_core::sc_event kick_{"kick"};             // named: see ServiceQueue
+  bool feeder_started_ = false;                // the feeder thread starts at the first composite
   unsigned in_flight_ = 0;
   uint64_t composites_done_ = 0, tokens_fed_ = 0;
 };
