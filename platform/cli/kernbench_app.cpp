@@ -5,6 +5,8 @@
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -553,7 +555,14 @@ std::unique_ptr<AtomicFile> set_op_log_policy(const Options& o, const Bench& ben
 void print_help_or_version(const Options& o, const po::options_description& desc,
                            const std::string& program) {
   if (o.version) {
-    std::cout << program << " " << version_text() << "\n";
+    // The heap's pages: see quiet_main.cpp (main() sets the tunable and re-executes).
+    const char* tunables = std::getenv("GLIBC_TUNABLES");
+    const bool huge = tunables && std::strstr(tunables, "glibc.malloc.hugetlb=1");
+    std::cout << program << " " << version_text() << "\n"
+              << "heap: "
+              << (huge ? "transparent huge pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1)"
+                       : "4 KiB pages")
+              << "\n";
     return;
   }
   std::cout << program << (program == "kernbench" ? ": " : ": built on KernBench-SC, ")
@@ -563,7 +572,10 @@ void print_help_or_version(const Options& o, const po::options_description& desc
                " [--param KEY=VALUE]... [--json FILE]\n\n"
             << desc
             << "\nexit codes: 0 success, 2 usage, configuration or output error, 3 simulation"
-               " fault, 1 internal error, 128+N stopped by signal N\n";
+               " fault, 1 internal error, 128+N stopped by signal N\n"
+            << "\nenvironment: KB_HUGEPAGES=0 keeps the heap on 4 KiB pages (by default the"
+               " program re-executes itself once with GLIBC_TUNABLES=glibc.malloc.hugetlb=1:"
+               " transparent huge pages, faster on big systems, same results)\n";
 }
 
 int run(int argc, char* argv[], const BenchRegistry& registry, const std::string& default_bench) {

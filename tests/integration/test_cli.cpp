@@ -91,6 +91,22 @@ TEST(CliInfo, HelpListsEveryOption) {
   EXPECT_TRUE(contains(r.out, "exit codes")) << r.out;
 }
 
+// main() re-executes the program once with glibc's huge-page tunable, unless
+// KB_HUGEPAGES=0; --version says which heap the run got.
+TEST(CliInfo, VersionNamesTheHeapPagesAndKbHugepagesTurnsThemOff) {
+  TempDir tmp;
+  unsetenv("GLIBC_TUNABLES");  // this test's own process may have set it
+  unsetenv("KB_HUGEPAGES");
+  RunResult r = run({"--version"}, tmp);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "heap: transparent huge pages")) << r.out;
+  setenv("KB_HUGEPAGES", "0", 1);
+  r = run({"--version"}, tmp);
+  unsetenv("KB_HUGEPAGES");
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "heap: 4 KiB pages")) << r.out;
+}
+
 TEST(CliInfo, ListBenchesNamesProbeMilestoneAndDma) {
   TempDir tmp;
   const RunResult r = run({"--list-benches"}, tmp);
