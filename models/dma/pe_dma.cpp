@@ -151,7 +151,7 @@ void PeDma::channel_thread(ChannelState* ch) {
   }
 }
 
-bool PeDma::issue_one(ChannelState& ch) {
+bool PeDma::issue_one(ChannelState& ch) const {
   Pending* p = ch.issuing;
   if (!p || ch.outstanding.value() >= cfg_.max_outstanding) return false;
   const DmaTransfer& t = p->transfer;
