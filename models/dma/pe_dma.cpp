@@ -46,14 +46,32 @@ PeDma::Channel PeDma::channel_for(const DmaTransfer& t) const {
   return into_own_tcm ? Channel::kRead : Channel::kWrite;
 }
 
-void PeDma::submit(const DmaTransfer& t, DmaDoneCallback on_done) {
-  ChannelState& ch = channel(channel_for(t));
-  auto p = std::make_unique<Pending>();
+PeDma::Pending* PeDma::make_pending(ChannelState& ch, const DmaTransfer& t) {
+  Pending* p;
+  if (spare_.empty()) {
+    p = new Pending;
+  } else {
+    p = spare_.back().release();
+    spare_.pop_back();
+  }
   p->transfer = t;
-  p->on_done = std::move(on_done);
+  p->result = DmaResult{};
   p->result.submitted_ns = to_ns(sc_core::sc_time_stamp());
+  p->bursts_left = 0;
+  p->all_issued = false;
   p->seq = ch.submit_seq++;
   p->submitter = sc_core::sc_get_current_process_handle();
+  return p;
+}
+
+void PeDma::submit(const DmaTransfer& t, DmaDoneCallback on_done) {
+  ChannelState& ch = channel(channel_for(t));
+  std::unique_ptr<Pending> p(make_pending(ch, t));
+  p->on_done = std::move(on_done);
+  enqueue(ch, std::move(p));
+}
+
+void PeDma::enqueue(ChannelState& ch, std::unique_ptr<Pending> p) {
   if (!ch.busy) {
     ch.busy = true;
     ch.busy_since = sc_core::sc_time_stamp();
@@ -72,21 +90,33 @@ void PeDma::accept(TileToken* token) {
   const StageKind kind = token->current().kind;
   size_t last = token->next;
   while (last + 1 < token->stages.size() && token->stages[last + 1].kind == kind) ++last;
-  auto left = std::make_shared<size_t>(last - token->next + 1);
+  token->dma_left = last - token->next + 1;
   const size_t first = token->next;
   for (size_t i = first; i <= last; ++i) {
     Stage& st = token->stages[i];
     st.transfer.cmd_id = token->cmd_id;
-    const auto lane = static_cast<unsigned>(channel_for(st.transfer));
+    const Channel c = channel_for(st.transfer);
+    const auto lane = static_cast<unsigned>(c);
     lane_enter(lane, token->cmd_id);
-    submit(st.transfer, [this, token, i, lane, left, last](const DmaTransfer&, const DmaResult& r) {
-      lane_leave(lane);
-      record(*token, token->stages[i], lane, r.started_ns, r.finished_ns);
-      if (--*left == 0) {
-        token->next = last;
-        advance(*token);
-      }
-    });
+    ChannelState& ch = channel(c);
+    std::unique_ptr<Pending> p(make_pending(ch, st.transfer));
+    p->token = token;
+    p->stage = i;
+    p->last = last;
+    p->lane = lane;
+    enqueue(ch, std::move(p));
+  }
+}
+
+// A token's DMA stage has landed: its lane and op-log entry; after the last
+// of the run, the token moves on.
+void PeDma::stage_done(const Pending& p) {
+  TileToken& token = *p.token;
+  lane_leave(p.lane);
+  record(token, token.stages[p.stage], p.lane, p.result.started_ns, p.result.finished_ns);
+  if (--token.dma_left == 0) {
+    token.next = p.last;
+    advance(token);
   }
 }
 
@@ -248,7 +278,14 @@ void PeDma::retire_in_order(ChannelState& ch) {
       ch.busy = false;
       ch.stats.busy_time += sc_core::sc_time_stamp() - ch.busy_since;
     }
-    if (done->on_done) done->on_done(done->transfer, done->result);
+    if (done->token)
+      stage_done(*done);
+    else if (done->on_done)
+      done->on_done(done->transfer, done->result);
+    done->on_done = nullptr;
+    done->token = nullptr;
+    done->submitter = sc_core::sc_process_handle();
+    spare_.push_back(std::move(done));
   }
 }
 

@@ -88,7 +88,12 @@ class PeDma : public PeEngine {
  private:
   struct Pending {
     DmaTransfer transfer;
-    DmaDoneCallback on_done;
+    DmaDoneCallback on_done;  // a submit()'s; a token's stage has none (below)
+    // A stage engine's DMA stage: the token, the stage and the last of its
+    // run of DMA stages, and the lane it is accounted on (see stage_done).
+    TileToken* token = nullptr;
+    size_t stage = 0, last = 0;
+    unsigned lane = 0;
     DmaResult result;
     uint64_t bursts_left = 0;
     bool all_issued = false;
@@ -135,6 +140,11 @@ class PeDma : public PeEngine {
 
   ChannelState& channel(Channel c) { return channels_[static_cast<int>(c)]; }
   const ChannelState& channel(Channel c) const { return channels_[static_cast<int>(c)]; }
+  // A Pending from the spare list (or a new one), stamped for channel `ch`.
+  Pending* make_pending(ChannelState& ch, const DmaTransfer& t);
+  // Queues `p` (taken from make_pending) on its channel.
+  void enqueue(ChannelState& ch, std::unique_ptr<Pending> p);
+  void stage_done(const Pending& p);
   void channel_thread(ChannelState* ch);
   void worker_thread(ChannelState* ch);
   // Issues the current transfer's next burst into `ready`, if a slot is free;
@@ -143,7 +153,7 @@ class PeDma : public PeEngine {
   void start_worker_for_ready(ChannelState& ch);
   void run_burst(ChannelState& ch, const Burst& b, tlm::tlm_generic_payload& trans,
                  std::vector<unsigned char>& buffer);
-  static void retire_in_order(ChannelState& ch);
+  void retire_in_order(ChannelState& ch);
   void check_rows_stay_in_region(const Pending& p);
   [[noreturn]] void fault(const Pending& p, uint64_t addr, uint64_t len, const char* what);
 
@@ -153,6 +163,8 @@ class PeDma : public PeEngine {
   sc_core::sc_time setup_;
   bool data_mode_ = false;
   uint64_t order_base_ = 0;
+  // Finished transfers' Pendings, reused: a transfer allocates none.
+  std::vector<std::unique_ptr<Pending>> spare_;
   ChannelState channels_[2] = {ChannelState(Channel::kRead), ChannelState(Channel::kWrite)};
 };
 

@@ -100,8 +100,9 @@ struct TileToken {
   uint64_t cmd_id = 0;
   std::string tile;  // "m0.n1.k3", "prologue2", "op" ...
   std::vector<Stage> stages;
-  size_t next = 0;  // index of the stage to serve next
-  int slot = -1;    // TCM staging slot held while in flight (-1: none)
+  size_t next = 0;      // index of the stage to serve next
+  size_t dma_left = 0;  // PE_DMA: transfers of the current run of DMA stages still in flight
+  int slot = -1;        // TCM staging slot held while in flight (-1: none)
   std::function<void(TileToken&)> on_done;
   // For the op log and the trace only (no timing reads them): the IPCQ peer
   // of a chunk or control message, and the id of the doorbell message that
