@@ -175,13 +175,13 @@ void PeDma::channel_thread(ChannelState* ch) {
     ch->issue_row_bytes = runs_together ? t.total_bytes() : t.row_bytes;
     ch->issue_row = 0;
     ch->issue_off = 0;
-    while (issue_one(*ch)) start_worker_for_ready(*ch);
+    while (push_next_burst(*ch)) start_worker_for_ready(*ch);
     // The workers issue the rest, one per slot they free.
     if (ch->issuing) sc_core::wait(ch->issued_all);
   }
 }
 
-bool PeDma::issue_one(ChannelState& ch) const {
+bool PeDma::push_next_burst(ChannelState& ch) const {
   Pending* p = ch.issuing;
   if (!p || ch.outstanding.value() >= cfg_.max_outstanding) return false;
   const DmaTransfer& t = p->transfer;
@@ -239,7 +239,7 @@ void PeDma::worker_thread(ChannelState* ch) {
     if (--b.owner->bursts_left == 0) retire_in_order(*ch);
     // The freed slot's next burst is this worker's (it loops to take it), so
     // no other worker is woken and the channel thread only hears of the last.
-    if (issue_one(*ch) && !ch->issuing) ch->issued_all.notify();
+    if (push_next_burst(*ch) && !ch->issuing) ch->issued_all.notify();
   }
 }
 

@@ -149,7 +149,7 @@ class PeDma : public PeEngine {
   void worker_thread(ChannelState* ch);
   // Issues the current transfer's next burst into `ready`, if a slot is free;
   // false when there is none to issue.
-  bool issue_one(ChannelState& ch) const;
+  bool push_next_burst(ChannelState& ch) const;
   void start_worker_for_ready(ChannelState& ch);
   void run_burst(ChannelState& ch, const Burst& b, tlm::tlm_generic_payload& trans,
                  std::vector<unsigned char>& buffer);
