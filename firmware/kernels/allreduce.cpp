@@ -250,10 +250,53 @@ void check_cube_blocks(const std::vector<PeAddr>& order, unsigned per_cube) {
                                 " ranks are not whole blocks of " + std::to_string(per_cube));
 }
 
+bool halving_fits(size_t blocks) {
+  return blocks >= 2 && (blocks & (blocks - 1)) == 0;
+}
+
+// Recursive halving, then doubling, over `peers` (a power of two of them;
+// this PE is peers[pos]). At level k (mask 1, 2, 4, ...) a position and the
+// one whose index differs in bit k hold the same range of the vector: each
+// keeps the half its bit selects (the lower for a 0), sends the other half
+// and adds the partner's copy of the half it keeps. After log2 p levels a
+// position holds 1/p of the vector, summed over all of them; the all-gather
+// retraces the levels in reverse order, the partners exchanging their
+// halves. Each position sends n (p-1)/p each way; the first levels (the
+// lowest bits: neighbours in the list) move the most, the last the least.
+void halving_doubling_allreduce(Tl& tl, const Tensor& v, const std::vector<PeAddr>& peers,
+                                unsigned pos) {
+  struct Range {
+    int64_t lo, hi;
+  };
+  auto part = [&](const Range& r) { return slice(tl, v, r.lo, r.hi - r.lo); };
+  std::vector<Range> kept, given;  // per level
+  Range cur{0, length(v)};
+  Pending ps;
+  for (unsigned mask = 1; mask < peers.size(); mask <<= 1) {
+    const int64_t mid = cur.lo + (cur.hi - cur.lo) / 2;
+    const bool upper = (pos & mask) != 0;
+    const Range keep = upper ? Range{mid, cur.hi} : Range{cur.lo, mid};
+    const Range give = upper ? Range{cur.lo, mid} : Range{mid, cur.hi};
+    const PeAddr& peer = peers[pos ^ mask];
+    if (give.hi > give.lo) ps.push_back(tl.send(peer, part(give)));
+    if (keep.hi > keep.lo) ps.push_back(tl.recv_reduce(peer, part(keep)));
+    wait_all(tl, ps);
+    kept.push_back(keep);
+    given.push_back(give);
+    cur = keep;
+  }
+  for (size_t k = kept.size(); k-- > 0;) {
+    const PeAddr& peer = peers[pos ^ (1u << k)];
+    if (kept[k].hi > kept[k].lo) ps.push_back(tl.send(peer, part(kept[k])));
+    if (given[k].hi > given[k].lo) ps.push_back(tl.recv_async(peer, part(given[k])));
+    wait_all(tl, ps);
+  }
+}
+
 }  // namespace
 
 void cube_allreduce(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order, unsigned i,
-                    unsigned per_cube) {
+                    unsigned per_cube, CrossCube across) {
   const Tensor& v = data;
   check_cube_blocks(order, per_cube);
   const RingView r = cube_ring_of(order, i, per_cube);
@@ -261,17 +304,33 @@ void cube_allreduce(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order
   ring_reduce_scatter(tl, v, r, false, p);
   wait_all(tl, p);
   const Tensor mine = segment(tl, v, static_cast<long>(r.pos) + 1, r.size);
-  if (length(mine) > 0) tree_allreduce(tl, mine, same_position(order, i, per_cube), i / per_cube);
+  if (length(mine) > 0) {
+    const std::vector<PeAddr> peers = same_position(order, i, per_cube);
+    if (across == CrossCube::kHalving && halving_fits(peers.size()))
+      halving_doubling_allreduce(tl, mine, peers, i / per_cube);
+    else
+      tree_allreduce(tl, mine, peers, i / per_cube);
+  }
   ring_all_gather(tl, v, r, false, p);
   wait_all(tl, p);
 }
 
 std::vector<PeAddr> cube_allreduce_sources(const std::vector<PeAddr>& order, unsigned i,
-                                           unsigned per_cube) {
+                                           unsigned per_cube, CrossCube across) {
   check_cube_blocks(order, per_cube);
-  std::vector<PeAddr> from = tree_sources(same_position(order, i, per_cube), i / per_cube);
+  const std::vector<PeAddr> peers = same_position(order, i, per_cube);
+  const unsigned pos = i / per_cube;
+  std::vector<PeAddr> from;
+  if (across == CrossCube::kHalving && halving_fits(peers.size()))
+    for (unsigned mask = 1; mask < peers.size(); mask <<= 1) from.push_back(peers[pos ^ mask]);
+  else
+    from = tree_sources(peers, pos);
   if (per_cube > 1) from.push_back(cube_ring_of(order, i, per_cube).left);
   return from;
+}
+
+bool cube_allreduce_halves(size_t ranks, unsigned per_cube) {
+  return per_cube > 0 && ranks % per_cube == 0 && halving_fits(ranks / per_cube);
 }
 
 namespace {

@@ -48,18 +48,34 @@ void tree_allreduce(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order
 void tree_broadcast(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order, unsigned i);
 std::vector<PeAddr> tree_sources(const std::vector<PeAddr>& order, unsigned i);
 
+// How cube_allreduce sums a segment across the cubes.
+enum class CrossCube {
+  // The binomial tree, reduce then broadcast: 2 log2(cubes) levels, each
+  // moving the whole segment.
+  kTree,
+  // Recursive halving (reduce-scatter), then doubling (all-gather): each
+  // level exchanges half of the previous level's range with the position
+  // whose index differs in one bit, lowest bit first, so the levels across
+  // cubes of a SIP move the most and those across SIPs the least; every
+  // position sends 2 (cubes-1)/cubes of the segment in all. Needs a power of
+  // two of cubes; any other count takes the tree.
+  kHalving,
+};
+
 // Hierarchical over an ordered list of whole cube blocks (`per_cube`
 // consecutive positions per cube, the list a multiple of it): ring
-// reduce-scatter inside each block, then the binomial tree over the
-// positions holding the same segment in every block (one per cube: its low
-// levels across the cubes of a SIP, its top across SIPs) on 1/per_cube of
-// the vector, then ring all-gather inside the block. Every link carries
-// about 2n/per_cube per cube step instead of the tree's n per level.
+// reduce-scatter inside each block, then the positions holding the same
+// segment in every block (one per cube: the low levels across the cubes of a
+// SIP, the top ones across SIPs) all-reduce it, 1/per_cube of the vector,
+// `across` the cubes; then ring all-gather inside the block.
 // `data` contiguous; the caller opens the rings of cube_allreduce_sources.
 void cube_allreduce(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order, unsigned i,
-                    unsigned per_cube);
+                    unsigned per_cube, CrossCube across);
 std::vector<PeAddr> cube_allreduce_sources(const std::vector<PeAddr>& order, unsigned i,
-                                           unsigned per_cube);
+                                           unsigned per_cube, CrossCube across);
+// Whether `ranks` in blocks of `per_cube` take the halving across the cubes
+// (a power of two of blocks, at least two) when asked to.
+bool cube_allreduce_halves(size_t ranks, unsigned per_cube);
 
 }  // namespace fw
 }  // namespace kb

@@ -130,7 +130,7 @@ void qkv_projection(Step& s, const LayerShard& w) {
 
 void allreduce_all(Step& s, const Tensor& v) {
   if (s.a.allreduce_per_cube > 0)
-    cube_allreduce(s.tl, v, s.a.ranks, s.a.rank, s.a.allreduce_per_cube);
+    cube_allreduce(s.tl, v, s.a.ranks, s.a.rank, s.a.allreduce_per_cube, s.a.allreduce_across);
   else
     tree_allreduce(s.tl, v, s.a.ranks, s.a.rank);
 }
@@ -174,9 +174,10 @@ void open_rings(Tl& tl, const TransformerStepArgs& a, const std::vector<PeAddr>&
   // Every peer this rank receives from, over all of its collectives (the
   // group's tree is a subtree of the whole one when groups are aligned).
   std::set<PeAddr> from;
-  for (const PeAddr& p : a.allreduce_per_cube > 0
-                             ? cube_allreduce_sources(a.ranks, a.rank, a.allreduce_per_cube)
-                             : tree_sources(a.ranks, a.rank))
+  for (const PeAddr& p :
+       a.allreduce_per_cube > 0
+           ? cube_allreduce_sources(a.ranks, a.rank, a.allreduce_per_cube, a.allreduce_across)
+           : tree_sources(a.ranks, a.rank))
     from.insert(p);
   for (const PeAddr& p : tree_sources(a.group, a.group_rank)) from.insert(p);
   from.insert(also.begin(), also.end());

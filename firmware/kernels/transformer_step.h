@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "firmware/kernels/allreduce.h"
 #include "firmware/kernels/attention_decode.h"
 #include "firmware/tl.h"
 
@@ -84,8 +85,10 @@ struct TransformerStepArgs {
   Tensor h;                   // [N, ffn.count] dtype: SiLU(gate) * up
 
   // The all-reduces over every rank: 0 = binomial tree; P = cube_allreduce
-  // with P consecutive ranks per cube (allreduce.h).
+  // with P consecutive ranks per cube, summing across the cubes as
+  // `allreduce_across` says (allreduce.h).
   unsigned allreduce_per_cube = 0;
+  CrossCube allreduce_across = CrossCube::kTree;
   int64_t tile = 64;  // KV positions per attention tile
   // Sequences whose attention states are reduced together (0 = the whole
   // batch): fewer keep a large batch's states inside the TCM.

@@ -567,6 +567,31 @@ void binomial(Builder& b, const std::vector<std::vector<PeAddr>>& trees, double 
   b.add(bc);
 }
 
+// Recursive halving, then doubling (fw::CrossCube::kHalving) over `lists`
+// (equally long, a power of two, side by side): at level k every position
+// exchanges a 2^-(k+1) share of `bytes` with the one whose index differs in
+// bit k, all lists at once; each level waits for its receive, and its send
+// and receive are dispatched after the previous level's wait. The
+// all-gather retraces the levels, copying.
+void halving_doubling(Builder& b, const std::vector<std::vector<PeAddr>>& lists, double bytes) {
+  const auto p = static_cast<unsigned>(lists.front().size());
+  std::vector<unsigned> masks;
+  for (unsigned mask = 1; mask < p; mask <<= 1) masks.push_back(mask);
+  const double dispatch = 2 * b.model().send_dispatch_ns();
+  auto level = [&](const std::string& name, unsigned k, bool reduce) {
+    std::vector<Hop> hops;
+    for (const auto& l : lists)
+      for (unsigned i = 0; i < p; ++i) hops.push_back({l[i], l[i ^ masks[k]]});
+    AllReduceModel::Phase lv = b.level(name, hops, bytes / static_cast<double>(2u << k), reduce);
+    if (!reduce || k > 0) lv.ns += dispatch;  // after the previous level's wait
+    b.add(lv);
+  };
+  for (unsigned k = 0; k < masks.size(); ++k)
+    level("halving level " + std::to_string(k + 1), k, true);
+  for (auto k = static_cast<unsigned>(masks.size()); k-- > 0;)
+    level("doubling level " + std::to_string(k + 1), k, false);
+}
+
 // The total (fill and every phase), the longest phase's bottleneck, and β.
 void total_up(AllReduceModel& out, uint64_t slot_bytes) {
   out.total_ns = out.fill_ns;
@@ -778,7 +803,8 @@ AllReduceModel tree_broadcast_model(const TopologyConfig& cfg, const std::vector
 }
 
 AllReduceModel cube_allreduce_model(const TopologyConfig& cfg, const std::vector<PeAddr>& order,
-                                    unsigned per_cube, RingSpace data, uint64_t bytes) {
+                                    unsigned per_cube, RingSpace data, uint64_t bytes,
+                                    fw::CrossCube across) {
   if (per_cube <= 1) return tree_allreduce_model(cfg, order, data, bytes);
   AllReduceModel out;
   Builder b(cfg, RingSpace::kTcm, data, out);
@@ -789,21 +815,28 @@ AllReduceModel cube_allreduce_model(const TopologyConfig& cfg, const std::vector
   for (unsigned c = 0; c < blocks; ++c)
     for (unsigned j = 0; j < P; ++j) ring.push_back({order[c * P + j], order[c * P + (j + 1) % P]});
   b.pipelined("cube reduce-scatter", ring_steps(ring, P, n, true), false);
+  const bool halving =
+      across == fw::CrossCube::kHalving && fw::cube_allreduce_halves(order.size(), P);
   if (blocks > 1) {
     std::vector<std::vector<PeAddr>> trees(P);
     for (unsigned j = 0; j < P; ++j)
       for (unsigned c = 0; c < blocks; ++c) trees[j].push_back(order[c * P + j]);
-    // The trees' first sends wait for the reduce-scatter's last receive.
-    b.add({"trees' first send dispatch", 0, 0, 0, 0, "", b.model().send_dispatch_ns()});
-    binomial(b, trees, n / P);
+    // The first sends across the cubes wait for the reduce-scatter's last receive.
+    b.add({halving ? "halving's first send dispatch" : "trees' first send dispatch", 0, 0, 0, 0, "",
+           b.model().send_dispatch_ns()});
+    if (halving)
+      halving_doubling(b, trees, n / P);
+    else
+      binomial(b, trees, n / P);
   }
   b.pipelined("cube all-gather", ring_steps(ring, P, n, false), true);
   out.alpha_ns =
       b.model().step({ring.front()}, static_cast<double>(cfg.pe.ipcq.slot_bytes), true).hop_ns;
-  return finish_ordered(cfg, b, out,
-                        "cube ring reduce-scatter, binomial trees across " +
-                            std::to_string(blocks) + " cubes on n/" + std::to_string(P) +
-                            ", cube ring all-gather");
+  return finish_ordered(
+      cfg, b, out,
+      "cube ring reduce-scatter, " +
+          std::string(halving ? "recursive halving and doubling" : "binomial trees") + " across " +
+          std::to_string(blocks) + " cubes on n/" + std::to_string(P) + ", cube ring all-gather");
 }
 
 double ipcq_open_model_ns(const TopologyConfig& cfg, const PeAddr& me,

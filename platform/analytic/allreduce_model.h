@@ -76,15 +76,17 @@ AllReduceModel allreduce_model(const TopologyConfig& cfg, fw::AllReduceAlgo algo
 //   tree_allreduce_model   the binomial tree over `order`, reduce then broadcast;
 //   tree_broadcast_model   its broadcast alone, from order[0];
 //   cube_allreduce_model   ring reduce-scatter inside each block of `per_cube`
-//                          consecutive PEs, the binomial trees of each
-//                          position's segment across the blocks side by side,
+//                          consecutive PEs, each position's segment summed
+//                          across the blocks side by side (binomial trees, or
+//                          recursive halving and doubling as `across` says),
 //                          ring all-gather (per_cube <= 1: the tree).
 AllReduceModel tree_allreduce_model(const TopologyConfig& cfg, const std::vector<PeAddr>& order,
                                     RingSpace data, uint64_t bytes);
 AllReduceModel tree_broadcast_model(const TopologyConfig& cfg, const std::vector<PeAddr>& order,
                                     RingSpace data, uint64_t bytes);
 AllReduceModel cube_allreduce_model(const TopologyConfig& cfg, const std::vector<PeAddr>& order,
-                                    unsigned per_cube, RingSpace data, uint64_t bytes);
+                                    unsigned per_cube, RingSpace data, uint64_t bytes,
+                                    fw::CrossCube across = fw::CrossCube::kTree);
 // ipcq_open of `me`'s rings from `sources`: the dispatch, then the grant
 // round trip to the farthest source.
 double ipcq_open_model_ns(const TopologyConfig& cfg, const PeAddr& me,

@@ -285,7 +285,8 @@ LlmStepModel llm_decode_model(const TpMapping& map, const LlmRun& run, const Top
   const unsigned R = map.ranks_per_group();
   const auto groups = static_cast<unsigned>(map.ranks().size() / R);
   auto group_of = [&](unsigned g) {
-    return std::vector<PeAddr>(order.begin() + g * R, order.begin() + (g + 1) * R);
+    const auto first = static_cast<std::ptrdiff_t>(g) * R;
+    return std::vector<PeAddr>(order.begin() + first, order.begin() + first + R);
   };
   const int64_t qw = sh.qkv_width();
 
@@ -293,7 +294,8 @@ LlmStepModel llm_decode_model(const TpMapping& map, const LlmRun& run, const Top
   for (const RankPlan& r : map.ranks()) {
     std::set<PeAddr> from;
     for (const PeAddr& p : map.allreduce_per_cube() > 0
-                               ? fw::cube_allreduce_sources(order, r.rank, map.allreduce_per_cube())
+                               ? fw::cube_allreduce_sources(order, r.rank, map.allreduce_per_cube(),
+                                                            map.allreduce_across())
                                : fw::tree_sources(order, r.rank))
       from.insert(p);
     for (const PeAddr& p : fw::tree_sources(group_of(r.group), r.group_rank)) from.insert(p);
@@ -394,10 +396,9 @@ LlmStepModel llm_decode_model(const TpMapping& map, const LlmRun& run, const Top
   const AllReduceModel all =
       map.allreduce_per_cube() > 0
           ? cube_allreduce_model(cfg, order, map.allreduce_per_cube(), partial_space,
-                                 static_cast<uint64_t>(s.B * s.H) * 4)
+                                 static_cast<uint64_t>(s.B * s.H) * 4, map.allreduce_across())
           : tree_allreduce_model(cfg, order, partial_space, static_cast<uint64_t>(s.B * s.H) * 4);
-  const std::string all_how =
-      (map.allreduce_per_cube() > 0 ? "hierarchical: " : "tree: ") + all.bottleneck;
+  const std::string all_how = std::string(map.allreduce_name()) + ": " + all.bottleneck;
   for (const AllReduceModel::Phase& ph : all.phases)
     m.credit_paced = m.credit_paced || ph.chunks > cfg.pe.ipcq.slots;
   m.layer.push_back(make_phase("o_allreduce", all.total_ns, 0, all_how, collective_terms(all)));

@@ -77,6 +77,6 @@ LlmStepModel llm_pipeline_decode_model(const std::vector<LlmStage>& stages,
                                        const TopologyConfig& cfg);
 
 // Why a measured step lies outside [0.9, 1.1] of the model (empty inside).
-std::string llm_model_gap(const LlmStepModel& m, double measured_over_model);
+std::string llm_model_gap(const LlmStepModel& m, double ratio);
 
 }  // namespace kb

@@ -75,11 +75,11 @@ StepBound step_bound(const TpMapping& map, const ModelSpec& model, const LlmRun&
   // step does) over every rank, and the first group's QKV gather.
   const auto stream = static_cast<uint64_t>(N * H) * 4;
   const RingSpace space = stream * 4 <= map.tcm_budget() ? RingSpace::kTcm : RingSpace::kHbm;
-  b.allreduce_model_ns =
-      (map.allreduce_per_cube() > 0
-           ? cube_allreduce_model(cfg, map.order(), map.allreduce_per_cube(), space, stream)
-           : tree_allreduce_model(cfg, map.order(), space, stream))
-          .total_ns;
+  b.allreduce_model_ns = (map.allreduce_per_cube() > 0
+                              ? cube_allreduce_model(cfg, map.order(), map.allreduce_per_cube(),
+                                                     space, stream, map.allreduce_across())
+                              : tree_allreduce_model(cfg, map.order(), space, stream))
+                             .total_ns;
   const std::vector<PeAddr> group(map.order().begin(), map.order().begin() + map.ranks_per_group());
   b.qkv_gather_model_ns =
       tree_allreduce_model(cfg, group, RingSpace::kTcm,

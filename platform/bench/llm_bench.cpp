@@ -383,8 +383,9 @@ std::vector<ParamSpec> LlmBench::params() const {
       {"allreduce", "auto",
        "the all-reduces over every rank: tree (binomial, the whole vector per level) | "
        "hierarchical (ring reduce-scatter in each cube, a tree per segment across cubes, "
-       "ring all-gather) | auto (hierarchical where the ranks fill whole cubes or lie in "
-       "one, the tree otherwise)"},
+       "ring all-gather) | halving (as hierarchical, with recursive halving and doubling "
+       "across a power of two of cubes) | auto (hierarchical where the ranks fill whole "
+       "cubes or lie in one, the tree otherwise)"},
       {"attn_chunk", "0",
        "sequences whose attention states are reduced together (0 = as many as the TCM holds)"},
       {"seed", "1", "data mode: seed of the random weights, cache and embeddings"}};
@@ -445,10 +446,12 @@ LlmRun run_of(const BenchParams& p, const ModelSpec& model) {
   LlmRun run;
   run.prefill = phase == "prefill";
   const std::string allreduce = p.str("allreduce");
-  if (allreduce != "tree" && allreduce != "hierarchical" && allreduce != "auto")
+  if (allreduce != "tree" && allreduce != "hierarchical" && allreduce != "halving" &&
+      allreduce != "auto")
     throw UsageError("llm: --param allreduce=" + allreduce +
-                     ": expected tree, hierarchical or auto");
+                     ": expected tree, hierarchical, halving or auto");
   run.cube_allreduce = allreduce == "hierarchical";
+  run.halving_allreduce = allreduce == "halving";
   run.auto_allreduce = allreduce == "auto";
   run.prompt = p.integer_within("prompt", 1 << 20);
   run.batch = p.integer_within("batch", 1 << 16);
@@ -533,38 +536,37 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   j_by_class["static"] = ex.energy.static_total_pj() * 1e-12 / tokens;
 
   BenchResult res;
-  res.metrics = {
-      {"model", model.name},
-      {"model_source", model.source},
-      {"phase", phase},
-      {"allreduce", ex.plan.front().map->allreduce_per_cube() > 0 ? "hierarchical" : "tree"},
-      {"batch", run.batch},
-      {"context", run.context},
-      {"layers_simulated", run.layers},
-      {"model_layers", model.layers},
-      {"all_layers_simulated", run.layers == model.layers},
-      {"all_layers_fit", ex.fits},
-      {"mapping", ex.mapping},
-      {"tokens_per_s", tokens_per_s},
-      {"roofline", bound.to_json()},
-      {"roofline_tokens_per_s", bound_tokens_per_s},
-      {"latency_over_bound", latency / bound.bound_ns},
-      {"hbm_util", hbm_util},
-      {"allreduce_measured_ns", ar_measured},
-      {"allreduce_over_model", ar_measured / bound.allreduce_model_ns},
-      {"qkv_gather_measured_ns", gather_measured},
-      {"qkv_gather_over_model", gather_measured / bound.qkv_gather_model_ns},
-      {"link_bytes", act.traffic.link_bytes},
-      {"cube_link_bytes", act.traffic.cube_link_bytes},
-      {"sip_link_bytes", act.traffic.sip_link_bytes},
-      {"ipcq_ops", act.ipcq_ops},
-      {"dma_ops", act.dma_ops()},
-      {"j_per_token", j_per_token},
-      {"energy_floor_j_per_token", floor_j_per_token},
-      {"j_per_token_over_floor", j_per_token / floor_j_per_token},
-      {"j_per_token_by_class", j_by_class},
-      {"average_power_w", ex.energy.average_mw() * 1e-3},
-      {"energy", ex.energy.to_json()}};
+  res.metrics = {{"model", model.name},
+                 {"model_source", model.source},
+                 {"phase", phase},
+                 {"allreduce", ex.plan.front().map->allreduce_name()},
+                 {"batch", run.batch},
+                 {"context", run.context},
+                 {"layers_simulated", run.layers},
+                 {"model_layers", model.layers},
+                 {"all_layers_simulated", run.layers == model.layers},
+                 {"all_layers_fit", ex.fits},
+                 {"mapping", ex.mapping},
+                 {"tokens_per_s", tokens_per_s},
+                 {"roofline", bound.to_json()},
+                 {"roofline_tokens_per_s", bound_tokens_per_s},
+                 {"latency_over_bound", latency / bound.bound_ns},
+                 {"hbm_util", hbm_util},
+                 {"allreduce_measured_ns", ar_measured},
+                 {"allreduce_over_model", ar_measured / bound.allreduce_model_ns},
+                 {"qkv_gather_measured_ns", gather_measured},
+                 {"qkv_gather_over_model", gather_measured / bound.qkv_gather_model_ns},
+                 {"link_bytes", act.traffic.link_bytes},
+                 {"cube_link_bytes", act.traffic.cube_link_bytes},
+                 {"sip_link_bytes", act.traffic.sip_link_bytes},
+                 {"ipcq_ops", act.ipcq_ops},
+                 {"dma_ops", act.dma_ops()},
+                 {"j_per_token", j_per_token},
+                 {"energy_floor_j_per_token", floor_j_per_token},
+                 {"j_per_token_over_floor", j_per_token / floor_j_per_token},
+                 {"j_per_token_by_class", j_by_class},
+                 {"average_power_w", ex.energy.average_mw() * 1e-3},
+                 {"energy", ex.energy.to_json()}};
   res.metrics[run.prefill ? "ttft_ns" : "latency_per_token_ns"] = latency;
   double attn_gather_measured = 0, attn_gather_model = 0;
   if (run.prefill) {

@@ -63,13 +63,24 @@ TpMapping::TpMapping(const ModelSpec& model, const LlmRun& run, const TopologyCo
   per_group_ = W / kv;
   // Ranks fill the cubes in order: whole cubes, or part of one.
   const bool whole_cubes = W <= cfg.cube.pes || W % cfg.cube.pes == 0;
-  if (run.cube_allreduce || (run.auto_allreduce && whole_cubes && W > 1)) {
+  if (run.cube_allreduce || run.halving_allreduce || (run.auto_allreduce && whole_cubes && W > 1)) {
+    const char* asked = run.halving_allreduce ? "halving" : "hierarchical";
     if (!whole_cubes)
-      throw UsageError("llm: --param allreduce=hierarchical needs whole cubes: " + str(W) +
-                       " ranks are not a multiple of the " + str(cfg.cube.pes) +
+      throw UsageError("llm: --param allreduce=" + std::string(asked) + " needs whole cubes: " +
+                       str(W) + " ranks are not a multiple of the " + str(cfg.cube.pes) +
                        " PEs of a cube (use --param ranks=N with N a multiple of " +
                        str(cfg.cube.pes) + ", or allreduce=tree)");
     allreduce_per_cube_ = std::min(W, cfg.cube.pes);
+    if (run.halving_allreduce) {
+      if (!fw::cube_allreduce_halves(W, allreduce_per_cube_))
+        throw UsageError(
+            "llm: --param allreduce=halving needs a power of two of cubes, at least "
+            "two: " +
+            str(W) + " ranks fill " + str(W / allreduce_per_cube_) +
+            " (use --param ranks=N with N/" + str(allreduce_per_cube_) +
+            " a power of two, or allreduce=hierarchical)");
+      allreduce_across_ = fw::CrossCube::kHalving;
+    }
   }
   const fw::TransformerShape sh = shape();
   const int64_t R = per_group_, positions = kv_positions(run);
@@ -256,15 +267,23 @@ nlohmann::json TpMapping::describe() const {
        allreduce_per_cube_ > 0
            ? "the all-reduces over every rank hierarchical: ring reduce-scatter inside each "
              "cube's " +
-                 std::to_string(allreduce_per_cube_) +
-                 " ranks, a binomial tree per segment across the cubes (and SIPs), ring "
-                 "all-gather; the group gathers binomial trees"
+                 std::to_string(allreduce_per_cube_) + " ranks, " +
+                 (allreduce_across_ == fw::CrossCube::kHalving
+                      ? "recursive halving and doubling per segment across the cubes (and "
+                        "SIPs, last), "
+                      : "a binomial tree per segment across the cubes (and SIPs), ") +
+                 "ring all-gather; the group gathers binomial trees"
            : "binomial trees over the ranks in (sip, cube, pe) order"},
       {"weights", "each rank's shards in its own HBM"},
       {"kv_cache", "each rank's block of every sequence, in its own HBM (K transposed)"},
       {"rank0", rank_json(r0)},
       {"last_rank", rank_json(rl)}};
   return j;
+}
+
+const char* TpMapping::allreduce_name() const {
+  if (allreduce_per_cube_ == 0) return "tree";
+  return allreduce_across_ == fw::CrossCube::kHalving ? "halving" : "hierarchical";
 }
 
 }  // namespace kb

@@ -34,6 +34,9 @@ struct LlmRun {
   // lie in one) and the tree otherwise.
   bool cube_allreduce = false;
   bool auto_allreduce = false;
+  // Hierarchical with recursive halving and doubling across the cubes
+  // (fw::CrossCube::kHalving) instead of the tree.
+  bool halving_allreduce = false;
   // Pipeline stages: the PE a stage's tensor-parallel mapping starts at (in
   // (SIP, cube, PE) order), the model's index of its first layer, and
   // whether it ends with the final norm and the LM head (the last stage's).
@@ -77,6 +80,10 @@ class TpMapping {
   int64_t attn_chunk() const { return attn_chunk_; }
   // Ranks per cube of the hierarchical all-reduce (0: the binomial tree).
   unsigned allreduce_per_cube() const { return allreduce_per_cube_; }
+  // How the hierarchical all-reduce sums across the cubes.
+  fw::CrossCube allreduce_across() const { return allreduce_across_; }
+  // The all-reduce's name in the results: tree, hierarchical or halving.
+  const char* allreduce_name() const;
   // The mapping as the JSON result describes it.
   nlohmann::json describe() const;
 
@@ -93,6 +100,7 @@ class TpMapping {
   uint64_t tcm_budget_ = 0;
   int64_t attn_chunk_ = 0;
   unsigned allreduce_per_cube_ = 0;
+  fw::CrossCube allreduce_across_ = fw::CrossCube::kTree;
 };
 
 // [i * total / n, (i + 1) * total / n): the i-th of n near-equal slices.

@@ -115,7 +115,8 @@ std::vector<fw::TransformerStepArgs> place_step(HostRuntime& rt, const TpMapping
     a.ranks = map.order();
     a.rank = rp.rank;
     const unsigned R = map.ranks_per_group();
-    a.group.assign(map.order().begin() + rp.group * R, map.order().begin() + (rp.group + 1) * R);
+    const auto first = static_cast<std::ptrdiff_t>(rp.group) * R;
+    a.group.assign(map.order().begin() + first, map.order().begin() + first + R);
     a.group_rank = rp.group_rank;
     a.qkv = rp.qkv;
     a.o = rp.o;
@@ -127,6 +128,7 @@ std::vector<fw::TransformerStepArgs> place_step(HostRuntime& rt, const TpMapping
     a.tcm_budget = map.tcm_budget();
     a.attn_chunk = map.attn_chunk();
     a.allreduce_per_cube = map.allreduce_per_cube();
+    a.allreduce_across = map.allreduce_across();
     const int64_t nq = rp.qkv.count, no = rp.o.count, nf = rp.ffn.count, nv = rp.vocab.count;
     const int64_t n = rp.kv.count;
     const int64_t h = rp.group;

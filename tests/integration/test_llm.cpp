@@ -351,6 +351,47 @@ TEST(LlmAllReduce, HierarchicalBeatsTheTreeOnALargeVector) {
   EXPECT_LT(ar[1], 0.8 * ar[0]) << "tree " << ar[0] << " ns, hierarchical " << ar[1] << " ns";
 }
 
+TEST(LlmAllReduce, HalvingGivesTheSameLogitsAsTheTreeInDecodeAndPrefill) {
+  TempDir tmp;
+  // 8 ranks on tiny.yaml's 4 cubes of 2 PEs (two KV heads, so 4 ranks a
+  // group): a ring of 2 in each cube, halving and doubling across the 4.
+  for (const std::string phase : {"decode", "prefill"}) {
+    std::vector<double> err;
+    for (const std::string algo : {"tree", "halving"}) {
+      const nlohmann::json j =
+          run_json(args({"--data", "-p", "phase=" + phase, "-p", "prompt=23", "-p", "batch=3", "-p",
+                         "context=37", "-p", "model.kv_heads=2", "-p", "ranks=8", "-p",
+                         "allreduce=" + algo}),
+                   tmp, phase + algo + ".json");
+      ASSERT_FALSE(j.is_null());
+      EXPECT_EQ(j["metrics"]["allreduce"], algo);
+      EXPECT_LE(j["metrics"]["logits_max_rel_err"].get<double>(), 1e-2) << j["metrics"].dump();
+      err.push_back(j["metrics"]["logits_max_abs_err"].get<double>());
+    }
+    EXPECT_NEAR(err[0], err[1], 1e-3) << phase;
+  }
+}
+
+TEST(LlmAllReduce, HalvingBeatsTheTreeAcrossCubesOnALargeVector) {
+  TempDir tmp;
+  // 32 ranks (4 cubes of 8) of the 4-SIP chip, a [8, 8192] fp32 vector: the
+  // trees across the cubes move a 32 KB segment per level, four levels one
+  // after the other; halving and doubling move 16, 8, 8 and 16 KB.
+  std::vector<double> ar, model;
+  for (const std::string algo : {"hierarchical", "halving"}) {
+    const nlohmann::json j = run_json(
+        {"-b", "llm", "-q", "-p", "layers=1", "-p", "ranks=32", "-p", "model.ffn=4096", "-p",
+         "model.vocab=4096", "-p", "context=1000", "-p", "batch=8", "-p", "allreduce=" + algo},
+        tmp, algo + ".json");
+    ASSERT_FALSE(j.is_null());
+    ar.push_back(j["metrics"]["allreduce_measured_ns"].get<double>());
+    model.push_back(j["metrics"]["allreduce_over_model"].get<double>());
+  }
+  EXPECT_LT(ar[1], 0.9 * ar[0]) << "hierarchical " << ar[0] << " ns, halving " << ar[1] << " ns";
+  // The model prices the halving's levels within 15%.
+  EXPECT_NEAR(model[1], 1.0, 0.15);
+}
+
 // The default, auto: hierarchical where the ranks fill whole cubes (6 ranks
 // on tiny.yaml's cubes of 2 PEs), the tree where they do not (3 ranks).
 TEST(LlmAllReduce, AutoIsHierarchicalOnWholeCubesAndTheTreeOtherwise) {
@@ -479,6 +520,10 @@ INSTANTIATE_TEST_SUITE_P(
                 {"-p", "ranks=3", "-p", "allreduce=hierarchical"},
                 kTiny,
                 "needs whole cubes"},
+        BadCase{"halving_needs_a_power_of_two_of_cubes",
+                {"-p", "allreduce=halving"},
+                kTiny,
+                "needs a power of two of cubes, at least two: 6 ranks fill 3"},
         BadCase{"unknown_allreduce", {"-p", "allreduce=ring"}, kTiny, "expected tree, hier"},
         BadCase{"unknown_phase", {"-p", "phase=decoding"}, kTiny, "expected decode or prefill"},
         BadCase{"zero_prompt", {"-p", "phase=prefill", "-p", "prompt=0"}, kTiny, "prompt"},

@@ -122,7 +122,8 @@ TEST(OrderedCollectives, TheTreeOverAGroupsMembersIsItsBinomialAllReduce) {
   const CollectiveGroup g(c.sip_shape(), 0, 8);
   const AllReduceModel a =
       allreduce_model(c, AllReduceAlgo::kBinomial, g, RingSpace::kTcm, uint64_t{16} * 1024);
-  const AllReduceModel b = tree_allreduce_model(c, g.members(), RingSpace::kTcm, 16 * 1024);
+  const AllReduceModel b =
+      tree_allreduce_model(c, g.members(), RingSpace::kTcm, uint64_t{16} * 1024);
   ASSERT_EQ(a.phases.size(), b.phases.size());
   for (size_t i = 0; i < a.phases.size(); ++i) {
     EXPECT_EQ(a.phases[i].name, b.phases[i].name);
@@ -166,7 +167,7 @@ TEST(OrderedCollectives, TheHierarchicalAllReduceOnOneCubeIsItsRing) {
   const TopologyConfig c = with("torus2d");
   std::vector<PeAddr> cube;
   for (unsigned p = 0; p < 8; ++p) cube.push_back({0, 0, p});
-  const AllReduceModel one = cube_allreduce_model(c, cube, 8, RingSpace::kTcm, 32 * 1024);
+  const AllReduceModel one = cube_allreduce_model(c, cube, 8, RingSpace::kTcm, uint64_t{32} * 1024);
   ASSERT_EQ(one.phases.size(), 2U);
   EXPECT_EQ(one.phases[0].name, "cube reduce-scatter");
   EXPECT_EQ(one.phases[0].steps, 7U);
@@ -174,12 +175,41 @@ TEST(OrderedCollectives, TheHierarchicalAllReduceOnOneCubeIsItsRing) {
   EXPECT_EQ(one.phases[1].name, "cube all-gather");
   std::vector<PeAddr> two = cube;
   for (unsigned p = 0; p < 8; ++p) two.push_back({0, 1, p});
-  const AllReduceModel both = cube_allreduce_model(c, two, 8, RingSpace::kTcm, 32 * 1024);
+  const AllReduceModel both = cube_allreduce_model(c, two, 8, RingSpace::kTcm, uint64_t{32} * 1024);
   // The ring phases, the trees' first send, one reduce level, the broadcast.
   ASSERT_EQ(both.phases.size(), 5U);
   EXPECT_EQ(both.phases[2].name, "reduce level 1");
   EXPECT_EQ(both.phases[2].chunks, 8U);  // the 4 KiB segment
   EXPECT_GT(both.total_ns, one.total_ns);
+}
+
+// Across 4 cubes, halving and doubling: two levels each way on half, then a
+// quarter, of the cube's segment; the trees move the whole segment per level.
+TEST(OrderedCollectives, HalvingAcrossCubesMovesHalvesAndBeatsTheTrees) {
+  const TopologyConfig c = with("torus2d");
+  std::vector<PeAddr> four;
+  for (unsigned q = 0; q < 4; ++q)
+    for (unsigned p = 0; p < 8; ++p) four.push_back({0, q, p});
+  const AllReduceModel tree =
+      cube_allreduce_model(c, four, 8, RingSpace::kTcm, uint64_t{64} * 1024);
+  const AllReduceModel halving = cube_allreduce_model(c, four, 8, RingSpace::kTcm,
+                                                      uint64_t{64} * 1024, fw::CrossCube::kHalving);
+  // The ring phases, the first send, two halving and two doubling levels.
+  ASSERT_EQ(halving.phases.size(), 7U);
+  EXPECT_EQ(halving.phases[1].name, "halving's first send dispatch");
+  EXPECT_EQ(halving.phases[2].name, "halving level 1");
+  EXPECT_EQ(halving.phases[2].chunks, 8U);  // half of the 8 KiB segment
+  EXPECT_EQ(halving.phases[3].chunks, 4U);  // a quarter
+  EXPECT_EQ(halving.phases[4].name, "doubling level 2");
+  EXPECT_EQ(halving.phases[4].chunks, 4U);
+  EXPECT_EQ(halving.phases[5].chunks, 8U);
+  EXPECT_LT(halving.total_ns, tree.total_ns);
+  // Not a power of two of cubes: the trees, whatever was asked.
+  std::vector<PeAddr> three(four.begin(), four.begin() + 24);
+  EXPECT_EQ(cube_allreduce_model(c, three, 8, RingSpace::kTcm, uint64_t{64} * 1024,
+                                 fw::CrossCube::kHalving)
+                .total_ns,
+            cube_allreduce_model(c, three, 8, RingSpace::kTcm, uint64_t{64} * 1024).total_ns);
 }
 
 }  // namespace
