@@ -384,8 +384,9 @@ std::vector<ParamSpec> LlmBench::params() const {
        "the all-reduces over every rank: tree (binomial, the whole vector per level) | "
        "hierarchical (ring reduce-scatter in each cube, a tree per segment across cubes, "
        "ring all-gather) | halving (as hierarchical, with recursive halving and doubling "
-       "across a power of two of cubes) | auto (hierarchical where the ranks fill whole "
-       "cubes or lie in one, the tree otherwise)"},
+       "across a power of two of cubes) | auto (halving where the ranks fill a power of "
+       "two of whole cubes, hierarchical where they fill whole cubes or lie in one, the "
+       "tree otherwise)"},
       {"attn_chunk", "0",
        "sequences whose attention states are reduced together (0 = as many as the TCM holds)"},
       {"seed", "1", "data mode: seed of the random weights, cache and embeddings"}};

@@ -71,6 +71,8 @@ TpMapping::TpMapping(const ModelSpec& model, const LlmRun& run, const TopologyCo
                        " PEs of a cube (use --param ranks=N with N a multiple of " +
                        str(cfg.cube.pes) + ", or allreduce=tree)");
     allreduce_per_cube_ = std::min(W, cfg.cube.pes);
+    if (run.auto_allreduce && fw::cube_allreduce_halves(W, allreduce_per_cube_))
+      allreduce_across_ = fw::CrossCube::kHalving;
     if (run.halving_allreduce) {
       if (!fw::cube_allreduce_halves(W, allreduce_per_cube_))
         throw UsageError(

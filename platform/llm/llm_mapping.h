@@ -31,7 +31,8 @@ struct LlmRun {
   std::string variant = "opt2";
   // The all-reduces over every rank: hierarchical by cube, or the tree; with
   // `auto_allreduce`, hierarchical wherever the ranks fill whole cubes (or
-  // lie in one) and the tree otherwise.
+  // lie in one), with halving and doubling across a power of two of cubes,
+  // and the tree otherwise.
   bool cube_allreduce = false;
   bool auto_allreduce = false;
   // Hierarchical with recursive halving and doubling across the cubes

@@ -392,10 +392,15 @@ TEST(LlmAllReduce, HalvingBeatsTheTreeAcrossCubesOnALargeVector) {
   EXPECT_NEAR(model[1], 1.0, 0.15);
 }
 
-// The default, auto: hierarchical where the ranks fill whole cubes (6 ranks
-// on tiny.yaml's cubes of 2 PEs), the tree where they do not (3 ranks).
-TEST(LlmAllReduce, AutoIsHierarchicalOnWholeCubesAndTheTreeOtherwise) {
+// The default, auto: halving where the ranks fill a power of two of whole
+// cubes (8 ranks on tiny.yaml's 4 cubes of 2 PEs), hierarchical where they
+// fill whole cubes (6 ranks, 3 cubes), the tree where they do not (3 ranks).
+TEST(LlmAllReduce, AutoIsHalvingOnAPowerOfTwoOfCubesHierarchicalOnWholeCubesTheTreeOtherwise) {
   TempDir tmp;
+  const nlohmann::json four =
+      run_json(args({"-p", "model.kv_heads=2", "-p", "ranks=8"}), tmp, "four.json");
+  ASSERT_FALSE(four.is_null());
+  EXPECT_EQ(four["metrics"]["allreduce"], "halving");
   const nlohmann::json whole = run_json(args({}), tmp, "whole.json");
   ASSERT_FALSE(whole.is_null());
   EXPECT_EQ(whole["metrics"]["allreduce"], "hierarchical");
