@@ -840,6 +840,7 @@ t llm-pp-stages-do-not-divide 2 "${LM[@]}" --param mapping=pp --param stages=4
 t llm-pp-micro-batches-over-batch 2 "${LM[@]}" --param mapping=pp --param micro_batches=5 --param batch=2
 t llm-allreduce-typo 2 "${LM[@]}" --param allreduce=ring
 t llm-allreduce-hierarchical-not-whole-cubes 2 "${LM[@]/ranks=6/ranks=3}" --param allreduce=hierarchical
+t llm-allreduce-halving-three-cubes 2 "${LM[@]}" --param allreduce=halving
 t llm-variant-typo 2 "${LM[@]}" --param variant=opt4
 t llm-model-missing-file 2 --topology "$T" --bench llm --param model=/nonexistent/m.yaml
 t llm-model-dev-zero 2 --topology "$T" --bench llm --param model=/dev/zero

@@ -285,7 +285,7 @@ void halving_doubling_allreduce(Tl& tl, const Tensor& v, const std::vector<PeAdd
     given.push_back(give);
     cur = keep;
   }
-  for (size_t k = kept.size(); k-- > 0;) {
+  for (size_t k = kept.size(); k-- > 0;) {  // level k, mask 1 << k
     const PeAddr& peer = peers[pos ^ (1u << k)];
     if (kept[k].hi > kept[k].lo) ps.push_back(tl.send(peer, part(kept[k])));
     if (given[k].hi > given[k].lo) ps.push_back(tl.recv_async(peer, part(given[k])));

@@ -570,20 +570,21 @@ void binomial(Builder& b, const std::vector<std::vector<PeAddr>>& trees, double 
 // Recursive halving, then doubling (fw::CrossCube::kHalving) over `lists`
 // (equally long, a power of two, side by side): at level k every position
 // exchanges a 2^-(k+1) share of `bytes` with the one whose index differs in
-// bit k, all lists at once; each level waits for its receive, and its send
-// and receive are dispatched after the previous level's wait. The
-// all-gather retraces the levels, copying.
+// bit k, all lists at once. Each level waits for its receive and then
+// dispatches the next level's send (the first level's is the caller's
+// phase); the receive's dispatch, into a ring already open, overlaps the
+// partner's send. The all-gather retraces the levels, copying.
 void halving_doubling(Builder& b, const std::vector<std::vector<PeAddr>>& lists, double bytes) {
   const auto p = static_cast<unsigned>(lists.front().size());
   std::vector<unsigned> masks;
   for (unsigned mask = 1; mask < p; mask <<= 1) masks.push_back(mask);
-  const double dispatch = 2 * b.model().send_dispatch_ns();
+  const double dispatch = b.model().send_dispatch_ns();
   auto level = [&](const std::string& name, unsigned k, bool reduce) {
     std::vector<Hop> hops;
     for (const auto& l : lists)
       for (unsigned i = 0; i < p; ++i) hops.push_back({l[i], l[i ^ masks[k]]});
     AllReduceModel::Phase lv = b.level(name, hops, bytes / static_cast<double>(2u << k), reduce);
-    if (!reduce || k > 0) lv.ns += dispatch;  // after the previous level's wait
+    if (!reduce || k > 0) lv.ns += dispatch;  // the send, after the previous level's wait
     b.add(lv);
   };
   for (unsigned k = 0; k < masks.size(); ++k)
@@ -805,7 +806,9 @@ AllReduceModel tree_broadcast_model(const TopologyConfig& cfg, const std::vector
 AllReduceModel cube_allreduce_model(const TopologyConfig& cfg, const std::vector<PeAddr>& order,
                                     unsigned per_cube, RingSpace data, uint64_t bytes,
                                     fw::CrossCube across) {
-  if (per_cube <= 1) return tree_allreduce_model(cfg, order, data, bytes);
+  const bool halving =
+      across == fw::CrossCube::kHalving && fw::cube_allreduce_halves(order.size(), per_cube);
+  if (per_cube <= 1 && !halving) return tree_allreduce_model(cfg, order, data, bytes);
   AllReduceModel out;
   Builder b(cfg, RingSpace::kTcm, data, out);
   const auto n = static_cast<double>(bytes);
@@ -815,23 +818,23 @@ AllReduceModel cube_allreduce_model(const TopologyConfig& cfg, const std::vector
   for (unsigned c = 0; c < blocks; ++c)
     for (unsigned j = 0; j < P; ++j) ring.push_back({order[c * P + j], order[c * P + (j + 1) % P]});
   b.pipelined("cube reduce-scatter", ring_steps(ring, P, n, true), false);
-  const bool halving =
-      across == fw::CrossCube::kHalving && fw::cube_allreduce_halves(order.size(), P);
   if (blocks > 1) {
-    std::vector<std::vector<PeAddr>> trees(P);
+    // The positions holding the same segment in every cube, side by side.
+    std::vector<std::vector<PeAddr>> lists(P);
     for (unsigned j = 0; j < P; ++j)
-      for (unsigned c = 0; c < blocks; ++c) trees[j].push_back(order[c * P + j]);
+      for (unsigned c = 0; c < blocks; ++c) lists[j].push_back(order[c * P + j]);
     // The first sends across the cubes wait for the reduce-scatter's last receive.
     b.add({halving ? "halving's first send dispatch" : "trees' first send dispatch", 0, 0, 0, 0, "",
            b.model().send_dispatch_ns()});
     if (halving)
-      halving_doubling(b, trees, n / P);
+      halving_doubling(b, lists, n / P);
     else
-      binomial(b, trees, n / P);
+      binomial(b, lists, n / P);
   }
   b.pipelined("cube all-gather", ring_steps(ring, P, n, false), true);
-  out.alpha_ns =
-      b.model().step({ring.front()}, static_cast<double>(cfg.pe.ipcq.slot_bytes), true).hop_ns;
+  // A ring hop; a cube of one PE has none: the hop to the next cube.
+  const Hop first = P > 1 ? ring.front() : Hop{order[0], order[1]};
+  out.alpha_ns = b.model().step({first}, static_cast<double>(cfg.pe.ipcq.slot_bytes), true).hop_ns;
   return finish_ordered(
       cfg, b, out,
       "cube ring reduce-scatter, " +

@@ -493,10 +493,10 @@ std::string llm_model_gap(const LlmStepModel& m, double ratio) {
   if (ratio >= 0.9 && ratio <= 1.1) return "";
   if (!m.unpriced.empty()) return m.unpriced.front();
   if (ratio < 1 && m.credit_paced)
-    return "the all-reduces stream more chunks than their credits: the model lets each "
-           "broadcast send share the sender's links with its siblings for its whole length, "
-           "where the simulated sends finish one after the other, and prices the credit loop "
-           "by mean-value analysis";
+    return "the all-reduces stream more chunks than their credits: the model prices the "
+           "credit loop by mean-value analysis, and lets each send of a tree's broadcast share "
+           "the sender's links with its siblings for its whole length, where the simulated "
+           "sends finish one after the other";
   return ratio > 1 ? "the ranks leave each collective at different times; the model prices "
                      "every phase on its slowest rank and lets none overlap the next"
                    : "the model charges every phase its slowest rank; the simulation overlaps "

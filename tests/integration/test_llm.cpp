@@ -355,13 +355,16 @@ TEST(LlmAllReduce, HalvingGivesTheSameLogitsAsTheTreeInDecodeAndPrefill) {
   TempDir tmp;
   // 8 ranks on tiny.yaml's 4 cubes of 2 PEs (two KV heads, so 4 ranks a
   // group): a ring of 2 in each cube, halving and doubling across the 4.
+  // Hidden 132 splits unevenly: a cube segment of 198 (decode) or 4554
+  // (prefill) elements halves into 99, then 49 and 50 (2277, then 1138 and
+  // 1139).
   for (const std::string phase : {"decode", "prefill"}) {
     std::vector<double> err;
     for (const std::string algo : {"tree", "halving"}) {
       const nlohmann::json j =
           run_json(args({"--data", "-p", "phase=" + phase, "-p", "prompt=23", "-p", "batch=3", "-p",
-                         "context=37", "-p", "model.kv_heads=2", "-p", "ranks=8", "-p",
-                         "allreduce=" + algo}),
+                         "context=37", "-p", "model.kv_heads=2", "-p", "model.hidden=132", "-p",
+                         "model.d_head=22", "-p", "ranks=8", "-p", "allreduce=" + algo}),
                    tmp, phase + algo + ".json");
       ASSERT_FALSE(j.is_null());
       EXPECT_EQ(j["metrics"]["allreduce"], algo);
@@ -525,6 +528,10 @@ INSTANTIATE_TEST_SUITE_P(
                 {"-p", "ranks=3", "-p", "allreduce=hierarchical"},
                 kTiny,
                 "needs whole cubes"},
+        BadCase{"halving_needs_whole_cubes",
+                {"-p", "ranks=3", "-p", "allreduce=halving"},
+                kTiny,
+                "allreduce=halving needs whole cubes"},
         BadCase{"halving_needs_a_power_of_two_of_cubes",
                 {"-p", "allreduce=halving"},
                 kTiny,

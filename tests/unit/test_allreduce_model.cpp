@@ -202,6 +202,7 @@ TEST(OrderedCollectives, HalvingAcrossCubesMovesHalvesAndBeatsTheTrees) {
   EXPECT_EQ(halving.phases[3].chunks, 4U);  // a quarter
   EXPECT_EQ(halving.phases[4].name, "doubling level 2");
   EXPECT_EQ(halving.phases[4].chunks, 4U);
+  EXPECT_EQ(halving.phases[5].name, "doubling level 1");
   EXPECT_EQ(halving.phases[5].chunks, 8U);
   EXPECT_LT(halving.total_ns, tree.total_ns);
   // Not a power of two of cubes: the trees, whatever was asked.
