@@ -24,11 +24,15 @@ Calendar::Calendar() {
 void Calendar::notify_in(sc_core::sc_event& ev, const sc_core::sc_time& delay) {
   const uint64_t now = sc_core::sc_time_stamp().value();
   const uint64_t at = now + delay.value();
-  auto [it, added] = due_.try_emplace(at);
-  if (added) {
-    if (!spare_.empty()) {
-      it->second = std::move(spare_.back());
+  auto it = due_.find(at);
+  if (it == due_.end()) {
+    if (spare_.empty()) {
+      it = due_.try_emplace(at).first;
+    } else {
+      Due::node_type node = std::move(spare_.back());
       spare_.pop_back();
+      node.key() = at;
+      it = due_.insert(std::move(node)).position;
     }
     instants_.push_back(at);
     std::push_heap(instants_.begin(), instants_.end(), std::greater<>{});
@@ -60,12 +64,10 @@ void Calendar::fire() {
     std::pop_heap(instants_.begin(), instants_.end(), std::greater<>{});
     const uint64_t at = instants_.back();
     instants_.pop_back();
-    auto it = due_.find(at);
-    std::vector<sc_core::sc_event*> events = std::move(it->second);
-    due_.erase(it);
-    for (sc_core::sc_event* ev : events) ev->notify();
-    events.clear();
-    spare_.push_back(std::move(events));
+    Due::node_type node = due_.extract(at);
+    for (sc_core::sc_event* ev : node.mapped()) ev->notify();
+    node.mapped().clear();
+    spare_.push_back(std::move(node));
   }
   if (!instants_.empty()) {
     armed_ = instants_.front();

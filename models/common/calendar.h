@@ -51,9 +51,12 @@ class Calendar {
   // (requests served back to back, hops of equal latency), so the heap holds
   // each instant once and an instant's events are notified in the order they
   // were added.
-  std::unordered_map<uint64_t, std::vector<sc_core::sc_event*>> due_;  // by sc_time value
-  std::vector<uint64_t> instants_;                      // min-heap of the keys of due_
-  std::vector<std::vector<sc_core::sc_event*>> spare_;  // emptied lists, reused
+  using Due = std::unordered_map<uint64_t, std::vector<sc_core::sc_event*>>;
+  Due due_;                         // by sc_time value
+  std::vector<uint64_t> instants_;  // min-heap of the keys of due_
+  // Fired instants' entries (map node and emptied list), reused for new
+  // instants: a wake-up allocates nothing.
+  std::vector<Due::node_type> spare_;
   uint64_t armed_ = UINT64_MAX;  // the instant wake_ is notified for (none: max)
   sc_core::sc_event wake_;
 };
