@@ -9,7 +9,7 @@
 namespace kb {
 
 Calendar& Calendar::get() {
-  static Calendar* calendar = new Calendar;  // never destroyed (see the header)
+  static auto* calendar = new Calendar;  // never destroyed (see the header)
   return *calendar;
 }
 
