@@ -337,15 +337,33 @@ TEST(LlmAllReduce, HierarchicalGivesTheSameLogitsAsTheTreeInDecodeAndPrefill) {
 
 TEST(LlmAllReduce, TheCubeAllReducesBeatTheTreeOnALargeVector) {
   TempDir tmp;
-  // 16 ranks (2 cubes of 8) of the 4-SIP chip, a [8, 8192] fp32 vector: the
-  // tree moves 256 KB per level; the cube rings 32 KB per step, then across
-  // the two cubes the tree a 32 KB segment each way, halving 16 KB.
+  // 16 ranks (2 cubes of 8) of the 4-SIP chip, a [8, 4096] fp32 vector: the
+  // tree moves 128 KB per level; the cube rings 16 KB per step, then across
+  // the two cubes the tree a 16 KB segment each way, halving 8 KB.
   std::vector<double> ar, model;
   for (const std::string algo : {"tree", "hierarchical", "halving"}) {
-    const nlohmann::json j = run_json(
-        {"-b", "llm", "-q", "-p", "layers=1", "-p", "ranks=16", "-p", "model.ffn=4096", "-p",
-         "model.vocab=4096", "-p", "context=1000", "-p", "batch=8", "-p", "allreduce=" + algo},
-        tmp, algo + ".json");
+    const nlohmann::json j = run_json({"-b",
+                                       "llm",
+                                       "-q",
+                                       "-p",
+                                       "layers=1",
+                                       "-p",
+                                       "ranks=16",
+                                       "-p",
+                                       "model.hidden=4096",
+                                       "-p",
+                                       "model.heads=32",
+                                       "-p",
+                                       "model.ffn=4096",
+                                       "-p",
+                                       "model.vocab=4096",
+                                       "-p",
+                                       "context=256",
+                                       "-p",
+                                       "batch=8",
+                                       "-p",
+                                       "allreduce=" + algo},
+                                      tmp, algo + ".json");
     ASSERT_FALSE(j.is_null());
     EXPECT_EQ(j["metrics"]["allreduce"], algo);
     ar.push_back(j["metrics"]["allreduce_measured_ns"].get<double>());
