@@ -22,6 +22,14 @@ Calendar::Calendar() {
 }
 
 void Calendar::notify_in(sc_core::sc_event& ev, const sc_core::sc_time& delay) {
+  add({&ev, nullptr}, delay);
+}
+
+void Calendar::call_in(Timer& timer, const sc_core::sc_time& delay) {
+  add({nullptr, &timer}, delay);
+}
+
+void Calendar::add(Entry e, const sc_core::sc_time& delay) {
   const uint64_t now = sc_core::sc_time_stamp().value();
   const uint64_t at = now + delay.value();
   auto it = due_.find(at);
@@ -37,7 +45,7 @@ void Calendar::notify_in(sc_core::sc_event& ev, const sc_core::sc_time& delay) {
     instants_.push_back(at);
     std::push_heap(instants_.begin(), instants_.end(), std::greater<>{});
   }
-  it->second.push_back(&ev);
+  it->second.push_back(e);
   if (at < armed_) {  // the kernel replaces a later pending notification
     armed_ = at;
     wake_.notify(delay);
@@ -65,7 +73,14 @@ void Calendar::fire() {
     const uint64_t at = instants_.back();
     instants_.pop_back();
     Due::node_type node = due_.extract(at);
-    for (sc_core::sc_event* ev : node.mapped()) ev->notify();
+    // A timer schedules only later instants (delay > 0): the node is out of
+    // the map, and the heap's front stays after `now` until this one is done.
+    for (const Entry& e : node.mapped()) {
+      if (e.event)
+        e.event->notify();
+      else
+        e.timer->on_time();
+    }
     node.mapped().clear();
     spare_.push_back(std::move(node));
   }

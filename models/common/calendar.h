@@ -14,6 +14,13 @@
 // sensitive to `ev` therefore runs in the same delta cycle either way; only
 // its place among the processes of that delta can differ, and the models
 // order same-instant work by keys, not by the kernel's run order.
+//
+// call_in(timer, d) runs `timer` itself at that point instead: from the
+// calendar's own process, in the same evaluation phase, with no event, no
+// process to schedule and no coroutine switch. A service queue's arrivals and
+// ends of service are such timers. What a timer does must not depend on
+// running before or after the other processes of its delta, the same rule as
+// for the processes an event wakes.
 #pragma once
 
 #include <cstdint>
@@ -32,9 +39,24 @@ class Calendar {
   // built). Never destroyed: one simulation per process.
   static Calendar& get();
 
+  // Work the calendar runs at an instant (call_in). Its owner outlives every
+  // pending call.
+  class Timer {
+   public:
+    virtual void on_time() = 0;
+
+   protected:
+    ~Timer() = default;
+  };
+
   // Notifies `ev` at now + `delay` (delay > 0), as above. Entries due at the
   // same instant fire in the order they were made.
   void notify_in(sc_core::sc_event& ev, const sc_core::sc_time& delay);
+  // Runs timer.on_time() at now + `delay` (delay > 0), where notify_in would
+  // have notified. One instant's entries are taken in the order they were
+  // made: a timer runs there and then, an event's waiters after the
+  // calendar's process has taken them all.
+  void call_in(Timer& timer, const sc_core::sc_time& delay);
 
   // sc_core::wait(delay) for the calling SC_THREAD, woken through the
   // calendar (a zero delay waits one delta, as the kernel's would).
@@ -46,12 +68,18 @@ class Calendar {
  private:
   Calendar();
   void fire();
+  // One wake-up: an event to notify, or else a timer to run.
+  struct Entry {
+    sc_core::sc_event* event;
+    Timer* timer;
+  };
+  void add(Entry e, const sc_core::sc_time& delay);
 
   // The pending wake-ups grouped by instant: many are due at the same one
   // (requests served back to back, hops of equal latency), so the heap holds
   // each instant once and an instant's events are notified in the order they
   // were added.
-  using Due = std::unordered_map<uint64_t, std::vector<sc_core::sc_event*>>;
+  using Due = std::unordered_map<uint64_t, std::vector<Entry>>;
   Due due_;                         // by sc_time value
   std::vector<uint64_t> instants_;  // min-heap of the keys of due_
   // Fired instants' entries (map node and emptied list), reused for new

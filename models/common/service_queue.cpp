@@ -17,9 +17,6 @@ ServiceQueue::ServiceQueue(const sc_core::sc_module_name& name, unsigned capacit
   SC_METHOD(serve);
   sensitive << kick_;
   dont_initialize();
-  SC_METHOD(arrive);
-  sensitive << arrival_;
-  dont_initialize();
 }
 
 void ServiceQueue::push(const sc_core::sc_time& service, uint64_t bytes, Completion* done,
@@ -44,12 +41,12 @@ void ServiceQueue::push_after(const sc_core::sc_time& after, const sc_core::sc_t
   std::push_heap(future_.begin(), future_.end(), LaterFirst{});
   if (at < arrival_armed_) {  // a later wake-up still pending finds nothing due
     arrival_armed_ = at;
-    calendar_.notify_in(arrival_, after);
+    calendar_.call_in(arrival_, after);
   }
 }
 
-// Runs in the timed phase of an arrival instant, where a requester woken from
-// waiting out its delay would have pushed.
+// Runs in the timed phase of an arrival instant (the calendar's timer), where
+// a requester woken from waiting out its delay would have pushed.
 void ServiceQueue::arrive() {
   const sc_core::sc_time& now = sc_core::sc_time_stamp();
   if (arrival_armed_ <= now) arrival_armed_ = sc_core::sc_max_time();
@@ -62,7 +59,7 @@ void ServiceQueue::arrive() {
   }
   if (!future_.empty() && future_.front().at < arrival_armed_) {
     arrival_armed_ = future_.front().at;
-    calendar_.notify_in(arrival_, arrival_armed_ - now);
+    calendar_.call_in(arrival_, arrival_armed_ - now);
   }
 }
 
@@ -99,43 +96,61 @@ void ServiceQueue::insert_sorted(std::deque<Request>& q, const Request& r) {
   insert_in_service_order(q, r);
 }
 
+// The end of the current request's service: in the timed phase of its
+// instant (the calendar's timer), or one delta after a zero-time service
+// began (serve()).
+void ServiceQueue::end_service() {
+  busy_ = false;
+  if (meter_) meter_->end(power_token_);
+  ++stats_.requests;
+  stats_.bytes += current_.bytes;
+  stats_.busy_time += current_.service;
+  if (current_.done) current_.done->done();
+  if (queue_.empty()) {  // idle: the next push kicks, and picks one delta after it
+    update_depth();
+    return;
+  }
+  // A head that arrived before this instant is the next request whatever
+  // else arrives now (a later arrival sorts after it): it starts at once.
+  // Otherwise choose one delta later, once every request arriving at this
+  // instant has been pushed. A zero-time head, or requests stalled at a full
+  // queue (admitted in arrival-instant order), take the delta too.
+  const Request& head = queue_.front();
+  if (stalled_.empty() && head.service != sc_core::SC_ZERO_TIME &&
+      head.arrival < sc_core::sc_time_stamp()) {
+    start_next();
+    return;
+  }
+  selecting_ = true;
+  kick_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// Puts the queue's head in service.
+void ServiceQueue::start_next() {
+  current_ = queue_.front();  // the least (arrival, order, seq): see insert_sorted
+  queue_.pop_front();
+  busy_ = true;
+  if (meter_) power_token_ = meter_->begin(current_.pj, current_.service);
+  admit_stalled();
+  update_depth();
+  if (current_.service != sc_core::SC_ZERO_TIME) calendar_.call_in(served_, current_.service);
+}
+
+// Picks the next request, one delta after a kick. A zero-time service ends
+// here, one delta after it began. A kick that comes while a request is in
+// service (a push of the picking delta that ran before serve()) is stale.
 void ServiceQueue::serve() {
-  if (busy_) {  // the current request's service time has elapsed
-    busy_ = false;
-    if (meter_) meter_->end(power_token_);
-    ++stats_.requests;
-    stats_.bytes += current_.bytes;
-    stats_.busy_time += current_.service;
-    if (current_.done) current_.done->done();
-    if (queue_.empty()) {  // idle: the next push kicks, and picks one delta after it
-      update_depth();
-      next_trigger(kick_);
-      return;
-    }
-    // Choose the next request one delta later, once every request arriving
-    // at this instant has been pushed.
-    selecting_ = true;
-    next_trigger(sc_core::SC_ZERO_TIME);
+  if (busy_) {
+    if (current_.service == sc_core::SC_ZERO_TIME) end_service();
     return;
   }
   selecting_ = false;
   if (!queue_.empty()) {
-    current_ = queue_.front();  // the least (arrival, order, seq): see insert_sorted
-    queue_.pop_front();
-    busy_ = true;
-    if (meter_) power_token_ = meter_->begin(current_.pj, current_.service);
-    admit_stalled();
-    update_depth();
-    if (current_.service == sc_core::SC_ZERO_TIME) {
-      next_trigger(sc_core::SC_ZERO_TIME);
-    } else {
-      calendar_.notify_in(served_, current_.service);
-      next_trigger(served_);
-    }
+    start_next();
+    if (current_.service == sc_core::SC_ZERO_TIME) next_trigger(sc_core::SC_ZERO_TIME);
     return;
   }
   update_depth();
-  next_trigger(kick_);
 }
 
 void ServiceQueue::admit_stalled() {

@@ -1,14 +1,18 @@
 // A serial resource with a FIFO request queue: one link direction, one HBM
 // pseudo-channel, one memory port. Requests are served in arrival order, one
 // at a time; each occupies the server for its service time. The server is a
-// single SC_METHOD asleep on one event (no thread per request).
+// single SC_METHOD asleep on one event (no thread per request) that picks the
+// next request; arrivals handed over ahead of time and ends of service are
+// the calendar's timers (Calendar::call_in), run with no process of their own.
 //
 // Requests that arrive at the same simulated time are served in the order of
 // their `order` key (then of their push), not in the order the kernel happened
 // to wake their senders: the kernel's wake order for equal times depends on
 // every other pending event, so without this a PE's timing would shift with
 // unrelated activity elsewhere. The server picks its next request one delta
-// after it becomes free, so every same-time arrival is in the queue by then.
+// after it becomes free, so every same-time arrival is in the queue by then;
+// when the head of the queue arrived at an earlier instant, nothing arriving
+// now can precede it, and it starts at once.
 //
 // A requester pushes a request and then waits on its Completion. A bounded
 // queue (capacity > 0) holds at most `capacity` requests waiting for service;
@@ -104,6 +108,8 @@ class ServiceQueue : public sc_core::sc_module, public Instrumented {
   };
   void serve();
   void arrive();
+  void end_service();
+  void start_next();
   void enqueue(Request r);
   void admit_stalled();
   static void insert_sorted(std::deque<Request>& q, const Request& r);
@@ -126,17 +132,26 @@ class ServiceQueue : public sc_core::sc_module, public Instrumented {
   };
   std::vector<Future> future_;
   uint64_t next_call_ = 0;
-  // Named: an unnamed event made while elaborating gets a generated unique
-  // name, which costs more than the rest of the queue (64-SIP elaboration).
-  sc_core::sc_event arrival_{"arrival"};
-  sc_core::sc_time arrival_armed_ = sc_core::sc_max_time();  // the calendar wakes arrive() then
-  sc_core::sc_event served_{"served"};  // the current request's service time has elapsed
+  // The calendar's timers: arrive() when a request handed over ahead of time
+  // arrives, end_service() when the current request's service time has
+  // elapsed.
+  template <void (ServiceQueue::*Fn)()>
+  struct Call final : Calendar::Timer {
+    explicit Call(ServiceQueue* q) : queue(q) {}
+    void on_time() override { (queue->*Fn)(); }
+    ServiceQueue* queue;
+  };
+  Call<&ServiceQueue::arrive> arrival_{this};
+  sc_core::sc_time arrival_armed_ = sc_core::sc_max_time();  // the calendar runs arrive() then
+  Call<&ServiceQueue::end_service> served_{this};
   Calendar& calendar_;
   Request current_{};
   bool busy_ = false;
   bool selecting_ = false;
   uint64_t next_seq_ = 0;
   SettledPeak depth_;
+  // Named: an unnamed event made while elaborating gets a generated unique
+  // name, which costs more than the rest of the queue (64-SIP elaboration).
   sc_core::sc_event kick_{"kick"};
   Stats stats_;
   PowerMeter* meter_ = nullptr;

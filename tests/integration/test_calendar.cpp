@@ -66,6 +66,43 @@ TEST(Calendar, EntriesFireInTimeOrderThenInTheOrderTheyWereMade) {
   EXPECT_EQ(at[2], 10.0);
 }
 
+// A timer runs in the instant and delta cycle where a process woken by a
+// notification made at the same time runs, and entries of one instant, timers
+// and notifications alike, run in the order they were made.
+TEST(Calendar, ATimerRunsWhereAnEventsWaiterWouldInTheOrderMade) {
+  struct Recorder final : Calendar::Timer {
+    std::vector<std::string>* log = nullptr;
+    When at{-1, 0};
+    void on_time() override {
+      at = now();
+      log->emplace_back("timer");
+    }
+  } timer;
+  std::vector<std::string> log;
+  timer.log = &log;
+  sc_core::sc_event first, last;
+  When woken{-1, 0};
+  sc_core::sc_spawn([&] {
+    sc_core::wait(first);
+    woken = now();
+    log.emplace_back("first");
+  });
+  sc_core::sc_spawn([&] {
+    sc_core::wait(last);
+    log.emplace_back("last");
+  });
+  sc_core::sc_spawn([&] {
+    Calendar::get().notify_in(first, ns_to_time(4));
+    Calendar::get().call_in(timer, ns_to_time(4));
+    Calendar::get().notify_in(last, ns_to_time(4));
+  });
+  sc_core::sc_start();
+  EXPECT_EQ(timer.at.first, 4.0);
+  EXPECT_EQ(timer.at, woken);
+  // The timer runs inside the calendar, before the processes its delta wakes.
+  EXPECT_EQ(log, (std::vector<std::string>{"timer", "first", "last"}));
+}
+
 // A requester that waits out its delay and pushes, and one that hands the
 // request over with push_after, see their completion in the same instant and
 // delta cycle, alone and behind a request already in service.
@@ -120,6 +157,32 @@ TEST(ServiceQueuePushAfter, SameInstantArrivalsAreServedByKey) {
   });
   sc_core::sc_start();
   EXPECT_EQ(served, (std::vector<int>{1, 9}));
+}
+
+// A request waiting since an earlier instant follows the one in service at
+// once, ahead of one arriving at that instant with a better order key.
+TEST(ServiceQueuePushAfter, AnEarlierArrivalGoesBeforeABetterKeyArrivingNow) {
+  ServiceQueue q("q");
+  Completion busy, early, now_arrived;
+  double early_ns = -1, now_ns = -1;
+  sc_core::sc_spawn([&] {
+    q.push(ns_to_time(10), 64, &busy, /*order=*/5);
+    q.push_after(ns_to_time(5), ns_to_time(2), 64, &early, /*order=*/9);
+    q.push_after(ns_to_time(10), ns_to_time(2), 64, &now_arrived, /*order=*/1);
+  });
+  sc_core::sc_spawn([&] {
+    sc_core::wait(ns_to_time(1));
+    early.wait();
+    early_ns = to_ns(sc_core::sc_time_stamp());
+  });
+  sc_core::sc_spawn([&] {
+    sc_core::wait(ns_to_time(1));
+    now_arrived.wait();
+    now_ns = to_ns(sc_core::sc_time_stamp());
+  });
+  sc_core::sc_start();
+  EXPECT_EQ(early_ns, 12.0);
+  EXPECT_EQ(now_ns, 14.0);
 }
 
 }  // namespace
