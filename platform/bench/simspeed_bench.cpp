@@ -185,7 +185,10 @@ std::string temp_path(const std::string& stem, const std::string& ext) {
 ChildCost child_bench(std::vector<std::string> argv, const std::string& what,
                       nlohmann::json* result) {
   const std::string json_out = temp_path("kb_simspeed", ".json");
-  argv.insert(argv.end(), {"--json", json_out, "--quiet"});  // no progress lines
+  // Not --quiet: that drops the closing line child_cost reads the peak RSS
+  // from. The child's stdout goes to a file; its progress lines (stderr)
+  // reach the user, which an hour-long whole-token run needs.
+  argv.insert(argv.end(), {"--json", json_out});
   const ChildCost c = child_cost(argv);
   if (c.status != 0)
     throw SimulationError("simspeed: " + what + " failed (exit " + std::to_string(c.status) + ")");
@@ -205,18 +208,21 @@ void time_gqa_sweep(const std::string& exe, long long gqa_s, BenchResult& res) {
                   "gqa-sweep at S_kv=" + std::to_string(gqa_s), &r);
   SummaryTable g{"gqa-sweep, four long-context cases at S_kv=" + std::to_string(gqa_s) +
                      " (child process; target: under 60 s in all)",
-                 {"case", "latency_us", "wall_s"},
+                 {"case", "latency_us", "wall_s", "peak_rss_MB"},
                  {}};
   double cases_wall = 0;
   for (const auto& pt : r["points"]) {
     cases_wall += pt["wall_s"].get<double>();
     g.rows.push_back(
         {std::to_string(pt["case"].get<int>()) + " " + pt["case_name"].get<std::string>(),
-         fmt(pt["latency_ns"].get<double>() / 1e3, 2), fmt(pt["wall_s"], 2)});
+         fmt(pt["latency_ns"].get<double>() / 1e3, 2), fmt(pt["wall_s"], 2), "-"});
   }
-  g.rows.push_back({"all (process, elaboration included)", "-", fmt(c.wall_s, 2)});
-  res.metrics["gqa_sweep"] = {
-      {"S_kv", gqa_s}, {"cases_wall_s", cases_wall}, {"process_wall_s", c.wall_s}};
+  g.rows.push_back(
+      {"all (process, elaboration included)", "-", fmt(c.wall_s, 2), fmt(c.max_rss_mb, 0)});
+  res.metrics["gqa_sweep"] = {{"S_kv", gqa_s},
+                              {"cases_wall_s", cases_wall},
+                              {"process_wall_s", c.wall_s},
+                              {"peak_rss_mb", c.max_rss_mb}};
   res.tables.push_back(g);
 }
 

@@ -235,6 +235,9 @@ TEST(CliInfo, SimspeedReportsRawRateStageRatesFitAndElaboration) {
     EXPECT_GT(pt.at("services_per_s").get<double>(), 0.0) << pt.dump();
   }
   EXPECT_EQ(workloads, 4);
+  // A bench run in a child process reports the child's own peak RSS.
+  EXPECT_GT(j.at("metrics").at("gqa_sweep").at("peak_rss_mb").get<double>(), 0.0)
+      << j.at("metrics").dump();
 }
 
 TEST(CliInfo, SimspeedRefusesANegativeLlmLayerCount) {
