@@ -48,7 +48,9 @@ void Calendar::add(Entry e, const sc_core::sc_time& delay) {
   it->second.push_back(e);
   if (at < armed_) {  // the kernel replaces a later pending notification
     armed_ = at;
-    wake_.notify(delay);
+    // While firing, fire() arms the kernel once at the end: a notification
+    // per timer's call would each leave a cancelled entry in its heap.
+    if (!firing_) wake_.notify(delay);
   }
 }
 
@@ -68,6 +70,13 @@ void Calendar::wait(const sc_core::sc_time& delay) {
 void Calendar::fire() {
   const uint64_t now = sc_core::sc_time_stamp().value();
   armed_ = UINT64_MAX;
+  struct Firing {  // reset however fire() leaves (a timer may raise a fault)
+    bool& flag;
+    explicit Firing(bool& f) : flag(f) { flag = true; }
+    ~Firing() { flag = false; }
+    Firing(const Firing&) = delete;
+    Firing& operator=(const Firing&) = delete;
+  } firing(firing_);
   while (!instants_.empty() && instants_.front() <= now) {
     std::pop_heap(instants_.begin(), instants_.end(), std::greater<>{});
     const uint64_t at = instants_.back();
@@ -84,6 +93,7 @@ void Calendar::fire() {
     node.mapped().clear();
     spare_.push_back(std::move(node));
   }
+  firing_ = false;  // the notification below is the one the timers' calls deferred
   if (!instants_.empty()) {
     armed_ = instants_.front();
     wake_.notify(sc_core::sc_time::from_value(armed_ - now));

@@ -86,6 +86,7 @@ class Calendar {
   // instants: a wake-up allocates nothing.
   std::vector<Due::node_type> spare_;
   uint64_t armed_ = UINT64_MAX;  // the instant wake_ is notified for (none: max)
+  bool firing_ = false;          // in fire(): its timers' calls arm nothing
   sc_core::sc_event wake_;
 };
 
