@@ -93,7 +93,7 @@ void Calendar::fire() {
     node.mapped().clear();
     spare_.push_back(std::move(node));
   }
-  firing_ = false;  // the notification below is the one the timers' calls deferred
+  // The one notification the timers' calls deferred (made here, not by add()).
   if (!instants_.empty()) {
     armed_ = instants_.front();
     wake_.notify(sc_core::sc_time::from_value(armed_ - now));
