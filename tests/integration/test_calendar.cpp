@@ -67,8 +67,9 @@ TEST(Calendar, EntriesFireInTimeOrderThenInTheOrderTheyWereMade) {
 }
 
 // A timer runs in the instant and delta cycle where a process woken by a
-// notification made at the same time runs, and entries of one instant, timers
-// and notifications alike, run in the order they were made.
+// notification made at the same time runs. One instant's entries are taken in
+// the order they were made: the timer runs then and there, the notified
+// processes after the calendar's own.
 TEST(Calendar, ATimerRunsWhereAnEventsWaiterWouldInTheOrderMade) {
   struct Recorder final : Calendar::Timer {
     std::vector<std::string>* log = nullptr;
