@@ -1,5 +1,8 @@
 // A countdown that wakes the thread waiting on it when its last part is done.
 // Used by a requester that fans one request out to several service queues.
+// A requester with no thread of its own (a target answering a non-blocking
+// transport) sets a Resume instead: it runs when the last part is done, where
+// the waiting thread would have been woken.
 #pragma once
 
 #include <sysc/kernel/sc_event.h>
@@ -9,9 +12,26 @@ namespace kb {
 
 class Completion {
  public:
+  class Resume {
+   public:
+    virtual void resume() = 0;
+
+   protected:
+    ~Resume() = default;
+  };
+  // Run `r` instead of waking a waiter (null: wake the waiter).
+  void set_resume(Resume* r) { resume_ = r; }
+
   void expect(unsigned parts) { pending_ += parts; }
+  // After the last part, touches nothing of this Completion once resume() is
+  // called: it may reuse it.
   void done() {
-    if (pending_ > 0 && --pending_ == 0) event_.notify();
+    if (pending_ > 0 && --pending_ == 0) {
+      if (resume_)
+        resume_->resume();
+      else
+        event_.notify();
+    }
   }
   bool finished() const { return pending_ == 0; }
   // Blocks the calling SC_THREAD until every expected part is done.
@@ -21,6 +41,7 @@ class Completion {
 
  private:
   unsigned pending_ = 0;
+  Resume* resume_ = nullptr;
   sc_core::sc_event event_;
 };
 

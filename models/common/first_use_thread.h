@@ -20,18 +20,25 @@
 
 namespace kb {
 
+// Spawns under `owner`, not under the running process, while in scope.
+class SpawnUnder {
+ public:
+  explicit SpawnUnder(sc_core::sc_module& owner) : simc_(sc_core::sc_get_curr_simcontext()) {
+    simc_->hierarchy_push(&owner);
+  }
+  ~SpawnUnder() { simc_->hierarchy_pop(); }
+  SpawnUnder(const SpawnUnder&) = delete;
+  SpawnUnder& operator=(const SpawnUnder&) = delete;
+
+ private:
+  sc_core::sc_simcontext* simc_;
+};
+
 template <typename Body>
 void start_thread_on_first_use(sc_core::sc_module& owner, const char* name, bool next_delta,
                                Body body) {
   reserve_thread_stack(owner.name());
-  sc_core::sc_simcontext* simc = sc_core::sc_get_curr_simcontext();
-  struct Scope {  // spawn under `owner`, not under the running process
-    sc_core::sc_simcontext* simc;
-    Scope(sc_core::sc_simcontext* s, sc_core::sc_module& m) : simc(s) { simc->hierarchy_push(&m); }
-    ~Scope() { simc->hierarchy_pop(); }
-    Scope(const Scope&) = delete;
-    Scope& operator=(const Scope&) = delete;
-  } scope(simc, owner);
+  SpawnUnder scope(owner);
   sc_core::sc_spawn_options opts;
   color_stack(opts);
   sc_core::sc_spawn(
@@ -40,6 +47,18 @@ void start_thread_on_first_use(sc_core::sc_module& owner, const char* name, bool
         body();
       },
       name, &opts);
+}
+
+// The same for an SC_METHOD sensitive to `ev` (not run until `ev` is notified).
+template <typename Body>
+void start_method_on_first_use(sc_core::sc_module& owner, const char* name, sc_core::sc_event& ev,
+                               Body body) {
+  SpawnUnder scope(owner);
+  sc_core::sc_spawn_options opts;
+  opts.spawn_method();
+  opts.set_sensitivity(&ev);
+  opts.dont_initialize();
+  sc_core::sc_spawn(std::move(body), name, &opts);
 }
 
 }  // namespace kb

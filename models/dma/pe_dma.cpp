@@ -4,6 +4,7 @@
 #include "models/common/fault.h"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 #include <string_view>
 #include <tuple>
@@ -22,6 +23,29 @@ namespace kb {
 namespace {
 constexpr const char* kMsgType = "/kernbench/pe_dma";
 constexpr uint64_t kBurstSeqMask = (uint64_t{1} << 38) - 1;
+
+// A local burst's payload carries its LocalBurst, for the responses.
+template <class Run>
+struct LocalBurstLink : tlm::tlm_extension<LocalBurstLink<Run>> {
+  Run* run = nullptr;
+  tlm::tlm_extension_base* clone() const override { return new LocalBurstLink(*this); }
+  void copy_from(const tlm::tlm_extension_base& other) override {
+    run = static_cast<const LocalBurstLink&>(other).run;
+  }
+};
+
+void set_burst(tlm::tlm_generic_payload& trans, bool is_read, uint64_t addr, unsigned char* data,
+               unsigned len) {
+  trans.set_command(is_read ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
+  trans.set_address(addr);
+  trans.set_data_ptr(data);
+  trans.set_data_length(len);
+  trans.set_streaming_width(len);
+  trans.set_byte_enable_ptr(nullptr);
+  trans.set_byte_enable_length(0);
+  trans.set_dmi_allowed(false);
+  trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+}
 }  // namespace
 
 PeDma::PeDma(const sc_core::sc_module_name& name, const DmaConfig& cfg, const AddressMap& map,
@@ -37,7 +61,18 @@ PeDma::PeDma(const sc_core::sc_module_name& name, const DmaConfig& cfg, const Ad
       // 38; bit 39 is PE_IPCQ's control messages). One sequence per channel,
       // because each channel issues from its own thread: a shared counter gave
       // same-instant bursts of the two channels keys in kernel run order.
-      order_base_(pe_key_index(self.sip, self.cube, self.pe) << 40) {}
+      order_base_(pe_key_index(self.sip, self.cube, self.pe) << 40) {
+  port.register_nb_transport_bw(this, &PeDma::nb_transport_bw);
+}
+
+bool PeDma::is_local(const DmaTransfer& t) const {
+  const auto src = decode_address(t.src), dst = decode_address(t.dst);
+  auto mine = [this](const std::optional<Location>& l) {
+    return l && (l->space == Space::kHbm || l->space == Space::kTcm) && l->sip == self_.sip &&
+           l->cube == self_.cube && l->pe == self_.pe;
+  };
+  return mine(src) && mine(dst) && src->space != dst->space;
+}
 
 PeDma::Channel PeDma::channel_for(const DmaTransfer& t) const {
   auto dst = decode_address(t.dst);
@@ -169,14 +204,15 @@ void PeDma::channel_thread(ChannelState* ch) {
       continue;
     }
     check_rows_stay_in_region(*p);
+    p->local = is_local(t);
     const bool runs_together = t.coalescible();
     ch->issuing = p;
     ch->issue_rows = runs_together ? 1 : t.rows;
     ch->issue_row_bytes = runs_together ? t.total_bytes() : t.row_bytes;
     ch->issue_row = 0;
     ch->issue_off = 0;
-    while (push_next_burst(*ch)) start_worker_for_ready(*ch);
-    // The workers issue the rest, one per slot they free.
+    while (push_next_burst(*ch)) dispatch_issued(*ch, true);
+    // The workers and local bursts' ends issue the rest, one per slot they free.
     if (ch->issuing) sc_core::wait(ch->issued_all);
   }
 }
@@ -219,6 +255,16 @@ void PeDma::start_worker_for_ready(ChannelState& ch) {
   ch.sleeping.wake_one();
 }
 
+void PeDma::dispatch_issued(ChannelState& ch, bool wake_worker) {
+  if (ch.ready.back().owner->local) {
+    const Burst b = ch.ready.back();
+    ch.ready.pop_back();
+    start_local_burst(ch, b);
+  } else if (wake_worker) {
+    start_worker_for_ready(ch);
+  }
+}
+
 void PeDma::worker_thread(ChannelState* ch) {
   tlm::tlm_generic_payload trans;
   auto* order = new RequestOrder;  // owned by the payload from here on
@@ -233,13 +279,20 @@ void PeDma::worker_thread(ChannelState* ch) {
     --ch->idle_workers;
     run_burst(*ch, b, trans, buffer);
     ++ch->idle_workers;
-    ch->outstanding.set(ch->outstanding.value() - 1);
-    ++ch->stats.bursts;
-    ch->stats.bytes += b.bytes;
-    if (--b.owner->bursts_left == 0) retire_in_order(*ch);
-    // The freed slot's next burst is this worker's (it loops to take it), so
-    // no other worker is woken and the channel thread only hears of the last.
-    if (push_next_burst(*ch) && !ch->issuing) ch->issued_all.notify();
+    burst_done(*ch, b, true);
+  }
+}
+
+void PeDma::burst_done(ChannelState& ch, const Burst& b, bool by_worker) {
+  ch.outstanding.set(ch.outstanding.value() - 1);
+  ++ch.stats.bursts;
+  ch.stats.bytes += b.bytes;
+  if (--b.owner->bursts_left == 0) retire_in_order(ch);
+  // The freed slot's next burst: a worker carries it itself (it loops to take
+  // it), so no other worker is woken; the channel thread only hears of the last.
+  if (push_next_burst(ch)) {
+    dispatch_issued(ch, !by_worker);
+    if (!ch.issuing) ch.issued_all.notify();
   }
 }
 
@@ -249,15 +302,7 @@ void PeDma::run_burst(ChannelState&, const Burst& b, tlm::tlm_generic_payload& t
   const auto len = static_cast<unsigned int>(b.bytes);
   for (const bool is_read : {true, false}) {
     const uint64_t addr = is_read ? b.src : b.dst;
-    trans.set_command(is_read ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
-    trans.set_address(addr);
-    trans.set_data_ptr(buffer.data());
-    trans.set_data_length(len);
-    trans.set_streaming_width(len);
-    trans.set_byte_enable_ptr(nullptr);
-    trans.set_byte_enable_length(0);
-    trans.set_dmi_allowed(false);
-    trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    set_burst(trans, is_read, addr, buffer.data(), len);
     port->b_transport(trans, delay);
     if (trans.is_response_error()) {
       sync_delay(delay);  // the fault happens when the error response arrives
@@ -265,6 +310,94 @@ void PeDma::run_burst(ChannelState&, const Burst& b, tlm::tlm_generic_payload& t
     }
   }
   sync_delay(delay);  // the write's return path, annotated by the fabric
+}
+
+// A local burst: what run_burst does, each step where its blocking call
+// would have returned. The read goes out now; its response (nb_transport_bw)
+// sends the write; the write's response ends the burst when its return
+// latency has passed, where a worker's last sync_delay would have ended.
+void PeDma::start_local_burst(ChannelState& ch, const Burst& b) {
+  LocalBurst* run;
+  if (ch.spare_local.empty()) {
+    run = &ch.local_bursts.emplace_back();
+    run->dma = this;
+    run->ch = &ch;
+    run->trans.set_extension(new RequestOrder);  // owned by the payload
+    auto* link = new LocalBurstLink<LocalBurst>;
+    link->run = run;
+    run->trans.set_extension(link);
+  } else {
+    run = ch.spare_local.back();
+    ch.spare_local.pop_back();
+  }
+  run->burst = b;
+  run->writing = false;
+  run->failed = false;
+  RequestOrder* order = nullptr;
+  run->trans.get_extension(order);
+  order->key = b.order;
+  unsigned char* data;
+  if (data_mode_) {
+    run->data.resize(cfg_.burst_bytes);
+    data = run->data.data();
+  } else {
+    scratch_.resize(cfg_.burst_bytes);
+    data = scratch_.data();
+  }
+  set_burst(run->trans, true, b.src, data, static_cast<unsigned int>(b.bytes));
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  tlm::tlm_phase phase = tlm::BEGIN_REQ;
+  if (port->nb_transport_fw(run->trans, phase, delay) == tlm::TLM_COMPLETED) {  // refused
+    run->failed = true;
+    finish_local_at(*run, delay);
+  }
+}
+
+tlm::tlm_sync_enum PeDma::nb_transport_bw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                          sc_core::sc_time& delay) {
+  LocalBurstLink<LocalBurst>* link = nullptr;
+  trans.get_extension(link);
+  LocalBurst& run = *link->run;
+  if (phase == tlm::BEGIN_RESP && !run.writing && !trans.is_response_error()) {
+    run.writing = true;
+    set_burst(trans, false, run.burst.dst, trans.get_data_ptr(), trans.get_data_length());
+    tlm::tlm_phase req = tlm::BEGIN_REQ;
+    if (port->nb_transport_fw(trans, req, delay) != tlm::TLM_COMPLETED) return tlm::TLM_COMPLETED;
+  }
+  run.failed = trans.is_response_error();
+  finish_local_at(run, delay);
+  return tlm::TLM_COMPLETED;
+}
+
+void PeDma::finish_local_at(LocalBurst& run, const sc_core::sc_time& delay) {
+  if (delay != sc_core::SC_ZERO_TIME) {
+    Calendar::get().call_in(run, delay);
+    return;
+  }
+  if (!end_now_started_) {  // the method that ends them, at the first such end
+    end_now_started_ = true;
+    start_method_on_first_use(*this, "local_bursts_end", end_now_, [this] { end_local_bursts(); });
+  }
+  ending_now_.push_back(&run);
+  end_now_.notify();
+}
+
+void PeDma::end_local_bursts() {
+  // A burst ended here may start one that is refused at once: a method is not
+  // woken by its own immediate notification, so it loops instead.
+  while (!ending_now_.empty()) {
+    std::vector<LocalBurst*> ending;
+    ending.swap(ending_now_);
+    for (LocalBurst* run : ending) end_local_burst(*run);
+  }
+}
+
+void PeDma::end_local_burst(LocalBurst& run) {
+  const Burst b = run.burst;
+  if (run.failed)
+    fault(*b.owner, run.writing ? b.dst : b.src, b.bytes, run.writing ? "write" : "read");
+  run.ch->spare_local.push_back(&run);
+  burst_done(*run.ch, b, false);
 }
 
 void PeDma::retire_in_order(ChannelState& ch) {

@@ -28,6 +28,7 @@ HbmCtrl::HbmCtrl(const sc_core::sc_module_name& name, const HbmConfig& cfg)
       pcs_.push_back(std::make_unique<ServiceQueue>(pc.c_str(), cfg_.queue_depth));
   }
   in.register_b_transport(this, &HbmCtrl::b_transport);
+  in.register_nb_transport_fw(this, &HbmCtrl::nb_transport_fw);
   in.register_transport_dbg(this, &HbmCtrl::transport_dbg);
 }
 
@@ -42,26 +43,24 @@ uint64_t HbmCtrl::pc_local_offset(uint64_t offset) const {
          offset % cfg_.interleave_bytes;
 }
 
-void HbmCtrl::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
-  TlmCheck check(*this, trans, delay);
-  const uint64_t offset = trans.get_address() & addr_bits::kOffsetMask;
-  const uint64_t len = trans.get_data_length();
+bool HbmCtrl::admit(tlm::tlm_generic_payload& trans) const {
   if (!payload_in_region(trans, cfg_.size_bytes)) {
     trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
-    return;
+    return false;
   }
   const tlm::tlm_response_status unsupported = unsupported_payload_status(trans);
   if (unsupported != tlm::TLM_INCOMPLETE_RESPONSE) {
     trans.set_response_status(unsupported);
-    return;
+    return false;
   }
-  // Queued at the time the request arrives, when the annotated delay has
-  // passed: the queue model takes the chunks then; the banked model's
-  // controller is reached by waiting it out.
-  if (!banked_.empty()) sync_delay(delay);
-  PooledCompletion served;
+  return true;
+}
+
+void HbmCtrl::queue_chunks(tlm::tlm_generic_payload& trans, const sc_core::sc_time& delay,
+                           Completion* served) {
+  const uint64_t offset = trans.get_address() & addr_bits::kOffsetMask;
   uint64_t pos = offset;
-  const uint64_t end = offset + len;
+  const uint64_t end = offset + trans.get_data_length();
   const double pj_per_byte =
       trans.is_read() ? cfg_.energy.read_pj_per_byte : cfg_.energy.write_pj_per_byte;
   while (pos < end) {
@@ -71,21 +70,61 @@ void HbmCtrl::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& del
     const double pj = static_cast<double>(bytes) * pj_per_byte;
     if (banked_.empty())
       pcs_[pc_of(pos)]->push_after(delay, transfer_time(bytes, cfg_.pc_bandwidth_gbps), bytes,
-                                   served.get(), order_key(trans), pj);
+                                   served, order_key(trans), pj);
     else
-      banked_[pc_of(pos)]->push(pc_local_offset(pos), bytes, trans.is_write(), served.get(),
+      banked_[pc_of(pos)]->push(pc_local_offset(pos), bytes, trans.is_write(), served,
                                 order_key(trans), pj);
     pos = chunk_end;
   }
+}
+
+void HbmCtrl::complete(tlm::tlm_generic_payload& trans) {
+  if (data_mode_) copy_payload(trans, store_);
+  if (trans.is_read())
+    bytes_read_ += trans.get_data_length();
+  else
+    bytes_written_ += trans.get_data_length();
+  trans.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void HbmCtrl::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  TlmCheck check(*this, trans, delay);
+  if (!admit(trans)) return;
+  // Queued at the time the request arrives, when the annotated delay has
+  // passed: the queue model takes the chunks then; the banked model's
+  // controller is reached by waiting it out.
+  if (!banked_.empty()) sync_delay(delay);
+  PooledCompletion served;
+  queue_chunks(trans, delay, served.get());
   delay = sc_core::SC_ZERO_TIME;
   served->wait();
   delay += access_latency_;  // access latency after service: annotated, not waited
-  if (data_mode_) copy_payload(trans, store_);
-  if (trans.is_read())
-    bytes_read_ += len;
+  complete(trans);
+}
+
+tlm::tlm_sync_enum HbmCtrl::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                            sc_core::sc_time& delay) {
+  if (!is_request(trans, phase) || !admit(trans)) return tlm::TLM_COMPLETED;
+  PendingAccess* a = pending_.take(*this, trans);
+  // What b_transport does before it waits: the banked model's controller
+  // takes the request when the annotated delay has passed (arrived()).
+  if (!banked_.empty() && delay != sc_core::SC_ZERO_TIME)
+    Calendar::get().call_in(*a, delay);
   else
-    bytes_written_ += len;
-  trans.set_response_status(tlm::TLM_OK_RESPONSE);
+    queue_chunks(trans, delay, a->served());
+  delay = sc_core::SC_ZERO_TIME;
+  return tlm::TLM_ACCEPTED;
+}
+
+void HbmCtrl::arrived(PendingAccess& access) {
+  queue_chunks(*access.trans, sc_core::SC_ZERO_TIME, access.served());
+}
+
+void HbmCtrl::served(PendingAccess& access) {
+  tlm::tlm_generic_payload& trans = *access.trans;
+  pending_.give(&access);
+  complete(trans);
+  respond(in, trans, access_latency_);
 }
 
 void HbmCtrl::report_stats(StatsSink& out, double /*now_ns*/) const {

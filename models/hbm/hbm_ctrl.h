@@ -17,6 +17,10 @@
 // JEDEC timings, FR-FCFS; models/hbm/banked_channel.h) fed the request's
 // offset within the PC; access_latency_ns is then the controller and PHY
 // pipeline on top of the device's own latencies.
+//
+// Besides b_transport, the controller takes nb_transport_fw(BEGIN_REQ) and
+// answers with nb_transport_bw(BEGIN_RESP) once served, with the same timing
+// (models/memory/pending_access.h).
 #pragma once
 
 #include <tlm_utils/simple_target_socket.h>
@@ -29,10 +33,11 @@
 #include "models/hbm/banked_channel.h"
 #include "models/hbm/hbm_config.h"
 #include "models/memory/backing_store.h"
+#include "models/memory/pending_access.h"
 
 namespace kb {
 
-class HbmCtrl : public sc_core::sc_module, public Instrumented {
+class HbmCtrl : public sc_core::sc_module, public Instrumented, private AsyncTarget {
  public:
   tlm_utils::simple_target_socket<HbmCtrl> in;
 
@@ -68,7 +73,20 @@ class HbmCtrl : public sc_core::sc_module, public Instrumented {
 
  private:
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
   unsigned int transport_dbg(tlm::tlm_generic_payload& trans);
+  // The checks of a request: false (its response status set) when refused.
+  bool admit(tlm::tlm_generic_payload& trans) const;
+  // Queues the request's chunks on their pseudo-channels, arriving `delay`
+  // from now (the queue model; the banked model takes them now).
+  void queue_chunks(tlm::tlm_generic_payload& trans, const sc_core::sc_time& delay,
+                    Completion* served);
+  // The request has been served: data, counters, response status.
+  void complete(tlm::tlm_generic_payload& trans);
+  // AsyncTarget.
+  void arrived(PendingAccess& access) override;
+  void served(PendingAccess& access) override;
 
   HbmConfig cfg_;
   sc_core::sc_time access_latency_;
@@ -78,6 +96,7 @@ class HbmCtrl : public sc_core::sc_module, public Instrumented {
   bool data_mode_ = false;
   uint64_t bytes_read_ = 0;
   uint64_t bytes_written_ = 0;
+  PendingAccessPool pending_;
 };
 
 }  // namespace kb

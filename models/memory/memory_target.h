@@ -1,6 +1,8 @@
 // A memory region behind one serial port: a PE's TCM (its DMA port), a cube's
 // shared SRAM, the host memory. Each access occupies the port for
-// bytes / bandwidth in FIFO order, then pays latency_ns (pipelined).
+// bytes / bandwidth in FIFO order, then pays latency_ns (pipelined). Takes
+// b_transport, and nb_transport_fw answered by nb_transport_bw with the same
+// timing (models/memory/pending_access.h).
 #pragma once
 
 #include <tlm_utils/simple_target_socket.h>
@@ -11,10 +13,11 @@
 #include "models/common/energy.h"
 #include "models/common/service_queue.h"
 #include "models/memory/backing_store.h"
+#include "models/memory/pending_access.h"
 
 namespace kb {
 
-class MemoryTarget : public sc_core::sc_module, public Instrumented {
+class MemoryTarget : public sc_core::sc_module, public Instrumented, private AsyncTarget {
  public:
   tlm_utils::simple_target_socket<MemoryTarget> in;
 
@@ -48,7 +51,18 @@ class MemoryTarget : public sc_core::sc_module, public Instrumented {
 
  private:
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
   unsigned int transport_dbg(tlm::tlm_generic_payload& trans);
+  // The checks of a request: false (its response status set) when refused.
+  bool admit(tlm::tlm_generic_payload& trans) const;
+  // Queues the request on the port, arriving `delay` from now.
+  void queue(tlm::tlm_generic_payload& trans, const sc_core::sc_time& delay, Completion* served);
+  // The request has been served: data, counters, response status.
+  void complete(tlm::tlm_generic_payload& trans);
+  // AsyncTarget (arrived() is never called: the port takes the delay).
+  void arrived(PendingAccess& access) override;
+  void served(PendingAccess& access) override;
 
   uint64_t size_bytes_;
   double bandwidth_gbps_;
@@ -60,6 +74,7 @@ class MemoryTarget : public sc_core::sc_module, public Instrumented {
   uint64_t bytes_written_ = 0;
   MemoryEnergyConfig energy_;
   EnergyClass energy_class_ = EnergyClass::kSram;
+  PendingAccessPool pending_;
 };
 
 }  // namespace kb

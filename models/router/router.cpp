@@ -8,6 +8,8 @@ namespace kb {
 Router::Router(const sc_core::sc_module_name& name, const AddressMap& map, double latency_ns)
     : sc_core::sc_module(name), in("in"), out("out"), map_(map), latency_(ns_to_time(latency_ns)) {
   in.register_b_transport(this, &Router::b_transport);
+  in.register_nb_transport_fw(this, &Router::nb_transport_fw);
+  out.register_nb_transport_bw(this, &Router::nb_transport_bw);
   in.register_transport_dbg(this, &Router::transport_dbg);
 }
 
@@ -30,6 +32,46 @@ void Router::b_transport(int, tlm::tlm_generic_payload& trans, sc_core::sc_time&
   delay += latency_;
   out[static_cast<int>(port)]->b_transport(trans, delay);
   delay += latency_;
+}
+
+tlm::tlm_sync_enum Router::nb_transport_fw(int in_port, tlm::tlm_generic_payload& trans,
+                                           tlm::tlm_phase& phase, sc_core::sc_time& delay) {
+  auto dest = map_.resolve(trans.get_address(), trans.get_data_length(), nullptr);
+  if (phase != tlm::BEGIN_REQ || !dest) {
+    trans.set_response_status(dest ? tlm::TLM_GENERIC_ERROR_RESPONSE
+                                   : tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return tlm::TLM_COMPLETED;
+  }
+  ++transactions_;
+  bytes_ += trans.get_data_length();
+  delay += latency_;
+  nb_in_flight_.emplace_back(&trans, in_port);
+  const tlm::tlm_sync_enum r =
+      out[static_cast<int>(route_(*dest))]->nb_transport_fw(trans, phase, delay);
+  if (r == tlm::TLM_COMPLETED) {  // refused at once: back as b_transport returns
+    take_in_port(trans);
+    delay += latency_;
+  }
+  return r;
+}
+
+tlm::tlm_sync_enum Router::nb_transport_bw(int, tlm::tlm_generic_payload& trans,
+                                           tlm::tlm_phase& phase, sc_core::sc_time& delay) {
+  delay += latency_;
+  return in[take_in_port(trans)]->nb_transport_bw(trans, phase, delay);
+}
+
+int Router::take_in_port(const tlm::tlm_generic_payload& trans) {
+  for (auto it = nb_in_flight_.begin(); it != nb_in_flight_.end(); ++it) {
+    if (it->first != &trans) continue;
+    const int port = it->second;
+    *it = nb_in_flight_.back();
+    nb_in_flight_.pop_back();
+    return port;
+  }
+  SC_REPORT_FATAL("/kernbench/router",
+                  (std::string(name()) + ": a response for a request it did not route").c_str());
+  return 0;
 }
 
 unsigned int Router::transport_dbg(int, tlm::tlm_generic_payload& trans) {

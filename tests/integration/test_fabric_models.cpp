@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <string>
+#include <vector>
 
 #include "models/common/address_map.h"
 #include "models/common/completion.h"
@@ -281,6 +283,91 @@ TEST(PeDmaModel, StridedTransferMovesEveryRow) {
   pe.tcm.dma_port.store().read(0, got.data(), got.size());
   for (unsigned i = 0; i < 256; ++i) EXPECT_EQ(got[i], i / 64 + 1) << i;
   EXPECT_GT(res.finished_ns, 0);
+}
+
+// Threads under `obj` (its processes and theirs), by base name.
+unsigned threads_under(const sc_core::sc_object& obj, const std::string& prefix) {
+  unsigned n = 0;
+  for (const sc_core::sc_object* c : obj.get_child_objects()) {
+    if (std::string(c->kind()) == "sc_thread_process" &&
+        std::string(c->basename()).rfind(prefix, 0) == 0)
+      ++n;
+    n += threads_under(*c, prefix);
+  }
+  return n;
+}
+
+// A burst between the PE's own HBM and TCM is carried without a worker
+// thread, and takes exactly the time of its blocking steps: setup, the xbar
+// in, the HBM pseudo-channel's service and access latency, the xbar back,
+// then the same for the TCM write.
+TEST(PeDmaModel, ALocalBurstTakesItsBlockingStepsTimeWithoutAWorker) {
+  Platform p(tiny());
+  p.set_data_mode(true);
+  const AddressMap& m = p.address_map();
+  const TopologyConfig& c = p.config();
+  Pe& pe = p.pe({0, 0, 0});
+  std::vector<uint8_t> bytes(1024);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 7 + 1);
+  pe.hbm.store().write(4096, bytes.data(), bytes.size());
+  DmaResult res;
+  pe.dma.submit(DmaTransfer::contiguous(m.hbm(0, 0, 0, 4096), m.tcm(0, 0, 0, 2048), 1024, 5),
+                [&](const DmaTransfer&, const DmaResult& r) { res = r; });
+  p.run();
+  const double xbar = c.pe.xbar_latency_ns;
+  const double read = xbar + 1024 / c.pe.hbm.pc_bandwidth_gbps + c.pe.hbm.access_latency_ns + xbar;
+  const double write = xbar + 1024 / c.pe.tcm.bandwidth_gbps + c.pe.tcm.latency_ns + xbar;
+  EXPECT_DOUBLE_EQ(res.started_ns, c.pe.dma.setup_ns);
+  EXPECT_DOUBLE_EQ(res.finished_ns, c.pe.dma.setup_ns + read + write);
+  std::vector<uint8_t> got(1024);
+  pe.tcm.dma_port.store().read(2048, got.data(), got.size());
+  EXPECT_EQ(got, bytes);
+  EXPECT_EQ(threads_under(pe.dma, "thread_p"), 0u);
+  // A read from the neighbour's HBM crosses links: a worker carries it.
+  pe.dma.submit(DmaTransfer::contiguous(m.hbm(0, 0, 1), m.tcm(0, 0, 0), 1024, 6), nullptr);
+  p.run();
+  EXPECT_EQ(threads_under(pe.dma, "thread_p"), 1u);
+}
+
+// With no latency anywhere, a local burst's steps all end in deltas of one
+// instant: the burst still ends (in the DMA's own method, one delta after its
+// write was served), at the sum of the two services, and the next burst of the
+// transfer follows it.
+TEST(PeDmaModel, LocalBurstsWithNoLatencyEndAtTheirServiceTimes) {
+  TopologyConfig cfg = tiny();
+  cfg.pe.xbar_latency_ns = 0;
+  cfg.pe.hbm.access_latency_ns = 0;
+  cfg.pe.tcm.latency_ns = 0;
+  cfg.pe.dma.setup_ns = 0;
+  cfg.pe.dma.max_outstanding = 1;  // one burst at a time: each waits for the last
+  Platform p(cfg);
+  const AddressMap& m = p.address_map();
+  DmaResult res;
+  p.pe({0, 0, 0}).dma.submit(DmaTransfer::contiguous(m.hbm(0, 0, 0), m.tcm(0, 0, 0), 2048, 3),
+                             [&](const DmaTransfer&, const DmaResult& r) { res = r; });
+  p.run();
+  const double burst = 1024 / cfg.pe.hbm.pc_bandwidth_gbps + 1024 / cfg.pe.tcm.bandwidth_gbps;
+  EXPECT_DOUBLE_EQ(res.finished_ns, 2 * burst);
+  EXPECT_EQ(threads_under(p.pe({0, 0, 0}).dma, "thread_p"), 0u);
+}
+
+// A local burst the HBM controller refuses (past the end of its slice) is a
+// fault naming the DMA, the command and the address, as a worker's would be.
+TEST(PeDmaModel, ARefusedLocalBurstIsASimulationFault) {
+  Platform p(tiny());
+  const AddressMap& m = p.address_map();
+  const uint64_t end = p.config().pe.hbm.size_bytes;
+  p.pe({0, 0, 1}).dma.submit(
+      DmaTransfer::contiguous(m.hbm(0, 0, 1, end - 64), m.tcm(0, 0, 1), 128, 9), nullptr);
+  try {
+    p.run();
+    FAIL() << "expected a simulation fault";
+  } catch (const std::exception& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("system.sip0.cube0.pe1.dma"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("#9"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("read failed"), std::string::npos) << msg;
+  }
 }
 
 TEST(PeDmaModel, UnmappedAddressIsASimulationFaultNamingPeAndAddress) {
