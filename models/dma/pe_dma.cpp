@@ -13,6 +13,7 @@
 #include "models/common/calendar.h"
 #include "models/common/errors.h"
 #include "models/common/first_use_thread.h"
+#include "models/common/hop_stack.h"
 #include "models/common/request_order.h"
 #include "models/common/sim_time.h"
 #include "models/common/stack_color.h"
@@ -24,13 +25,13 @@ namespace {
 constexpr const char* kMsgType = "/kernbench/pe_dma";
 constexpr uint64_t kBurstSeqMask = (uint64_t{1} << 38) - 1;
 
-// A local burst's payload carries its LocalBurst, for the responses.
+// An async burst's payload carries its AsyncBurst, for the responses.
 template <class Run>
-struct LocalBurstLink : tlm::tlm_extension<LocalBurstLink<Run>> {
+struct AsyncBurstLink : tlm::tlm_extension<AsyncBurstLink<Run>> {
   Run* run = nullptr;
-  tlm::tlm_extension_base* clone() const override { return new LocalBurstLink(*this); }
+  tlm::tlm_extension_base* clone() const override { return new AsyncBurstLink(*this); }
   void copy_from(const tlm::tlm_extension_base& other) override {
-    run = static_cast<const LocalBurstLink&>(other).run;
+    run = static_cast<const AsyncBurstLink&>(other).run;
   }
 };
 
@@ -65,13 +66,20 @@ PeDma::PeDma(const sc_core::sc_module_name& name, const DmaConfig& cfg, const Ad
   port.register_nb_transport_bw(this, &PeDma::nb_transport_bw);
 }
 
-bool PeDma::is_local(const DmaTransfer& t) const {
+bool PeDma::goes_async(const DmaTransfer& t) const {
   const auto src = decode_address(t.src), dst = decode_address(t.dst);
-  auto mine = [this](const std::optional<Location>& l) {
-    return l && (l->space == Space::kHbm || l->space == Space::kTcm) && l->sip == self_.sip &&
-           l->cube == self_.cube && l->pe == self_.pe;
+  auto memory = [](const std::optional<Location>& l) {
+    return l && (l->space == Space::kHbm || l->space == Space::kTcm || l->space == Space::kSram ||
+                 l->space == Space::kHost);
   };
-  return mine(src) && mine(dst) && src->space != dst->space;
+  if (!memory(src) || !memory(dst)) return false;
+  // Within one memory the write could reach the queue that is just serving
+  // the read: that stays a worker's.
+  const bool same =
+      src->space == dst->space &&
+      (src->space == Space::kHost || (src->sip == dst->sip && src->cube == dst->cube &&
+                                      (src->space == Space::kSram || src->pe == dst->pe)));
+  return !same;
 }
 
 PeDma::Channel PeDma::channel_for(const DmaTransfer& t) const {
@@ -204,7 +212,7 @@ void PeDma::channel_thread(ChannelState* ch) {
       continue;
     }
     check_rows_stay_in_region(*p);
-    p->local = is_local(t);
+    p->async = goes_async(t);
     const bool runs_together = t.coalescible();
     ch->issuing = p;
     ch->issue_rows = runs_together ? 1 : t.rows;
@@ -212,7 +220,7 @@ void PeDma::channel_thread(ChannelState* ch) {
     ch->issue_row = 0;
     ch->issue_off = 0;
     while (push_next_burst(*ch)) dispatch_issued(*ch, true);
-    // The workers and local bursts' ends issue the rest, one per slot they free.
+    // The workers and async bursts' ends issue the rest, one per slot they free.
     if (ch->issuing) sc_core::wait(ch->issued_all);
   }
 }
@@ -256,10 +264,10 @@ void PeDma::start_worker_for_ready(ChannelState& ch) {
 }
 
 void PeDma::dispatch_issued(ChannelState& ch, bool wake_worker) {
-  if (ch.ready.back().owner->local) {
+  if (ch.ready.back().owner->async) {
     const Burst b = ch.ready.back();
     ch.ready.pop_back();
-    start_local_burst(ch, b);
+    start_async_burst(ch, b);
   } else if (wake_worker) {
     start_worker_for_ready(ch);
   }
@@ -312,23 +320,24 @@ void PeDma::run_burst(ChannelState&, const Burst& b, tlm::tlm_generic_payload& t
   sync_delay(delay);  // the write's return path, annotated by the fabric
 }
 
-// A local burst: what run_burst does, each step where its blocking call
+// An async burst: what run_burst does, each step where its blocking call
 // would have returned. The read goes out now; its response (nb_transport_bw)
 // sends the write; the write's response ends the burst when its return
 // latency has passed, where a worker's last sync_delay would have ended.
-void PeDma::start_local_burst(ChannelState& ch, const Burst& b) {
-  LocalBurst* run;
-  if (ch.spare_local.empty()) {
-    run = &ch.local_bursts.emplace_back();
+void PeDma::start_async_burst(ChannelState& ch, const Burst& b) {
+  AsyncBurst* run;
+  if (ch.spare_async.empty()) {
+    run = &ch.async_bursts.emplace_back();
     run->dma = this;
     run->ch = &ch;
     run->trans.set_extension(new RequestOrder);  // owned by the payload
-    auto* link = new LocalBurstLink<LocalBurst>;
+    run->trans.set_extension(new HopStack);
+    auto* link = new AsyncBurstLink<AsyncBurst>;
     link->run = run;
     run->trans.set_extension(link);
   } else {
-    run = ch.spare_local.back();
-    ch.spare_local.pop_back();
+    run = ch.spare_async.back();
+    ch.spare_async.pop_back();
   }
   run->burst = b;
   run->writing = false;
@@ -349,15 +358,15 @@ void PeDma::start_local_burst(ChannelState& ch, const Burst& b) {
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   if (port->nb_transport_fw(run->trans, phase, delay) == tlm::TLM_COMPLETED) {  // refused
     run->failed = true;
-    finish_local_at(*run, delay);
+    finish_async_at(*run, delay);
   }
 }
 
 tlm::tlm_sync_enum PeDma::nb_transport_bw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                           sc_core::sc_time& delay) {
-  LocalBurstLink<LocalBurst>* link = nullptr;
+  AsyncBurstLink<AsyncBurst>* link = nullptr;
   trans.get_extension(link);
-  LocalBurst& run = *link->run;
+  AsyncBurst& run = *link->run;
   if (phase == tlm::BEGIN_RESP && !run.writing && !trans.is_response_error()) {
     run.writing = true;
     set_burst(trans, false, run.burst.dst, trans.get_data_ptr(), trans.get_data_length());
@@ -365,38 +374,38 @@ tlm::tlm_sync_enum PeDma::nb_transport_bw(tlm::tlm_generic_payload& trans, tlm::
     if (port->nb_transport_fw(trans, req, delay) != tlm::TLM_COMPLETED) return tlm::TLM_COMPLETED;
   }
   run.failed = trans.is_response_error();
-  finish_local_at(run, delay);
+  finish_async_at(run, delay);
   return tlm::TLM_COMPLETED;
 }
 
-void PeDma::finish_local_at(LocalBurst& run, const sc_core::sc_time& delay) {
+void PeDma::finish_async_at(AsyncBurst& run, const sc_core::sc_time& delay) {
   if (delay != sc_core::SC_ZERO_TIME) {
     Calendar::get().call_in(run, delay);
     return;
   }
   if (!end_now_started_) {  // the method that ends them, at the first such end
     end_now_started_ = true;
-    start_method_on_first_use(*this, "local_bursts_end", end_now_, [this] { end_local_bursts(); });
+    start_method_on_first_use(*this, "async_bursts_end", end_now_, [this] { end_async_bursts(); });
   }
   ending_now_.push_back(&run);
   end_now_.notify();
 }
 
-void PeDma::end_local_bursts() {
+void PeDma::end_async_bursts() {
   // A burst ended here may start one that is refused at once: a method is not
   // woken by its own immediate notification, so it loops instead.
   while (!ending_now_.empty()) {
-    std::vector<LocalBurst*> ending;
+    std::vector<AsyncBurst*> ending;
     ending.swap(ending_now_);
-    for (LocalBurst* run : ending) end_local_burst(*run);
+    for (AsyncBurst* run : ending) end_async_burst(*run);
   }
 }
 
-void PeDma::end_local_burst(LocalBurst& run) {
+void PeDma::end_async_burst(AsyncBurst& run) {
   const Burst b = run.burst;
   if (run.failed)
     fault(*b.owner, run.writing ? b.dst : b.src, b.bytes, run.writing ? "write" : "read");
-  run.ch->spare_local.push_back(&run);
+  run.ch->spare_async.push_back(&run);
   burst_done(*run.ch, b, false);
 }
 

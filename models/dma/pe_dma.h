@@ -16,12 +16,13 @@
 // submitted to the channel as transfers (consecutive DMA stages of one token
 // together) and the token moves on when they have all landed.
 //
-// A burst between the PE's own HBM and its own TCM (weights and KV streaming
-// in, results stored) takes no worker: it is carried with non-blocking
+// A burst between two memories (HBM, TCM, cube SRAM, host memory; not both
+// in the same one) takes no worker: it is carried with non-blocking
 // transports (the read's response issues the write), and its end, when the
 // write's response has come back and its return latency has passed, runs
 // from the calendar. Same instants and deltas as a worker's blocking calls,
-// without a thread (and its stack) per burst in flight.
+// without a thread (and its stack) per burst in flight. Workers carry the
+// rest (a copy within one memory).
 //
 // A burst that comes back with a TLM error is a simulation fault: SC_REPORT_ERROR
 // naming this module, the command id, the address and why the map rejected it.
@@ -106,7 +107,7 @@ class PeDma : public PeEngine {
     uint64_t bursts_left = 0;
     bool all_issued = false;
     uint64_t seq = 0;    // submission sequence on its channel
-    bool local = false;  // between this PE's HBM and TCM (see LocalBurst)
+    bool async = false;  // its bursts take no worker (see AsyncBurst)
     // The submitting process (its name orders same-instant submissions). A
     // handle, not a copy of the name: it keeps the process's name alive
     // without an allocation per transfer.
@@ -118,9 +119,9 @@ class PeDma : public PeEngine {
     uint64_t order;  // request order key (models/common/request_order.h)
   };
   struct ChannelState;
-  // A burst between this PE's HBM and TCM in flight, with no worker: its
-  // payload, and where it stands. The calendar runs on_time() at its end.
-  struct LocalBurst final : Calendar::Timer {
+  // A burst in flight with no worker: its payload, and where it stands. The
+  // calendar runs on_time() at its end.
+  struct AsyncBurst final : Calendar::Timer {
     PeDma* dma = nullptr;
     ChannelState* ch = nullptr;
     Burst burst{};
@@ -128,7 +129,7 @@ class PeDma : public PeEngine {
     bool writing = false;             // the read has come back; the write is out
     bool failed = false;              // a transport was refused
     std::vector<unsigned char> data;  // data mode: the burst's bytes
-    void on_time() override { dma->end_local_burst(*this); }
+    void on_time() override { dma->end_async_burst(*this); }
   };
   struct ChannelState {
     // Its events are named after the channel: see ServiceQueue.
@@ -150,8 +151,8 @@ class PeDma : public PeEngine {
     uint64_t issue_row_bytes = 0, issue_off = 0;
     sc_core::sc_event issued_all;
     IdleWorkers sleeping;                  // workers waiting for a burst
-    std::deque<LocalBurst> local_bursts;   // every one made (stable addresses)
-    std::vector<LocalBurst*> spare_local;  // ... and those not in flight
+    std::deque<AsyncBurst> async_bursts;   // every one made (stable addresses)
+    std::vector<AsyncBurst*> spare_async;  // ... and those not in flight
     SettledPeak outstanding;               // bursts in flight
     unsigned workers = 0, idle_workers = 0;
     bool busy = false;
@@ -177,22 +178,22 @@ class PeDma : public PeEngine {
   void start_worker_for_ready(ChannelState& ch);
   void run_burst(ChannelState& ch, const Burst& b, tlm::tlm_generic_payload& trans,
                  std::vector<unsigned char>& buffer);
-  // The burst just issued into `ready`: a local one starts now; another is
+  // The burst just issued into `ready`: an async one starts now; another is
   // left for a worker (woken or started when `wake_worker`).
   void dispatch_issued(ChannelState& ch, bool wake_worker);
-  void start_local_burst(ChannelState& ch, const Burst& b);
+  void start_async_burst(ChannelState& ch, const Burst& b);
   // The burst's end (or its refusal) `delay` from now: the calendar's, or
-  // this delta's end_local_bursts() when there is no delay.
-  void finish_local_at(LocalBurst& run, const sc_core::sc_time& delay);
-  void end_local_burst(LocalBurst& run);
-  void end_local_bursts();
+  // this delta's end_async_bursts() when there is no delay.
+  void finish_async_at(AsyncBurst& run, const sc_core::sc_time& delay);
+  void end_async_burst(AsyncBurst& run);
+  void end_async_bursts();
   // A burst is done: its slot, the counters, the transfer's retirement, the
   // next burst. A worker (`by_worker`) carries a next burst that needs one itself.
   void burst_done(ChannelState& ch, const Burst& b, bool by_worker);
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
-  // Between this PE's own HBM and TCM, one each side.
-  bool is_local(const DmaTransfer& t) const;
+  // Between two memories, not both in the same one: no worker needed.
+  bool goes_async(const DmaTransfer& t) const;
   void retire_in_order(ChannelState& ch);
   void check_rows_stay_in_region(const Pending& p);
   [[noreturn]] void fault(const Pending& p, uint64_t addr, uint64_t len, const char* what);
@@ -206,11 +207,11 @@ class PeDma : public PeEngine {
   // Finished transfers' Pendings, reused: a transfer allocates none.
   std::vector<std::unique_ptr<Pending>> spare_;
   // Local bursts ending with no delay, run one delta-evaluation later (where
-  // a worker woken now would run) by end_local_bursts().
-  std::vector<LocalBurst*> ending_now_;
-  sc_core::sc_event end_now_{"local_burst_ended"};
+  // a worker woken now would run) by end_async_bursts().
+  std::vector<AsyncBurst*> ending_now_;
+  sc_core::sc_event end_now_{"async_burst_ended"};
   bool end_now_started_ = false;
-  // The data of local bursts in timing-only mode (nothing reads it).
+  // The data of async bursts in timing-only mode (nothing reads it).
   std::vector<unsigned char> scratch_;
   ChannelState channels_[2] = {ChannelState(Channel::kRead), ChannelState(Channel::kWrite)};
 };

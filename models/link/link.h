@@ -12,14 +12,23 @@
 // packet) adds header_bytes on the wire. The propagation latency is added to
 // the b_transport delay, not waited (models/common/annotated_delay.h); the
 // wire queue is entered at the annotated time.
+//
+// A non-blocking transport (nb_transport_fw, answered by nb_transport_bw:
+// PE_DMA's bursts carried without a worker) crosses the same way with no
+// thread waiting: the wire's end of service forwards the request, the
+// response's crossing of the reverse wire sends it back, each at the instant
+// and in the delta the blocking crossing would have.
 #pragma once
 
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 #include <cstdint>
+#include <memory>
 #include <systemc>
 #include <tlm>
+#include <vector>
 
+#include "models/common/completion.h"
 #include "models/common/service_queue.h"
 #include "models/link/link_config.h"
 
@@ -62,14 +71,40 @@ class Link : public sc_core::sc_module, public Instrumented {
   void report_energy(EnergySink& out) const override;
 
  private:
+  // A non-blocking request crossing this link: what it waits for.
+  struct Crossing final : Completion::Resume {
+    Link* link = nullptr;
+    tlm::tlm_generic_payload* trans = nullptr;
+    bool responding = false;  // the response is on the reverse wire
+    Completion wire;          // the wire it waits for has carried it
+    void resume() override;
+  };
+
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
   unsigned int transport_dbg(tlm::tlm_generic_payload& trans);
+  // Puts `payload_bytes` on this direction's wire, entering it when `delay`
+  // has passed (then zeroed), `served` told when it is carried: false when
+  // nothing goes on the wire (no headers, no payload), which takes no time.
+  bool enter_wire(uint64_t payload_bytes, uint64_t order, sc_core::sc_time& delay,
+                  Completion* served);
+  // The request has crossed (its latency in `delay`): on to the next hop.
+  void forward(Crossing& c, sc_core::sc_time& delay);
+  // The response is here: onto the reverse wire, then back.
+  void respond(Crossing& c, sc_core::sc_time& delay);
+  // The response has crossed back: to the previous hop.
+  void finish(Crossing& c, sc_core::sc_time& delay);
 
   LinkConfig cfg_;
   sc_core::sc_time latency_;
   Link* reverse_ = nullptr;
   ServiceQueue wire_;
   uint64_t wire_bytes_carried_ = 0;
+  // Crossings not in flight, reused: a request allocates none.
+  std::vector<std::unique_ptr<Crossing>> spare_;
 };
 
 }  // namespace kb

@@ -1,5 +1,6 @@
 #include "models/router/router.h"
 
+#include "models/common/hop_stack.h"
 #include "models/common/sim_time.h"
 #include "models/common/tlm_checker.h"
 
@@ -36,8 +37,9 @@ void Router::b_transport(int, tlm::tlm_generic_payload& trans, sc_core::sc_time&
 
 tlm::tlm_sync_enum Router::nb_transport_fw(int in_port, tlm::tlm_generic_payload& trans,
                                            tlm::tlm_phase& phase, sc_core::sc_time& delay) {
+  HopStack* hops = HopStack::of(trans);
   auto dest = map_.resolve(trans.get_address(), trans.get_data_length(), nullptr);
-  if (phase != tlm::BEGIN_REQ || !dest) {
+  if (phase != tlm::BEGIN_REQ || !hops || !dest) {
     trans.set_response_status(dest ? tlm::TLM_GENERIC_ERROR_RESPONSE
                                    : tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return tlm::TLM_COMPLETED;
@@ -45,11 +47,11 @@ tlm::tlm_sync_enum Router::nb_transport_fw(int in_port, tlm::tlm_generic_payload
   ++transactions_;
   bytes_ += trans.get_data_length();
   delay += latency_;
-  nb_in_flight_.emplace_back(&trans, in_port);
+  hops->push({in_port, nullptr});
   const tlm::tlm_sync_enum r =
       out[static_cast<int>(route_(*dest))]->nb_transport_fw(trans, phase, delay);
   if (r == tlm::TLM_COMPLETED) {  // refused at once: back as b_transport returns
-    take_in_port(trans);
+    hops->pop();
     delay += latency_;
   }
   return r;
@@ -58,20 +60,8 @@ tlm::tlm_sync_enum Router::nb_transport_fw(int in_port, tlm::tlm_generic_payload
 tlm::tlm_sync_enum Router::nb_transport_bw(int, tlm::tlm_generic_payload& trans,
                                            tlm::tlm_phase& phase, sc_core::sc_time& delay) {
   delay += latency_;
-  return in[take_in_port(trans)]->nb_transport_bw(trans, phase, delay);
-}
-
-int Router::take_in_port(const tlm::tlm_generic_payload& trans) {
-  for (auto it = nb_in_flight_.begin(); it != nb_in_flight_.end(); ++it) {
-    if (it->first != &trans) continue;
-    const int port = it->second;
-    *it = nb_in_flight_.back();
-    nb_in_flight_.pop_back();
-    return port;
-  }
-  SC_REPORT_FATAL("/kernbench/router",
-                  (std::string(name()) + ": a response for a request it did not route").c_str());
-  return 0;
+  const int in_port = HopStack::of(trans)->pop().port;
+  return in[in_port]->nb_transport_bw(trans, phase, delay);
 }
 
 unsigned int Router::transport_dbg(int, tlm::tlm_generic_payload& trans) {

@@ -5,8 +5,9 @@
 // forwarded on the output port its routing policy picks. Contention is not
 // modelled inside the node but on the links and targets behind its ports.
 // An address the map rejects completes at once with TLM_ADDRESS_ERROR_RESPONSE.
-// Non-blocking transports (a PE's DMA bursts to its own HBM and TCM) take the
-// same route and latencies; their responses go back on the port they came in.
+// Non-blocking transports (PE_DMA's bursts carried without a worker) take the
+// same route and latencies; their responses go back on the port they came in
+// on, kept on the payload's HopStack (models/common/hop_stack.h).
 #pragma once
 
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
@@ -72,8 +73,6 @@ class Router : public sc_core::sc_module, public Instrumented {
   tlm::tlm_sync_enum nb_transport_bw(int out_port, tlm::tlm_generic_payload& trans,
                                      tlm::tlm_phase& phase, sc_core::sc_time& delay);
   unsigned int transport_dbg(int in_port, tlm::tlm_generic_payload& trans);
-  // The port a non-blocking request came in on, until its response.
-  int take_in_port(const tlm::tlm_generic_payload& trans);
 
   const AddressMap& map_;
   sc_core::sc_time latency_;
@@ -82,9 +81,6 @@ class Router : public sc_core::sc_module, public Instrumented {
   uint64_t transactions_ = 0;
   uint64_t bytes_ = 0;
   BitEnergyConfig energy_;
-  // Non-blocking requests in flight and the port each came in on (at most a
-  // PE's DMA bursts in flight).
-  std::vector<std::pair<const tlm::tlm_generic_payload*, int>> nb_in_flight_;
 };
 
 }  // namespace kb

@@ -323,10 +323,47 @@ TEST(PeDmaModel, ALocalBurstTakesItsBlockingStepsTimeWithoutAWorker) {
   pe.tcm.dma_port.store().read(2048, got.data(), got.size());
   EXPECT_EQ(got, bytes);
   EXPECT_EQ(threads_under(pe.dma, "thread_p"), 0u);
-  // A read from the neighbour's HBM crosses links: a worker carries it.
+  // A read from the neighbour's HBM crosses links, with no worker either.
   pe.dma.submit(DmaTransfer::contiguous(m.hbm(0, 0, 1), m.tcm(0, 0, 0), 1024, 6), nullptr);
   p.run();
+  EXPECT_EQ(threads_under(pe.dma, "thread_p"), 0u);
+  // A copy within one memory (TCM to TCM) is a worker's.
+  pe.dma.submit(DmaTransfer::contiguous(m.tcm(0, 0, 0), m.tcm(0, 0, 0, 4096), 1024, 7), nullptr);
+  p.run();
   EXPECT_EQ(threads_under(pe.dma, "thread_p"), 1u);
+}
+
+// A burst across links and routers takes, without a worker, the time of its
+// blocking crossing: the read request (header only) and its response through
+// the xbar, the PE link, the cube router, the neighbour's PE link and xbar,
+// the neighbour's HBM; then the write into this PE's TCM.
+TEST(PeDmaModel, ARemoteBurstTakesItsBlockingCrossingTimeWithoutAWorker) {
+  TopologyConfig cfg = tiny();
+  cfg.cube.pe_link.header_bytes = 0;  // the read request takes no wire time
+  Platform p(cfg);
+  p.set_data_mode(true);
+  const AddressMap& m = p.address_map();
+  const TopologyConfig& c = p.config();
+  std::vector<uint8_t> bytes(512);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 3 + 2);
+  p.pe({0, 0, 1}).hbm.store().write(0, bytes.data(), bytes.size());
+  DmaResult res;
+  Pe& pe = p.pe({0, 0, 0});
+  pe.dma.submit(DmaTransfer::contiguous(m.hbm(0, 0, 1), m.tcm(0, 0, 0), 512, 4),
+                [&](const DmaTransfer&, const DmaResult& r) { res = r; });
+  p.run();
+  const double xbar = c.pe.xbar_latency_ns, router = c.cube.router_latency_ns;
+  const double link = c.cube.pe_link.latency_ns, wire = 512 / c.cube.pe_link.bandwidth_gbps;
+  const double hbm = 512 / c.pe.hbm.pc_bandwidth_gbps + c.pe.hbm.access_latency_ns;
+  // Out: xbar, link, router, link, xbar; the HBM; back: xbar, the payload on
+  // both links' reverse wires, each link's and router's latency again.
+  const double read = 2 * (2 * xbar + 2 * link + router) + hbm + 2 * wire;
+  const double write = 2 * xbar + 512 / c.pe.tcm.bandwidth_gbps + c.pe.tcm.latency_ns;
+  EXPECT_DOUBLE_EQ(res.finished_ns, c.pe.dma.setup_ns + read + write);
+  std::vector<uint8_t> got(512);
+  pe.tcm.dma_port.store().read(0, got.data(), got.size());
+  EXPECT_EQ(got, bytes);
+  EXPECT_EQ(threads_under(pe.dma, "thread_p"), 0u);
 }
 
 // With no latency anywhere, a local burst's steps all end in deltas of one
