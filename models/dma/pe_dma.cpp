@@ -73,6 +73,13 @@ bool PeDma::goes_async(const DmaTransfer& t) const {
                  l->space == Space::kHost);
   };
   if (!memory(src) || !memory(dst)) return false;
+  // A burst the fabric would refuse (past the end of its memory) is left to a
+  // worker, which raises the fault from its own thread, as it always has.
+  const uint32_t last = t.rows - 1;
+  if (!map_.resolve(t.src, t.row_bytes, nullptr) || !map_.resolve(t.dst, t.row_bytes, nullptr) ||
+      !map_.resolve(t.src_row(last), t.row_bytes, nullptr) ||
+      !map_.resolve(t.dst_row(last), t.row_bytes, nullptr))
+    return false;
   // Within one memory the write could reach the queue that is just serving
   // the read: that stays a worker's.
   const bool same =

@@ -2,6 +2,7 @@
 
 #include <exception>
 
+#include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
 
 namespace kb {
@@ -14,6 +15,15 @@ std::string source_path(const std::string& rel) {
 std::string run_expecting_error(HostRuntime& rt) {
   try {
     rt.run();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string run_expecting_error(Platform& p) {
+  try {
+    p.run();
   } catch (const std::exception& e) {
     return e.what();
   }
