@@ -8,6 +8,7 @@
 
 #include "models/common/annotated_delay.h"
 #include "models/common/errors.h"
+#include "models/common/first_use_thread.h"
 #include "models/common/request_order.h"
 #include "models/common/sim_time.h"
 #include "models/common/stack_color.h"
@@ -57,7 +58,10 @@ const char* type_name(int t) {
   return kNames[t];
 }
 
-// A process name for a peer's queue ('.' is not allowed in names).
+// The name of a peer's queue thread, unique in its IPCQ ('.' is not allowed in
+// names). The thread is the IPCQ's child whichever process opened the queue
+// (a command's lane, a grant's delivery): its name orders the DMA transfers
+// it submits at one instant (PeDma), so it must not depend on that process.
 std::string process_name(const char* what, const PeAddr& p) {
   return std::string(what) + "_" + std::to_string(p.sip) + "_" + std::to_string(p.cube) + "_" +
          std::to_string(p.pe);
@@ -273,12 +277,8 @@ void PeIpcq::open(TileToken* token, const IpcqOpenCmd& cmd) {
       slot = std::make_unique<RecvQueue>();
       slot->peer = peer;
       RecvQueue* q = slot.get();
-      reserve_thread_stack(name());
-      sc_core::sc_spawn_options opts;
-      color_stack(opts);
-      sc_core::sc_spawn([this, q] { recv_loop(q); },
-                        sc_core::sc_gen_unique_name(process_name("recv_from", peer).c_str()),
-                        &opts);
+      start_thread_on_first_use(*this, process_name("recv_from", peer).c_str(), false,
+                                [this, q] { recv_loop(q); });
     }
     RecvQueue& q = *slot;
     if (!q.slots.empty())
@@ -315,11 +315,8 @@ PeIpcq::SendQueue& PeIpcq::send_queue(const PeAddr& peer) {
     slot = std::make_unique<SendQueue>();
     slot->peer = peer;
     SendQueue* q = slot.get();
-    reserve_thread_stack(name());
-    sc_core::sc_spawn_options opts;
-    color_stack(opts);
-    sc_core::sc_spawn([this, q] { send_loop(q); },
-                      sc_core::sc_gen_unique_name(process_name("send_to", peer).c_str()), &opts);
+    start_thread_on_first_use(*this, process_name("send_to", peer).c_str(), false,
+                              [this, q] { send_loop(q); });
   }
   return *slot;
 }

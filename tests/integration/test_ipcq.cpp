@@ -167,6 +167,33 @@ TEST(Ipcq, RecvForwardRelaysChunkByChunk) {
   EXPECT_EQ(rt.read(out), want);
 }
 
+// A queue's thread orders the DMA transfers it submits at one instant by its
+// name: the name is the IPCQ's child and the peer's, whichever process opened
+// the queue (here B's send queue to C opens when C's grant is delivered).
+TEST(Ipcq, EachPeersQueueThreadIsNamedUnderItsIpcq) {
+  Platform p(tiny());
+  HostRuntime rt(p);
+  const int64_t n = 3000;
+  fw::Tensor src = rt.alloc_hbm({0, 0, 0}, {n}, DType::kFp32);
+  fw::Tensor mid = rt.alloc_hbm({0, 3, 1}, {n}, DType::kFp32);
+  fw::Tensor out = rt.alloc_hbm({0, 1, 0}, {n}, DType::kFp32);
+  launch_on(rt, {0, 0, 0}, [&](fw::Tl& tl) { tl.wait(tl.send(kB, src)); });
+  launch_on(rt, {0, 3, 1}, [&](fw::Tl& tl) {
+    tl.ipcq_open({kA});
+    tl.wait(tl.recv_forward(kA, mid, kC, false));
+  });
+  launch_on(rt, {0, 1, 0}, [&](fw::Tl& tl) {
+    tl.ipcq_open({kB});
+    tl.wait(tl.recv_async(kB, out));
+  });
+  rt.run();
+  const std::string b = p.pe({0, 3, 1}).ipcq.name();
+  EXPECT_NE(sc_core::sc_find_object((b + ".recv_from_0_0_0").c_str()), nullptr);
+  EXPECT_NE(sc_core::sc_find_object((b + ".send_to_0_1_0").c_str()), nullptr);
+  const std::string a = p.pe({0, 0, 0}).ipcq.name();
+  EXPECT_NE(sc_core::sc_find_object((a + ".send_to_0_3_1").c_str()), nullptr);
+}
+
 TEST(Ipcq, ControlMessagesRouteToThePeersRegisters) {
   Platform p(tiny());
   const auto& map = p.address_map();
