@@ -11,8 +11,8 @@
 
 #include "models/common/annotated_delay.h"
 #include "models/common/calendar.h"
+#include "models/common/due_timers.h"
 #include "models/common/errors.h"
-#include "models/common/first_use_thread.h"
 #include "models/common/hop_stack.h"
 #include "models/common/request_order.h"
 #include "models/common/sim_time.h"
@@ -365,7 +365,7 @@ void PeDma::start_async_burst(ChannelState& ch, const Burst& b) {
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   if (port->nb_transport_fw(run->trans, phase, delay) == tlm::TLM_COMPLETED) {  // refused
     run->failed = true;
-    finish_async_at(*run, delay);
+    ending_.call_in(*run, delay);
   }
 }
 
@@ -381,31 +381,8 @@ tlm::tlm_sync_enum PeDma::nb_transport_bw(tlm::tlm_generic_payload& trans, tlm::
     if (port->nb_transport_fw(trans, req, delay) != tlm::TLM_COMPLETED) return tlm::TLM_COMPLETED;
   }
   run.failed = trans.is_response_error();
-  finish_async_at(run, delay);
+  ending_.call_in(run, delay);
   return tlm::TLM_COMPLETED;
-}
-
-void PeDma::finish_async_at(AsyncBurst& run, const sc_core::sc_time& delay) {
-  if (delay != sc_core::SC_ZERO_TIME) {
-    Calendar::get().call_in(run, delay);
-    return;
-  }
-  if (!end_now_started_) {  // the method that ends them, at the first such end
-    end_now_started_ = true;
-    start_method_on_first_use(*this, "async_bursts_end", end_now_, [this] { end_async_bursts(); });
-  }
-  ending_now_.push_back(&run);
-  end_now_.notify();
-}
-
-void PeDma::end_async_bursts() {
-  // A burst ended here may start one that is refused at once: a method is not
-  // woken by its own immediate notification, so it loops instead.
-  while (!ending_now_.empty()) {
-    std::vector<AsyncBurst*> ending;
-    ending.swap(ending_now_);
-    for (AsyncBurst* run : ending) end_async_burst(*run);
-  }
 }
 
 void PeDma::end_async_burst(AsyncBurst& run) {

@@ -39,6 +39,7 @@
 
 #include "models/common/address_map.h"
 #include "models/common/calendar.h"
+#include "models/common/due_timers.h"
 #include "models/common/idle_workers.h"
 #include "models/common/settled_peak.h"
 #include "models/dma/dma_config.h"
@@ -182,11 +183,7 @@ class PeDma : public PeEngine {
   // left for a worker (woken or started when `wake_worker`).
   void dispatch_issued(ChannelState& ch, bool wake_worker);
   void start_async_burst(ChannelState& ch, const Burst& b);
-  // The burst's end (or its refusal) `delay` from now: the calendar's, or
-  // this delta's end_async_bursts() when there is no delay.
-  void finish_async_at(AsyncBurst& run, const sc_core::sc_time& delay);
   void end_async_burst(AsyncBurst& run);
-  void end_async_bursts();
   // A burst is done: its slot, the counters, the transfer's retirement, the
   // next burst. A worker (`by_worker`) carries a next burst that needs one itself.
   void burst_done(ChannelState& ch, const Burst& b, bool by_worker);
@@ -206,11 +203,9 @@ class PeDma : public PeEngine {
   uint64_t order_base_ = 0;
   // Finished transfers' Pendings, reused: a transfer allocates none.
   std::vector<std::unique_ptr<Pending>> spare_;
-  // Local bursts ending with no delay, run one delta-evaluation later (where
-  // a worker woken now would run) by end_async_bursts().
-  std::vector<AsyncBurst*> ending_now_;
-  sc_core::sc_event end_now_{"async_burst_ended"};
-  bool end_now_started_ = false;
+  // Async bursts' ends: the calendar's, or, with no delay left, this delta's
+  // method (where a worker woken now would run).
+  DueTimers ending_{*this, "async_bursts_end", "async_burst_ended"};
   // The data of async bursts in timing-only mode (nothing reads it).
   std::vector<unsigned char> scratch_;
   ChannelState channels_[2] = {ChannelState(Channel::kRead), ChannelState(Channel::kWrite)};

@@ -9,6 +9,7 @@
 #include "models/common/annotated_delay.h"
 #include "models/common/errors.h"
 #include "models/common/first_use_thread.h"
+#include "models/common/hop_stack.h"
 #include "models/common/request_order.h"
 #include "models/common/sim_time.h"
 #include "models/common/stack_color.h"
@@ -28,13 +29,34 @@ struct PeIpcq::Message {
   uint64_t trace_id = 0;   // doorbell: its id in the op log (TileToken::msg)
 };
 
-struct PeIpcq::Outgoing {
+// A control message in flight: its payload, reused for the next message.
+struct PeIpcq::Outgoing final : Calendar::Timer {
+  PeIpcq* ipcq = nullptr;
   Message m;
   uint64_t order_low = 0;  // the low 39 bits of its order key (see post_message)
   std::function<void()> on_delivered;
+  tlm::tlm_generic_payload trans;
+  bool failed = false;  // refused on its way
+  void on_time() override { ipcq->delivered(*this); }
+};
+
+// A message at this PE's registers, acted on when its annotated delay has passed.
+struct PeIpcq::Incoming final : Calendar::Timer {
+  PeIpcq* ipcq = nullptr;
+  tlm::tlm_generic_payload* trans = nullptr;
+  void on_time() override {
+    tlm::tlm_generic_payload& t = *trans;
+    trans = nullptr;
+    ipcq->spare_incoming_.push_back(this);
+    ipcq->arrive(t);
+  }
 };
 
 void PeIpcq::OutgoingDeleter::operator()(Outgoing* o) const {
+  delete o;
+}
+
+void PeIpcq::IncomingDeleter::operator()(Incoming* o) const {
   delete o;
 }
 
@@ -44,12 +66,15 @@ namespace {
 
 constexpr const char* kMsgType = "/kernbench/pe_ipcq";
 
-// The content of a control message, carried beside its wire bytes.
+// The content of a control message, carried beside its wire bytes, and the
+// sender's record of it (for the response).
 struct IpcqMessageExt : tlm::tlm_extension<IpcqMessageExt> {
-  const void* message = nullptr;  // a PeIpcq::Message, alive for the transaction
+  const PeIpcq::Message* message = nullptr;  // alive for the transaction
+  PeIpcq::Outgoing* outgoing = nullptr;
   tlm::tlm_extension_base* clone() const override { return new IpcqMessageExt(*this); }
   void copy_from(const tlm::tlm_extension_base& other) override {
     message = static_cast<const IpcqMessageExt&>(other).message;
+    outgoing = static_cast<const IpcqMessageExt&>(other).outgoing;
   }
 };
 
@@ -78,8 +103,14 @@ PeIpcq::PeIpcq(const sc_core::sc_module_name& name, const IpcqConfig& cfg, const
       map_(map),
       self_(self),
       me_{self.sip, self.cube, self.pe},
-      regions_(regions) {
+      regions_(regions),
+      wire_(cfg.message_bytes, 0),
+      // Control messages order after data bursts at equal times: key above
+      // any PE_DMA key of the same PE (bit 39 of the per-PE sequence space).
+      order_base_(pe_key_index(self.sip, self.cube, self.pe) << 40 | (uint64_t{1} << 39)) {
   regs.register_b_transport(this, &PeIpcq::b_transport);
+  regs.register_nb_transport_fw(this, &PeIpcq::nb_transport_fw);
+  port.register_nb_transport_bw(this, &PeIpcq::nb_transport_bw);
 }
 
 void PeIpcq::fault(uint64_t cmd_id, const std::string& why) const {
@@ -115,7 +146,7 @@ uint64_t PeIpcq::ring_region(RingSpace s) const {
 }
 
 bool PeIpcq::idle() const {
-  if (chunks_in_flight_ || commands_in_flight_ || msgs_in_flight_ || !outbox_.empty()) return false;
+  if (chunks_in_flight_ || commands_in_flight_ || msgs_in_flight_) return false;
   for (const auto& [peer, q] : send_)
     if (!q->jobs.empty() || q->active) return false;
   for (const auto& [peer, q] : recv_)
@@ -489,8 +520,22 @@ void PeIpcq::finish_recv(RecvQueue& q, RecvJob& job) {
 // ---- control messages ------------------------------------------------------------
 
 void PeIpcq::post_message(const Message& m, std::function<void()> on_delivered) {
-  std::unique_ptr<Outgoing, OutgoingDeleter> o(new Outgoing);
+  Outgoing* o;
+  if (spare_outgoing_.empty()) {
+    o = outgoing_.emplace_back(new Outgoing).get();
+    o->ipcq = this;
+    o->trans.set_extension(new RequestOrder);  // owned by the payload
+    o->trans.set_extension(new HopStack);
+    auto* ext = new IpcqMessageExt;
+    ext->message = &o->m;
+    ext->outgoing = o;
+    o->trans.set_extension(ext);
+  } else {
+    o = spare_outgoing_.back();
+    spare_outgoing_.pop_back();
+  }
   o->m = m;
+  o->failed = false;
   // Order key below the PE and control bits: (type, peer, then the slot for
   // doorbells and credits, the stream's post sequence for grants). Messages
   // posted at the same instant by different processes (a doorbell and a
@@ -507,64 +552,53 @@ void PeIpcq::post_message(const Message& m, std::function<void()> on_delivered) 
       m.type == Message::Type::kGrant ? msg_seq_[type << 24 | peer]++ : uint64_t{m.slot};
   o->order_low = type << 37 | peer << 13 | (low & ((uint64_t{1} << 13) - 1));
   o->on_delivered = std::move(on_delivered);
-  outbox_.push_back(std::move(o));
   ++msgs_in_flight_;
   ++stats_.messages;
-  if (idle_msg_workers_ < outbox_.size()) {
-    reserve_thread_stack(name());
-    ++msg_workers_;
-    ++idle_msg_workers_;
-    sc_core::sc_spawn_options opts;
-    color_stack(opts);
-    sc_core::sc_spawn([this] { message_worker(); }, sc_core::sc_gen_unique_name("msg_worker"),
-                      &opts);
+  RequestOrder* order = nullptr;
+  o->trans.get_extension(order);
+  order->key = order_base_ | o->order_low;
+  const uint64_t addr = map_.ipcq(m.to.sip, m.to.cube, m.to.pe);
+  tlm::tlm_generic_payload& trans = o->trans;
+  trans.set_command(tlm::TLM_WRITE_COMMAND);
+  trans.set_address(addr);
+  trans.set_data_ptr(wire_.data());
+  trans.set_data_length(static_cast<unsigned>(wire_.size()));
+  trans.set_streaming_width(static_cast<unsigned>(wire_.size()));
+  trans.set_byte_enable_ptr(nullptr);
+  trans.set_byte_enable_length(0);
+  trans.set_dmi_allowed(false);
+  trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  tlm::tlm_phase phase = tlm::BEGIN_REQ;
+  if (port->nb_transport_fw(trans, phase, delay) == tlm::TLM_COMPLETED) {  // refused at once
+    o->failed = true;
+    delivering_.call_in(*o, delay);
   }
-  sleeping_msg_workers_.wake_one();
 }
 
-void PeIpcq::message_worker() {
-  tlm::tlm_generic_payload trans;
-  auto* order = new RequestOrder;  // owned by the payload from here on
-  trans.set_extension(order);
-  auto* ext = new IpcqMessageExt;
-  trans.set_extension(ext);
-  std::vector<unsigned char> wire(cfg_.message_bytes, 0);
-  // Control messages order after data bursts at equal times: key above any
-  // PE_DMA key of the same PE (bit 39 of the per-PE sequence space).
-  const uint64_t order_base =
-      pe_key_index(self_.sip, self_.cube, self_.pe) << 40 | (uint64_t{1} << 39);
-  sc_core::sc_event& mine = sleeping_msg_workers_.new_worker_event();
-  for (;;) {
-    while (outbox_.empty()) sleeping_msg_workers_.wait_for_work(mine);
-    std::unique_ptr<Outgoing, OutgoingDeleter> o = std::move(outbox_.front());
-    outbox_.pop_front();
-    --idle_msg_workers_;
-    order->key = order_base | o->order_low;
-    ext->message = &o->m;
-    const uint64_t addr = map_.ipcq(o->m.to.sip, o->m.to.cube, o->m.to.pe);
-    trans.set_command(tlm::TLM_WRITE_COMMAND);
-    trans.set_address(addr);
-    trans.set_data_ptr(wire.data());
-    trans.set_data_length(static_cast<unsigned>(wire.size()));
-    trans.set_streaming_width(static_cast<unsigned>(wire.size()));
-    trans.set_byte_enable_ptr(nullptr);
-    trans.set_byte_enable_length(0);
-    trans.set_dmi_allowed(false);
-    trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    port->b_transport(trans, delay);
-    sync_delay(delay);
-    if (trans.is_response_error()) {
-      std::string why;
-      if (map_.resolve(addr, wire.size(), &why)) why = "refused by its target";
-      fault(0, std::string("control message (") + type_name(static_cast<int>(o->m.type)) + ") to " +
-                   to_string(o->m.to) + " failed: " + why);
-    }
-    ext->message = nullptr;
-    ++idle_msg_workers_;
-    --msgs_in_flight_;
-    if (o->on_delivered) o->on_delivered();
+tlm::tlm_sync_enum PeIpcq::nb_transport_bw(tlm::tlm_generic_payload& trans, tlm::tlm_phase&,
+                                           sc_core::sc_time& delay) {
+  IpcqMessageExt* ext = nullptr;
+  trans.get_extension(ext);
+  Outgoing& o = *ext->outgoing;
+  o.failed = trans.is_response_error();
+  delivering_.call_in(o, delay);
+  return tlm::TLM_COMPLETED;
+}
+
+void PeIpcq::delivered(Outgoing& o) {
+  if (o.failed) {
+    const uint64_t addr = o.trans.get_address();
+    std::string why;
+    if (map_.resolve(addr, wire_.size(), &why)) why = "refused by its target";
+    fault(0, std::string("control message (") + type_name(static_cast<int>(o.m.type)) + ") to " +
+                 to_string(o.m.to) + " failed: " + why);
   }
+  std::function<void()> on_delivered = std::move(o.on_delivered);
+  o.on_delivered = nullptr;
+  spare_outgoing_.push_back(&o);
+  --msgs_in_flight_;
+  if (on_delivered) on_delivered();
 }
 
 void PeIpcq::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
@@ -576,8 +610,44 @@ void PeIpcq::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& dela
     return;
   }
   sync_delay(delay);  // deliver when the message arrives, not when it was sent
-  deliver(*static_cast<const Message*>(ext->message));
+  deliver(*ext->message);
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+tlm::tlm_sync_enum PeIpcq::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                           sc_core::sc_time& delay) {
+  IpcqMessageExt* ext = nullptr;
+  trans.get_extension(ext);
+  if (phase != tlm::BEGIN_REQ || trans.get_command() != tlm::TLM_WRITE_COMMAND || !ext ||
+      !ext->message) {
+    trans.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+    return tlm::TLM_COMPLETED;
+  }
+  if (delay == sc_core::SC_ZERO_TIME) {  // arrived: act on it now, as b_transport would
+    arrive(trans);
+    return tlm::TLM_ACCEPTED;
+  }
+  Incoming* in;
+  if (spare_incoming_.empty()) {
+    in = incoming_.emplace_back(new Incoming).get();
+    in->ipcq = this;
+  } else {
+    in = spare_incoming_.back();
+    spare_incoming_.pop_back();
+  }
+  in->trans = &trans;
+  Calendar::get().call_in(*in, delay);
+  return tlm::TLM_ACCEPTED;
+}
+
+void PeIpcq::arrive(tlm::tlm_generic_payload& trans) {
+  IpcqMessageExt* ext = nullptr;
+  trans.get_extension(ext);
+  deliver(*ext->message);
+  trans.set_response_status(tlm::TLM_OK_RESPONSE);
+  tlm::tlm_phase phase = tlm::BEGIN_RESP;
+  sc_core::sc_time latency = sc_core::SC_ZERO_TIME;
+  regs->nb_transport_bw(trans, phase, latency);
 }
 
 void PeIpcq::deliver(const Message& m) {

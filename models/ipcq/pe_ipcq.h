@@ -25,7 +25,12 @@
 // recvCopySend / recvReduceSend), chunk by chunk, without the PE_CPU.
 //
 // Control messages (GRANT, DOORBELL, CREDIT) are TLM writes of message_bytes
-// from `port` to the peer's `regs`; their content rides in an extension.
+// from `port` to the peer's `regs`; their content rides in an extension. They
+// travel as non-blocking transports (nb_transport_fw, answered by
+// nb_transport_bw) with no thread carrying them: the peer acts on a message
+// at the instant its annotated delay has passed, and the sender counts it
+// delivered when the response is back, both where a blocking b_transport
+// would have (see the calendar's timers).
 // Commands on one peer's queue are served in issue order; different peers'
 // queues run concurrently.
 #pragma once
@@ -43,7 +48,8 @@
 #include <vector>
 
 #include "models/common/address_map.h"
-#include "models/common/idle_workers.h"
+#include "models/common/calendar.h"
+#include "models/common/due_timers.h"
 #include "models/ipcq/ipcq_config.h"
 #include "models/pe/pe_engine.h"
 
@@ -141,7 +147,9 @@ class PeIpcq : public PeEngine {
   };
 
  public:
-  struct Message;  // a control message (defined in the .cpp)
+  struct Message;   // a control message (defined in the .cpp)
+  struct Outgoing;  // a message in flight (defined in the .cpp)
+  struct Incoming;  // a message arriving at this PE once its delay has passed
 
  private:
   void accept_command(TileToken* token);
@@ -155,8 +163,16 @@ class PeIpcq : public PeEngine {
   void finish_command(TileToken& token, unsigned lane, double start_ns);
   // Sends a control message; `on_delivered` runs once the peer has it.
   void post_message(const Message& m, std::function<void()> on_delivered);
-  void message_worker();
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  // The message's response is back: delivered() runs when its annotated
+  // delay has passed (delivering_).
+  void delivered(Outgoing& o);
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  // Acts on an arrived message and answers it (the response leaves now).
+  void arrive(tlm::tlm_generic_payload& trans);
   void deliver(const Message& m);
   uint64_t ring_region(RingSpace s) const;
   uint64_t ring_capacity(RingSpace s) const;
@@ -171,15 +187,25 @@ class PeIpcq : public PeEngine {
   std::map<PeAddr, std::unique_ptr<SendQueue>> send_;
   std::map<PeAddr, std::unique_ptr<RecvQueue>> recv_;
   std::map<PeAddr, uint64_t> doorbells_sent_;  // per peer, for the doorbells' trace ids
-  struct Outgoing;
   struct OutgoingDeleter {
     void operator()(Outgoing* o) const;
   };
-  std::deque<std::unique_ptr<Outgoing, OutgoingDeleter>> outbox_;
-  unsigned msg_workers_ = 0, idle_msg_workers_ = 0, msgs_in_flight_ = 0;
+  struct IncomingDeleter {
+    void operator()(Incoming* o) const;
+  };
+  // Every message record made (stable addresses), and those not in flight.
+  std::vector<std::unique_ptr<Outgoing, OutgoingDeleter>> outgoing_;
+  std::vector<Outgoing*> spare_outgoing_;
+  std::vector<std::unique_ptr<Incoming, IncomingDeleter>> incoming_;
+  std::vector<Incoming*> spare_incoming_;
+  // Messages' deliveries: the calendar's, or, with no delay left, this
+  // delta's method (where a thread woken now would run).
+  DueTimers delivering_{*this, "messages_delivered", "message_delivered"};
+  std::vector<unsigned char> wire_;  // a message's bytes on the wire (content: the extension)
+  uint64_t order_base_ = 0;          // this PE's control-message order keys
+  unsigned msgs_in_flight_ = 0;
   uint64_t chunks_in_flight_ = 0, commands_in_flight_ = 0;
   std::map<uint64_t, uint64_t> msg_seq_;  // grants posted, per peer
-  IdleWorkers sleeping_msg_workers_;
   Stats stats_;
 };
 

@@ -10,6 +10,7 @@
 
 #include "models/common/calendar.h"
 #include "models/common/completion.h"
+#include "models/common/due_timers.h"
 #include "models/common/service_queue.h"
 #include "models/common/sim_time.h"
 
@@ -184,6 +185,49 @@ TEST(ServiceQueuePushAfter, AnEarlierArrivalGoesBeforeABetterKeyArrivingNow) {
   sc_core::sc_start();
   EXPECT_EQ(early_ns, 12.0);
   EXPECT_EQ(now_ns, 14.0);
+}
+
+// A timer due now runs later in the same delta, where a thread woken by an
+// immediate notification runs; one due later runs at its instant, in the
+// delta of the kernel's timed wait. A timer due now that gives another one
+// due now has it run in that delta too. The method is the owner's child.
+TEST(DueTimers, ATimerDueNowRunsInThisDeltaAndALaterOneAtItsInstant) {
+  struct Owner : sc_core::sc_module {
+    explicit Owner(const sc_core::sc_module_name& n) : sc_core::sc_module(n) {}
+  } owner("owner");
+  DueTimers due(owner, "due", "due_now");
+  struct Recorder final : Calendar::Timer {
+    When at{-1, 0};
+    Calendar::Timer* then = nullptr;
+    DueTimers* due = nullptr;
+    void on_time() override {
+      at = now();
+      if (then) due->call_in(*then, sc_core::SC_ZERO_TIME);
+    }
+  } zero, chained, later;
+  zero.then = &chained;
+  zero.due = &due;
+  When woken{-1, 0}, kernel{-1, 0};
+  sc_core::sc_event ev;
+  sc_core::sc_spawn([&] {
+    sc_core::wait(ev);
+    woken = now();
+  });
+  sc_core::sc_spawn([&] {
+    sc_core::wait(ns_to_time(4));
+    due.call_in(zero, sc_core::SC_ZERO_TIME);
+    due.call_in(later, ns_to_time(3));
+    ev.notify();
+    sc_core::wait(ns_to_time(3));
+    kernel = now();
+  });
+  sc_core::sc_start();
+  EXPECT_EQ(woken.first, 4.0);
+  EXPECT_EQ(zero.at, woken);
+  EXPECT_EQ(chained.at, woken);
+  EXPECT_EQ(later.at, kernel);
+  EXPECT_EQ(kernel.first, 7.0);
+  EXPECT_NE(sc_core::sc_find_object("owner.due"), nullptr);
 }
 
 }  // namespace
