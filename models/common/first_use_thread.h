@@ -49,15 +49,17 @@ void start_thread_on_first_use(sc_core::sc_module& owner, const char* name, bool
       name, &opts);
 }
 
-// The same for an SC_METHOD sensitive to `ev` (not run until `ev` is notified).
+// The same for an SC_METHOD sensitive to `ev`: not run until `ev` is
+// notified, or, with `run_now`, run in this evaluation as well (where a thread
+// started by start_thread_on_first_use(..., false, ...) runs its body).
 template <typename Body>
 void start_method_on_first_use(sc_core::sc_module& owner, const char* name, sc_core::sc_event& ev,
-                               Body body) {
+                               Body body, bool run_now = false) {
   SpawnUnder scope(owner);
   sc_core::sc_spawn_options opts;
   opts.spawn_method();
   opts.set_sensitivity(&ev);
-  opts.dont_initialize();
+  if (!run_now) opts.dont_initialize();
   sc_core::sc_spawn(std::move(body), name, &opts);
 }
 

@@ -12,8 +12,6 @@
 #include "models/common/hop_stack.h"
 #include "models/common/request_order.h"
 #include "models/common/sim_time.h"
-#include "models/common/stack_color.h"
-#include "models/common/thread_budget.h"
 #include "models/common/tlm_checker.h"
 #include "models/pe/lowering.h"
 
@@ -83,8 +81,8 @@ const char* type_name(int t) {
   return kNames[t];
 }
 
-// The name of a peer's queue thread, unique in its IPCQ ('.' is not allowed in
-// names). The thread is the IPCQ's child whichever process opened the queue
+// The name of a peer's queue process, unique in its IPCQ ('.' is not allowed
+// in names). The process is the IPCQ's child whichever process opened the queue
 // (a command's lane, a grant's delivery): its name orders the DMA transfers
 // it submits at one instant (PeDma), so it must not depend on that process.
 std::string process_name(const char* what, const PeAddr& p) {
@@ -308,8 +306,9 @@ void PeIpcq::open(TileToken* token, const IpcqOpenCmd& cmd) {
       slot = std::make_unique<RecvQueue>();
       slot->peer = peer;
       RecvQueue* q = slot.get();
-      start_thread_on_first_use(*this, process_name("recv_from", peer).c_str(), false,
-                                [this, q] { recv_loop(q); });
+      start_method_on_first_use(
+          *this, process_name("recv_from", peer).c_str(), q->kick, [this, q] { recv_step(q); },
+          /*run_now=*/true);
     }
     RecvQueue& q = *slot;
     if (!q.slots.empty())
@@ -346,32 +345,41 @@ PeIpcq::SendQueue& PeIpcq::send_queue(const PeAddr& peer) {
     slot = std::make_unique<SendQueue>();
     slot->peer = peer;
     SendQueue* q = slot.get();
-    start_thread_on_first_use(*this, process_name("send_to", peer).c_str(), false,
-                              [this, q] { send_loop(q); });
+    start_method_on_first_use(
+        *this, process_name("send_to", peer).c_str(), q->kick, [this, q] { send_step(q); },
+        /*run_now=*/true);
   }
   return *slot;
 }
 
 // ---- send side ---------------------------------------------------------------
 
-void PeIpcq::send_loop(SendQueue* q) {
+void PeIpcq::send_step(SendQueue* q) {
   for (;;) {
-    while (q->jobs.empty()) sc_core::wait(q->kick);
-    SendJob job = std::move(q->jobs.front());
-    q->jobs.pop_front();
-    q->active = true;
-    const uint64_t chunks = lowering::chunk_count(job.bytes, cfg_.slot_bytes);
-    auto left = std::make_shared<uint64_t>(chunks);
-    auto on_done = std::make_shared<std::function<void()>>(std::move(job.on_done));
-    for (uint64_t k = 0; k < chunks; ++k) {
+    if (!q->active) {
+      if (q->jobs.empty()) return;  // until the next kick
+      q->job = std::move(q->jobs.front());
+      q->jobs.pop_front();
+      q->active = true;
+      q->chunks = lowering::chunk_count(q->job.bytes, cfg_.slot_bytes);
+      q->next_chunk = 0;
+      q->chunks_left = std::make_shared<uint64_t>(q->chunks);
+      q->job_done = std::make_shared<std::function<void()>>(std::move(q->job.on_done));
+    }
+    const SendJob& job = q->job;
+    for (; q->next_chunk < q->chunks; ++q->next_chunk) {
+      const uint64_t k = q->next_chunk;
       if (!q->granted || !q->credit[q->tail]) {
-        ++stats_.credit_stalls;
-        // A copy on purpose: sc_time_stamp() returns a reference to the
-        // kernel's clock, which the wait below advances.
-        // NOLINTNEXTLINE(performance-unnecessary-copy-initialization)
-        const sc_core::sc_time since = sc_core::sc_time_stamp();
-        while (!q->granted || !q->credit[q->tail]) sc_core::wait(q->kick);
-        stats_.credit_wait_ns += to_ns(sc_core::sc_time_stamp() - since);
+        if (!q->stalled) {
+          ++stats_.credit_stalls;
+          q->stalled = true;
+          q->stalled_since = sc_core::sc_time_stamp();
+        }
+        return;  // until a kick brings the credit (or the grant)
+      }
+      if (q->stalled) {
+        q->stalled = false;
+        stats_.credit_wait_ns += to_ns(sc_core::sc_time_stamp() - q->stalled_since);
       }
       const unsigned slot = q->tail;
       q->credit[slot] = false;
@@ -388,7 +396,7 @@ void PeIpcq::send_loop(SendQueue* q) {
       ++chunks_in_flight_;
       ++stats_.chunks_sent;
       stats_.bytes_sent += len;
-      t->on_done = [this, left, on_done](TileToken& tk) mutable {
+      t->on_done = [this, left = q->chunks_left, on_done = q->job_done](TileToken& tk) mutable {
         // Deleting the token destroys this closure: keep what is needed first.
         PeIpcq* self = this;
         auto remaining = std::move(left);
@@ -400,19 +408,21 @@ void PeIpcq::send_loop(SendQueue* q) {
       post_token(*stage_out[static_cast<int>(EngineKind::kDma)], t);
     }
     q->active = false;
+    q->chunks_left.reset();
+    q->job_done.reset();
   }
 }
 
 // ---- receive side ----------------------------------------------------------------
 
-void PeIpcq::recv_loop(RecvQueue* q) {
-  for (;;) {
-    while (q->waiting.empty()) sc_core::wait(q->kick);
+void PeIpcq::recv_step(RecvQueue* q) {
+  while (!q->waiting.empty()) {
     RecvJob& job = *q->waiting.front();
     const IpcqRecvCmd& r = *job.cmd;
     const uint64_t total = r.dst.bytes();
-    for (uint64_t k = 0; k < job.chunks; ++k) {
-      while (q->slots.empty() || q->slots[q->head] != SlotState::kFull) sc_core::wait(q->kick);
+    for (; job.taken < job.chunks; ++job.taken) {
+      if (q->slots.empty() || q->slots[q->head] != SlotState::kFull) return;  // until a doorbell
+      const uint64_t k = job.taken;
       const unsigned slot = q->head;
       const uint64_t len = lowering::chunk_bytes(total, k, cfg_.slot_bytes);
       if (q->slot_bytes[slot] != len)

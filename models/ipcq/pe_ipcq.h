@@ -114,14 +114,22 @@ class PeIpcq : public PeEngine {
     std::vector<bool> credit;  // per slot: we may write it
     unsigned tail = 0;         // next slot to write
     std::deque<SendJob> jobs;
-    bool active = false;  // a job is being chunked
     sc_core::sc_event kick;
+    // The job being chunked (send_step's place in it).
+    bool active = false;
+    SendJob job;
+    uint64_t chunks = 0, next_chunk = 0;
+    std::shared_ptr<uint64_t> chunks_left;  // chunks whose token has not finished
+    std::shared_ptr<std::function<void()>> job_done;
+    bool stalled = false;  // the next chunk waits for a credit (or the grant)
+    sc_core::sc_time stalled_since;
   };
   enum class SlotState : uint8_t { kFree, kFull, kDraining };
   struct RecvJob {
     TileToken* token = nullptr;  // the recv command's token
     const IpcqRecvCmd* cmd = nullptr;
     uint64_t chunks = 0, done = 0, forwarded = 0, forwards_left = 0;
+    uint64_t taken = 0;  // chunks taken from the ring (recv_step)
     double start_ns = 0;
   };
   struct RecvQueue {
@@ -155,8 +163,11 @@ class PeIpcq : public PeEngine {
   void accept_command(TileToken* token);
   void open(TileToken* token, const IpcqOpenCmd& cmd);
   SendQueue& send_queue(const PeAddr& peer);
-  void send_loop(SendQueue* q);
-  void recv_loop(RecvQueue* q);
+  // A peer's queue: an SC_METHOD run at each kick, doing what it can (posting
+  // chunks while credits last; taking full slots in ring order) and keeping
+  // its place in the queue's state until the next kick.
+  void send_step(SendQueue* q);
+  void recv_step(RecvQueue* q);
   void consume_chunk(RecvQueue& q, RecvJob& job, uint64_t k, unsigned slot, uint64_t len);
   void chunk_consumed(RecvQueue& q, RecvJob& job, uint64_t k);
   void finish_recv(RecvQueue& q, RecvJob& job);

@@ -167,10 +167,10 @@ TEST(Ipcq, RecvForwardRelaysChunkByChunk) {
   EXPECT_EQ(rt.read(out), want);
 }
 
-// A queue's thread orders the DMA transfers it submits at one instant by its
+// A queue's process orders the DMA transfers it submits at one instant by its
 // name: the name is the IPCQ's child and the peer's, whichever process opened
 // the queue (here B's send queue to C opens when C's grant is delivered).
-TEST(Ipcq, EachPeersQueueThreadIsNamedUnderItsIpcq) {
+TEST(Ipcq, EachPeersQueueProcessIsNamedUnderItsIpcq) {
   Platform p(tiny());
   HostRuntime rt(p);
   const int64_t n = 3000;
