@@ -31,8 +31,14 @@ struct PeIpcq::Message {
 struct PeIpcq::Outgoing final : Calendar::Timer {
   PeIpcq* ipcq = nullptr;
   Message m;
-  uint64_t order_low = 0;  // the low 39 bits of its order key (see post_message)
-  std::function<void()> on_delivered;
+  uint64_t order_low = 0;              // the low 39 bits of its order key (see make_message)
+  std::function<void()> on_delivered;  // a grant's: the end of its open command
+  // A doorbell's or credit's op-log record, made when it is delivered: a
+  // slim stage and token (the chunk's token moved on when it was posted).
+  bool logs = false;
+  Stage logged;
+  TileToken shadow;
+  double start_ns = 0;
   tlm::tlm_generic_payload trans;
   bool failed = false;  // refused on its way
   void on_time() override { ipcq->delivered(*this); }
@@ -216,32 +222,27 @@ void PeIpcq::accept(TileToken* token) {
     RecvQueue& q = *recv_.at(m.to);
     q.slots.at(m.slot) = SlotState::kFree;
   }
-  const double start = to_ns(sc_core::sc_time_stamp());
   lane_enter(kMsgLane, token->cmd_id);
-  // What the op log shows of the message once delivered (the token itself
-  // moves on now): a slim stage, not a copy of the whole one.
-  Stage logged;
-  logged.kind = st.kind;
-  logged.op_kind = st.op_kind;
-  logged.addr = st.addr;
-  logged.bytes = cfg_.message_bytes;  // the message's wire size
-  TileToken shadow;
-  shadow.cmd_id = token->cmd_id;
-  shadow.tile = token->tile;
-  shadow.peer = m.to;
-  shadow.has_peer = true;
   if (m.type == Message::Type::kDoorbell) {
     // (sender, receiver, the pair's doorbell count): unique among the
     // doorbells in flight, whatever order the kernel ran the PEs in.
     m.trace_id = pe_key_index(me_.sip, me_.cube, me_.pe) << 40 |
                  pe_key_index(m.to.sip, m.to.cube, m.to.pe) << 16 |
                  (doorbells_sent_[m.to]++ & 0xffff);
-    shadow.msg = m.trace_id;
   }
-  post_message(m, [this, logged = std::move(logged), shadow = std::move(shadow), start] {
-    lane_leave(kMsgLane);
-    record(shadow, logged, kMsgLane, start, to_ns(sc_core::sc_time_stamp()));
-  });
+  Outgoing& o = make_message(m);
+  o.logs = true;
+  o.start_ns = to_ns(sc_core::sc_time_stamp());
+  o.logged.kind = st.kind;
+  o.logged.op_kind = st.op_kind;
+  o.logged.addr = st.addr;
+  o.logged.bytes = cfg_.message_bytes;  // the message's wire size
+  o.shadow.cmd_id = token->cmd_id;
+  o.shadow.tile = token->tile;
+  o.shadow.peer = m.to;
+  o.shadow.has_peer = true;
+  o.shadow.msg = m.type == Message::Type::kDoorbell ? m.trace_id : 0;
+  send_message(o);
   advance(*token);
 }
 
@@ -529,7 +530,7 @@ void PeIpcq::finish_recv(RecvQueue& q, RecvJob& job) {
 
 // ---- control messages ------------------------------------------------------------
 
-void PeIpcq::post_message(const Message& m, std::function<void()> on_delivered) {
+PeIpcq::Outgoing& PeIpcq::make_message(const Message& m) {
   Outgoing* o;
   if (spare_outgoing_.empty()) {
     o = outgoing_.emplace_back(new Outgoing).get();
@@ -546,6 +547,7 @@ void PeIpcq::post_message(const Message& m, std::function<void()> on_delivered) 
   }
   o->m = m;
   o->failed = false;
+  o->logs = false;
   // Order key below the PE and control bits: (type, peer, then the slot for
   // doorbells and credits, the stream's post sequence for grants). Messages
   // posted at the same instant by different processes (a doorbell and a
@@ -561,14 +563,23 @@ void PeIpcq::post_message(const Message& m, std::function<void()> on_delivered) 
   const uint64_t low =
       m.type == Message::Type::kGrant ? msg_seq_[type << 24 | peer]++ : uint64_t{m.slot};
   o->order_low = type << 37 | peer << 13 | (low & ((uint64_t{1} << 13) - 1));
-  o->on_delivered = std::move(on_delivered);
+  return *o;
+}
+
+void PeIpcq::post_message(const Message& m, std::function<void()> on_delivered) {
+  Outgoing& o = make_message(m);
+  o.on_delivered = std::move(on_delivered);
+  send_message(o);
+}
+
+void PeIpcq::send_message(Outgoing& o) {
   ++msgs_in_flight_;
   ++stats_.messages;
   RequestOrder* order = nullptr;
-  o->trans.get_extension(order);
-  order->key = order_base_ | o->order_low;
-  const uint64_t addr = map_.ipcq(m.to.sip, m.to.cube, m.to.pe);
-  tlm::tlm_generic_payload& trans = o->trans;
+  o.trans.get_extension(order);
+  order->key = order_base_ | o.order_low;
+  const uint64_t addr = map_.ipcq(o.m.to.sip, o.m.to.cube, o.m.to.pe);
+  tlm::tlm_generic_payload& trans = o.trans;
   trans.set_command(tlm::TLM_WRITE_COMMAND);
   trans.set_address(addr);
   trans.set_data_ptr(wire_.data());
@@ -581,8 +592,8 @@ void PeIpcq::post_message(const Message& m, std::function<void()> on_delivered) 
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   if (port->nb_transport_fw(trans, phase, delay) == tlm::TLM_COMPLETED) {  // refused at once
-    o->failed = true;
-    delivering_.call_in(*o, delay);
+    o.failed = true;
+    delivering_.call_in(o, delay);
   }
 }
 
@@ -606,6 +617,10 @@ void PeIpcq::delivered(Outgoing& o) {
   }
   std::function<void()> on_delivered = std::move(o.on_delivered);
   o.on_delivered = nullptr;
+  if (o.logs) {
+    lane_leave(kMsgLane);
+    record(o.shadow, o.logged, kMsgLane, o.start_ns, to_ns(sc_core::sc_time_stamp()));
+  }
   spare_outgoing_.push_back(&o);
   --msgs_in_flight_;
   if (on_delivered) on_delivered();

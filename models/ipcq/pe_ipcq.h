@@ -174,6 +174,9 @@ class PeIpcq : public PeEngine {
   void finish_command(TileToken& token, unsigned lane, double start_ns);
   // Sends a control message; `on_delivered` runs once the peer has it.
   void post_message(const Message& m, std::function<void()> on_delivered);
+  // The two halves: a message record (pooled, keyed), then its transport.
+  Outgoing& make_message(const Message& m);
+  void send_message(Outgoing& o);
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
   // The message's response is back: delivered() runs when its annotated
