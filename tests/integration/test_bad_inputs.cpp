@@ -402,10 +402,11 @@ TEST(BadOutputs, StopLineSaysWhatHadFinished) {
 // its points too: none of them finishes afterwards.
 TEST(BadOutputs, AStoppedSweepStopsItsPoints) {
   TempDir tmp;
-  // Points of about a second each: without the stop reaching them, the first
-  // two would write their results well within the three seconds waited below.
+  // Points of one to two seconds each in a Release build (longer in others):
+  // without the stop reaching them, the first two would write their results
+  // well within the four seconds waited below.
   write_text(tmp / "slow.yaml",
-             "bench: gqa-sweep\nparam: [S_kv=8192]\ngrid:\n  param: {case: [1, 3, 4, 2]}\n");
+             "bench: gqa-sweep\nparam: [S_kv=131072]\ngrid:\n  param: {case: [1, 3, 1, 3]}\n");
   const std::string bin = test::kernbench_binary(), spec = tmp / "slow.yaml", out = tmp / "out";
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
@@ -421,7 +422,7 @@ TEST(BadOutputs, AStoppedSweepStopsItsPoints) {
   int status = 0;
   waitpid(pid, &status, 0);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
-  std::this_thread::sleep_for(std::chrono::seconds(3));  // longer than a point takes
+  std::this_thread::sleep_for(std::chrono::seconds(4));  // longer than a point takes
   for (const auto& e : fs::directory_iterator(out)) {
     const std::string name = e.path().filename().string();
     EXPECT_TRUE(name.size() > 4 && name.substr(name.size() - 4) == ".log") << name;
