@@ -248,9 +248,13 @@ Stage credit(const PeAddr& peer, unsigned slot, uint64_t peer_regs) {
 
 std::vector<Stage> send_chunk(uint64_t cmd_id, uint64_t src, uint64_t slot_addr, uint64_t len,
                               const PeAddr& peer, unsigned slot, uint64_t peer_regs) {
-  return {dma(StageKind::kDmaWrite, "ipcq_send",
-              DmaTransfer::contiguous(src, slot_addr, len, cmd_id), slot_addr),
-          doorbell(peer, slot, len, peer_regs)};
+  // Built in place: a braced list would copy both stages.
+  std::vector<Stage> st;
+  st.reserve(2);
+  st.push_back(dma(StageKind::kDmaWrite, "ipcq_send",
+                   DmaTransfer::contiguous(src, slot_addr, len, cmd_id), slot_addr));
+  st.push_back(doorbell(peer, slot, len, peer_regs));
+  return st;
 }
 
 bool in_own_tcm(uint64_t addr, const Location& self) {
@@ -265,6 +269,7 @@ bool reduce_needs_scratch(const RecvChunk& c, const Location& self) {
 
 std::vector<Stage> recv_chunk(const IpcqRecvCmd& r, const RecvChunk& c, const Location& self) {
   std::vector<Stage> st;
+  st.reserve(4);  // at most: stage the message, stage the sum, add, unstage
   auto move = [&](uint64_t from, uint64_t to, const char* what) {
     st.push_back(dma(in_own_tcm(to, self) ? StageKind::kDmaRead : StageKind::kDmaWrite, what,
                      DmaTransfer::contiguous(from, to, c.len, c.cmd_id), from));
@@ -284,10 +289,11 @@ std::vector<Stage> recv_chunk(const IpcqRecvCmd& r, const RecvChunk& c, const Lo
   add.op_kind = "add";
   add.elements = c.len / dtype_bytes(r.dst.dtype);
   add.addr = acc;
-  add.inputs = {flat_view(acc, c.len, r.dst.dtype, r.dst.id),
-                flat_view(msg, c.len, r.dst.dtype, r.dst.id)};
+  add.inputs.reserve(2);
+  add.inputs.push_back(flat_view(acc, c.len, r.dst.dtype, r.dst.id));
+  add.inputs.push_back(flat_view(msg, c.len, r.dst.dtype, r.dst.id));
   add.output = add.inputs[0];
-  st.push_back(add);
+  st.push_back(std::move(add));
   if (!dst_tcm) move(acc, c.dst, "ipcq_unstage");
   return st;
 }
