@@ -263,34 +263,69 @@ bool halving_fits(size_t blocks) {
 // retraces the levels in reverse order, the partners exchanging their
 // halves. Each position sends n (p-1)/p each way; the first levels (the
 // lowest bits: neighbours in the list) move the most, the last the least.
-void halving_doubling_allreduce(Tl& tl, const Tensor& v, const std::vector<PeAddr>& peers,
-                                unsigned pos) {
-  struct Range {
-    int64_t lo, hi;
-  };
-  auto part = [&](const Range& r) { return slice(tl, v, r.lo, r.hi - r.lo); };
-  std::vector<Range> kept, given;  // per level
-  Range cur{0, length(v)};
-  Pending ps;
-  for (unsigned mask = 1; mask < peers.size(); mask <<= 1) {
+struct Range {
+  int64_t lo, hi;
+};
+struct HalvingLevel {
+  Range keep, give;
+};
+
+// The ranges position `pos` of `p` keeps and gives at each level, over [0, n).
+std::vector<HalvingLevel> halving_levels(int64_t n, unsigned pos, size_t p) {
+  std::vector<HalvingLevel> levels;
+  Range cur{0, n};
+  for (unsigned mask = 1; mask < p; mask <<= 1) {
     const int64_t mid = cur.lo + (cur.hi - cur.lo) / 2;
     const bool upper = (pos & mask) != 0;
     const Range keep = upper ? Range{mid, cur.hi} : Range{cur.lo, mid};
     const Range give = upper ? Range{cur.lo, mid} : Range{mid, cur.hi};
-    const PeAddr& peer = peers[pos ^ mask];
-    if (give.hi > give.lo) ps.push_back(tl.send(peer, part(give)));
-    if (keep.hi > keep.lo) ps.push_back(tl.recv_reduce(peer, part(keep)));
-    wait_all(tl, ps);
-    kept.push_back(keep);
-    given.push_back(give);
+    levels.push_back({keep, give});
     cur = keep;
   }
-  for (size_t k = kept.size(); k-- > 0;) {  // level k, mask 1 << k
+  return levels;
+}
+
+Tensor part(Tl& tl, const Tensor& v, const Range& r) {
+  return slice(tl, v, r.lo, r.hi - r.lo);
+}
+
+void halving_reduce_scatter(Tl& tl, const Tensor& v, const std::vector<PeAddr>& peers,
+                            unsigned pos) {
+  const std::vector<HalvingLevel> levels = halving_levels(length(v), pos, peers.size());
+  Pending ps;
+  for (size_t k = 0; k < levels.size(); ++k) {  // mask 1 << k
     const PeAddr& peer = peers[pos ^ (1u << k)];
-    if (kept[k].hi > kept[k].lo) ps.push_back(tl.send(peer, part(kept[k])));
-    if (given[k].hi > given[k].lo) ps.push_back(tl.recv_async(peer, part(given[k])));
+    const HalvingLevel& l = levels[k];
+    if (l.give.hi > l.give.lo) ps.push_back(tl.send(peer, part(tl, v, l.give)));
+    if (l.keep.hi > l.keep.lo) ps.push_back(tl.recv_reduce(peer, part(tl, v, l.keep)));
     wait_all(tl, ps);
   }
+}
+
+void doubling_all_gather(Tl& tl, const Tensor& v, const std::vector<PeAddr>& peers, unsigned pos) {
+  const std::vector<HalvingLevel> levels = halving_levels(length(v), pos, peers.size());
+  Pending ps;
+  for (size_t k = levels.size(); k-- > 0;) {  // mask 1 << k
+    const PeAddr& peer = peers[pos ^ (1u << k)];
+    const HalvingLevel& l = levels[k];
+    if (l.keep.hi > l.keep.lo) ps.push_back(tl.send(peer, part(tl, v, l.keep)));
+    if (l.give.hi > l.give.lo) ps.push_back(tl.recv_async(peer, part(tl, v, l.give)));
+    wait_all(tl, ps);
+  }
+}
+
+void halving_doubling_allreduce(Tl& tl, const Tensor& v, const std::vector<PeAddr>& peers,
+                                unsigned pos) {
+  halving_reduce_scatter(tl, v, peers, pos);
+  doubling_all_gather(tl, v, peers, pos);
+}
+
+void check_halving(const std::vector<PeAddr>& order, unsigned per_cube, const char* who) {
+  check_cube_blocks(order, per_cube);
+  if (!halving_fits(order.size() / per_cube))
+    throw std::invalid_argument(std::string(who) + ": " + std::to_string(order.size()) +
+                                " ranks in blocks of " + std::to_string(per_cube) +
+                                " are not a power of two of blocks, at least two");
 }
 
 }  // namespace
@@ -331,6 +366,39 @@ std::vector<PeAddr> cube_allreduce_sources(const std::vector<PeAddr>& order, uns
 
 bool cube_allreduce_halves(size_t ranks, unsigned per_cube) {
   return per_cube > 0 && ranks % per_cube == 0 && halving_fits(ranks / per_cube);
+}
+
+Shard cube_shard(int64_t n, size_t ranks, unsigned i, unsigned per_cube) {
+  const auto P = static_cast<int64_t>(per_cube);
+  const int64_t k = (i % per_cube + 1) % P;
+  const int64_t b = k * n / P, e = (k + 1) * n / P;
+  const std::vector<HalvingLevel> levels = halving_levels(e - b, i / per_cube, ranks / per_cube);
+  const Range r = levels.empty() ? Range{0, e - b} : levels.back().keep;
+  return {b + r.lo, r.hi - r.lo};
+}
+
+void cube_reduce_scatter(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order, unsigned i,
+                         unsigned per_cube) {
+  check_halving(order, per_cube, "cube_reduce_scatter");
+  const RingView r = cube_ring_of(order, i, per_cube);
+  Pending p;
+  ring_reduce_scatter(tl, data, r, false, p);
+  wait_all(tl, p);
+  const Tensor mine = segment(tl, data, static_cast<long>(r.pos) + 1, r.size);
+  if (length(mine) > 0)
+    halving_reduce_scatter(tl, mine, same_position(order, i, per_cube), i / per_cube);
+}
+
+void cube_all_gather(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order, unsigned i,
+                     unsigned per_cube) {
+  check_halving(order, per_cube, "cube_all_gather");
+  const RingView r = cube_ring_of(order, i, per_cube);
+  const Tensor mine = segment(tl, data, static_cast<long>(r.pos) + 1, r.size);
+  if (length(mine) > 0)
+    doubling_all_gather(tl, mine, same_position(order, i, per_cube), i / per_cube);
+  Pending p;
+  ring_all_gather(tl, data, r, false, p);
+  wait_all(tl, p);
 }
 
 namespace {

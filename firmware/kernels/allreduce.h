@@ -11,6 +11,7 @@
 // The steps of each algorithm are written out in allreduce.cpp.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,6 +77,24 @@ std::vector<PeAddr> cube_allreduce_sources(const std::vector<PeAddr>& order, uns
 // Whether `ranks` in blocks of `per_cube` take the halving across the cubes
 // (a power of two of blocks, at least two) when asked to.
 bool cube_allreduce_halves(size_t ranks, unsigned per_cube);
+
+// The two halves of cube_allreduce with the halving across the cubes, for a
+// caller that works on its share of the summed vector in between (a
+// sequence-parallel residual stream). Both need cube_allreduce_halves, and
+// throw std::invalid_argument otherwise; the rings are cube_allreduce's.
+//   cube_reduce_scatter  afterwards this position's shard of `data`
+//                        (cube_shard) holds its sum over every position; the
+//                        rest of `data` is left partly summed;
+//   cube_all_gather      every position's shard of `data` to every position.
+// The shards of all positions partition the vector.
+struct Shard {
+  int64_t first = 0, count = 0;  // elements of the vector
+};
+Shard cube_shard(int64_t n, size_t ranks, unsigned i, unsigned per_cube);
+void cube_reduce_scatter(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order, unsigned i,
+                         unsigned per_cube);
+void cube_all_gather(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order, unsigned i,
+                     unsigned per_cube);
 
 }  // namespace fw
 }  // namespace kb

@@ -69,9 +69,7 @@ void layer(Step& s, const LayerShard& w) {
   const Tensor rot = tl.empty({s.B * (s.G + 2), s.d}, s.dt);    // ... rotated
   const Tensor attn = tl.empty({s.B * s.G, s.d}, s.dt);         // attention output
 
-  s.begin("attn_norm");
-  rmsnorm(s, w.norm_attn, a.x, a.xn, s.B);
-  s.end();
+  norm_phase(s, w.norm_attn, "attn_norm", "attn_norm_gather");
 
   s.begin("qkv");
   qkv_projection(s, w);
@@ -122,11 +120,9 @@ void layer(Step& s, const LayerShard& w) {
   }
   s.end();
 
-  sum_into_stream(s, "o_allreduce", "o_residual");
+  sum_into_stream(s, "o_allreduce", "o_reduce_scatter", "o_residual");
 
-  s.begin("ffn_norm");
-  rmsnorm(s, w.norm_ffn, a.x, a.xn, s.B);
-  s.end();
+  norm_phase(s, w.norm_ffn, "ffn_norm", "ffn_norm_gather");
 
   const Tensor gate = tl.empty({s.B, a.ffn.count}, DType::kFp32);
   const Tensor up = tl.empty({s.B, a.ffn.count}, DType::kFp32);
@@ -141,7 +137,7 @@ void layer(Step& s, const LayerShard& w) {
   gemm(tl, h, w.wdown, s.partial);
   s.end();
 
-  sum_into_stream(s, "ffn_allreduce", "ffn_residual");
+  sum_into_stream(s, "ffn_allreduce", "ffn_reduce_scatter", "ffn_residual");
 }
 
 void check_args(const TransformerStepArgs& a) {
@@ -156,9 +152,7 @@ void tail(Step& s) {
   Tl& tl = s.tl;
   const TransformerStepArgs& a = s.a;
   s.layer = -1;
-  s.begin("final_norm");
-  rmsnorm(s, a.final_norm, a.x, a.xn, s.B);
-  s.end();
+  norm_phase(s, a.final_norm, "final_norm", "final_norm_gather");
   s.begin("lm_head");
   {
     auto g = tl.scratch_scope();

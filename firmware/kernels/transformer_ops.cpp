@@ -15,7 +15,8 @@ const char* phase_class(const std::string& phase) {
   if (phase == "attention") return "attention";
   if (phase == "pp_recv" || phase == "pp_send") return "pipeline";
   if (phase == "qkv_gather" || phase == "attn_gather" || phase == "o_allreduce" ||
-      phase == "ffn_allreduce")
+      phase == "ffn_allreduce" || phase == "o_reduce_scatter" || phase == "ffn_reduce_scatter" ||
+      phase == "attn_norm_gather" || phase == "ffn_norm_gather" || phase == "final_norm_gather")
     return "allreduce";
   return "norm_elementwise";
 }
@@ -34,6 +35,14 @@ Step::Step(Tl& t, const TransformerStepArgs& args, std::vector<PhaseRecord>* ph,
   const uint64_t stream_bytes = static_cast<uint64_t>(B * H) * 4;
   partial = stream_bytes * 4 <= a.tcm_budget ? tl.empty({B, H}, DType::kFp32) : a.partial;
   xn_in_tcm = static_cast<uint64_t>(B * H) * dtype_bytes(dt) * 4 <= a.tcm_budget;
+  if (a.sharded_residual) {
+    if (a.allreduce_per_cube == 0 || a.allreduce_across != CrossCube::kHalving ||
+        !cube_allreduce_halves(a.ranks.size(), a.allreduce_per_cube))
+      throw std::invalid_argument(
+          "transformer step: a sharded residual stream needs the hierarchical all-reduce with "
+          "the halving across a power of two of cubes");
+    shard = cube_shard(B * H, a.ranks.size(), a.rank, a.allreduce_per_cube);
+  }
 }
 
 void Step::begin(const char* p) {
@@ -98,6 +107,139 @@ void rmsnorm(Step& s, const Tensor& gamma, const Tensor& x_all, const Tensor& xn
   }
 }
 
+namespace {
+
+// Elements [first, first + n) of a tensor, flattened, as a 1-D view.
+Tensor flat(Tl& tl, const Tensor& t, int64_t first, int64_t n) {
+  return view_of(tl, t, static_cast<uint64_t>(first) * dtype_bytes(t.h.dtype), {n}, 0);
+}
+
+// A run of whole or partial rows of the flattened stream: rows
+// [row, row + rows) and columns [col, col + width) of each, `at` elements
+// into the span it was cut from.
+struct RowPiece {
+  int64_t row, rows, col, width, at;
+};
+
+// Cuts elements [first, first + n) of a stream with `H` columns into at most
+// three pieces: a partial first row, whole rows, a partial last row.
+std::vector<RowPiece> row_pieces(int64_t first, int64_t n, int64_t H) {
+  std::vector<RowPiece> out;
+  int64_t e = first;
+  const int64_t end = first + n;
+  while (e < end) {
+    const int64_t row = e / H, col = e % H;
+    if (col != 0 || end - e < H) {
+      const int64_t w = std::min(H - col, end - e);
+      out.push_back({row, 1, col, w, e - first});
+      e += w;
+    } else {
+      const int64_t rows = (end - e) / H;
+      out.push_back({row, rows, 0, H, e - first});
+      e += rows * H;
+    }
+  }
+  return out;
+}
+
+// A piece of a 1-D span `t` (TCM) as its [rows, width] matrix.
+Tensor piece_of(Tl& tl, const Tensor& t, const RowPiece& p) {
+  return view_of(tl, t, static_cast<uint64_t>(p.at) * dtype_bytes(t.h.dtype), {p.rows, p.width}, 0);
+}
+
+// RMSNorm of the rank's shard of the stream: the shard's per-row sums of
+// squares (zero on the rows it does not touch) all-reduced over every rank,
+// then its elements scaled and stored into its shard of xn.
+void rmsnorm_shard(Step& s, const Tensor& gamma) {
+  Tl& tl = s.tl;
+  const TransformerStepArgs& a = s.a;
+  auto scope = tl.scratch_scope();
+  const int64_t lo = s.shard.first, len = s.shard.count, H = s.H;
+  const int64_t per = 4 + 4 + static_cast<int64_t>(dtype_bytes(s.dt));
+  const int64_t chunk =
+      std::max<int64_t>(1, std::min<int64_t>(len, static_cast<int64_t>(a.tcm_budget) / per));
+  const bool one_load = chunk >= len;
+  // gamma's columns the shard touches: a part of one row, or all of them.
+  const bool one_row = len > 0 && lo / H == (lo + len - 1) / H;
+  const int64_t g0 = one_row ? lo % H : 0;
+  const Tensor g = len > 0 ? tl.load(cols_of(tl, gamma, g0, one_row ? len : H)) : Tensor{};
+  // A shard within the budget is loaded once for both passes.
+  const Tensor kept = one_load && len > 0 ? tl.load(flat(tl, a.x, lo, len)) : Tensor{};
+  auto x_span = [&](int64_t off, int64_t n) {
+    return one_load ? kept : tl.load(flat(tl, a.x, lo + off, n));
+  };
+  const Tensor ss = tl.load(a.row_zeros);  // [N] fp32
+  auto ss_rows = [&](const RowPiece& p) {
+    return view_of(tl, ss, static_cast<uint64_t>(p.row) * 4, {p.rows, 1}, 0);
+  };
+  for (int64_t off = 0; off < len; off += chunk) {
+    auto c = tl.scratch_scope();
+    const int64_t n = std::min(chunk, len - off);
+    const Tensor x = x_span(off, n);
+    const Tensor sq = tl.math("mul", {x, x});
+    for (const RowPiece& p : row_pieces(lo + off, n, H)) {
+      const Tensor part = tl.math("rsum", {piece_of(tl, sq, p)}, {{"reduce_axis", int64_t{-1}}});
+      tl.math("add", {ss_rows(p), part}, {}, ss_rows(p));
+    }
+    tl.wait();
+  }
+  allreduce_all(s, ss);
+  Tensor rs = tl.math("scale", {ss}, {{"factor", 1.0 / static_cast<double>(H)}}, ss);
+  rs = tl.math("rsqrt", {rs}, {{"eps", a.shape.norm_eps}}, rs);
+  for (int64_t off = 0; off < len; off += chunk) {
+    auto c = tl.scratch_scope();
+    const int64_t n = std::min(chunk, len - off);
+    const Tensor x = x_span(off, n);
+    const Tensor y = tl.empty({n}, DType::kFp32);
+    const Tensor yn = tl.empty({n}, s.dt);
+    for (const RowPiece& p : row_pieces(lo + off, n, H)) {
+      const Tensor r = view_of(tl, rs, static_cast<uint64_t>(p.row) * 4, {p.rows, 1}, 0);
+      const Tensor yp = tl.math("mul_bcast", {piece_of(tl, x, p), r}, {{"bcast_axis", int64_t{1}}},
+                                piece_of(tl, y, p));
+      tl.math("mul", {yp, cols_of(tl, g, p.col - g0, p.width)}, {}, piece_of(tl, yn, p));
+    }
+    tl.wait();  // every piece of yn written
+    tl.store(flat(tl, a.xn, lo + off, n), yn);
+    tl.wait();
+  }
+}
+
+// x += partial over the rank's shard of the stream, chunk by chunk.
+void residual_shard(Step& s) {
+  Tl& tl = s.tl;
+  const bool p_tcm = s.partial.h.in_tcm();
+  const int64_t lo = s.shard.first, len = s.shard.count;
+  const int64_t chunk = std::max<int64_t>(
+      1, std::min<int64_t>(len, static_cast<int64_t>(s.a.tcm_budget) / (p_tcm ? 4 : 8)));
+  for (int64_t off = 0; off < len; off += chunk) {
+    auto c = tl.scratch_scope();
+    const int64_t n = std::min(chunk, len - off);
+    const Tensor x = tl.load(flat(tl, s.a.x, lo + off, n));
+    const Tensor p =
+        p_tcm ? flat(tl, s.partial, lo + off, n) : tl.load(flat(tl, s.partial, lo + off, n));
+    tl.store(flat(tl, s.a.x, lo + off, n), tl.math("add", {x, p}, {}, x));
+    tl.wait();
+  }
+}
+
+}  // namespace
+
+void norm_phase(Step& s, const Tensor& gamma, const char* norm, const char* gather) {
+  s.begin(norm);
+  if (!s.a.sharded_residual) {
+    rmsnorm(s, gamma, s.a.x, s.a.xn, s.B);
+    s.end();
+    return;
+  }
+  rmsnorm_shard(s, gamma);
+  s.end();
+  auto staging = s.tl.scratch_scope();  // the gather's TCM staging of xn
+  s.begin(gather);
+  cube_all_gather(s.tl, flat(s.tl, s.a.xn, 0, s.B * s.H), s.a.ranks, s.a.rank,
+                  s.a.allreduce_per_cube);
+  s.end();
+}
+
 void residual(Step& s) {
   Tl& tl = s.tl;
   const bool p_tcm = s.partial.h.in_tcm();
@@ -135,17 +277,27 @@ void allreduce_all(Step& s, const Tensor& v) {
     tree_allreduce(s.tl, v, s.a.ranks, s.a.rank);
 }
 
-void sum_into_stream(Step& s, const char* allreduce_phase, const char* residual_phase) {
+void sum_into_stream(Step& s, const char* allreduce_phase, const char* scatter_phase,
+                     const char* residual_phase) {
   {
     // A stream in HBM is reduced through TCM staging (one per peer): it lives
     // as long as the all-reduce, not the layer (end() waits for the reduces).
     auto staging = s.tl.scratch_scope();
-    s.begin(allreduce_phase);
-    allreduce_all(s, s.partial);
+    if (s.a.sharded_residual) {
+      s.begin(scatter_phase);
+      cube_reduce_scatter(s.tl, flat(s.tl, s.partial, 0, s.B * s.H), s.a.ranks, s.a.rank,
+                          s.a.allreduce_per_cube);
+    } else {
+      s.begin(allreduce_phase);
+      allreduce_all(s, s.partial);
+    }
     s.end();
   }
   s.begin(residual_phase);
-  residual(s);
+  if (s.a.sharded_residual)
+    residual_shard(s);
+  else
+    residual(s);
   s.end();
 }
 

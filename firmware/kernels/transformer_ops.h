@@ -25,6 +25,7 @@ struct Step {
   double t0 = 0;
   Tensor partial;          // TCM when it fits, else a.partial (HBM)
   bool xn_in_tcm = false;  // GEMMs load xn into TCM first
+  Shard shard;             // of the flattened stream this rank keeps (sharded residual)
 
   // Puts `partial` (and decides xn) in TCM when four times its bytes fit the budget.
   Step(Tl& t, const TransformerStepArgs& args, std::vector<PhaseRecord>* ph, int64_t rows);
@@ -50,6 +51,10 @@ int64_t chunk_rows(const Step& s, int64_t total, int64_t per_row);
 
 // xn = RMSNorm(x) * gamma over `rows` rows of x (HBM) into xn (HBM), chunk by chunk.
 void rmsnorm(Step& s, const Tensor& gamma, const Tensor& x, const Tensor& xn, int64_t rows);
+// xn = RMSNorm(x) * gamma over the whole stream, as phase `norm`: every row
+// on every rank, or (sharded residual) the rank's shard, then the shards
+// all-gathered as phase `gather`.
+void norm_phase(Step& s, const Tensor& gamma, const char* norm, const char* gather);
 // x += partial over the stream's rows, chunk by chunk.
 void residual(Step& s);
 // The GEMMs' a operand: xn, in TCM when it fits (loaded once per GEMM phase).
@@ -62,8 +67,10 @@ void qkv_projection(Step& s, const LayerShard& w);
 void allreduce_all(Step& s, const Tensor& v);
 
 // Two phases: the row-parallel partial sums all-reduced over every rank
-// (`allreduce_phase`), then added to the residual stream (`residual_phase`).
-void sum_into_stream(Step& s, const char* allreduce_phase, const char* residual_phase);
+// (`allreduce_phase`; sharded residual: reduce-scattered, `scatter_phase`),
+// then added to the residual stream (`residual_phase`; sharded: its shard).
+void sum_into_stream(Step& s, const char* allreduce_phase, const char* scatter_phase,
+                     const char* residual_phase);
 // The gate_up phase: gate, up = xn · W_gate, W_up slices.
 void gate_up(Step& s, const LayerShard& w, const Tensor& gate, const Tensor& up);
 // Every layer of s.a with `layer`, records and layer_done numbered from first_layer.

@@ -226,9 +226,7 @@ void layer(Step& s, const LayerShard& w) {
   const int64_t qw = a.shape.qkv_width();
   auto scope = tl.scratch_scope();
 
-  s.begin("attn_norm");
-  rmsnorm(s, w.norm_attn, a.x, a.xn, s.B);
-  s.end();
+  norm_phase(s, w.norm_attn, "attn_norm", "attn_norm_gather");
 
   s.begin("qkv");
   qkv_projection(s, w);
@@ -258,11 +256,9 @@ void layer(Step& s, const LayerShard& w) {
   gemm(tl, cols_of(tl, a.attn_rows, a.o.first, a.o.count), w.wo, s.partial);
   s.end();
 
-  sum_into_stream(s, "o_allreduce", "o_residual");
+  sum_into_stream(s, "o_allreduce", "o_reduce_scatter", "o_residual");
 
-  s.begin("ffn_norm");
-  rmsnorm(s, w.norm_ffn, a.x, a.xn, s.B);
-  s.end();
+  norm_phase(s, w.norm_ffn, "ffn_norm", "ffn_norm_gather");
 
   gate_up(s, w, a.gate, a.up);
 
@@ -274,7 +270,7 @@ void layer(Step& s, const LayerShard& w) {
   gemm(tl, a.h, w.wdown, s.partial);
   s.end();
 
-  sum_into_stream(s, "ffn_allreduce", "ffn_residual");
+  sum_into_stream(s, "ffn_allreduce", "ffn_reduce_scatter", "ffn_residual");
 }
 
 void check_args(const TransformerStepArgs& a) {
@@ -295,9 +291,14 @@ void tail(Step& s) {
       view_of(tl, a.x, static_cast<uint64_t>((T - 1) * s.H) * 4, {a.batch, s.H}, T * s.H);
   const Tensor xn_last = view_of(tl, a.xn, static_cast<uint64_t>((T - 1) * s.H) * dtype_bytes(s.dt),
                                  {a.batch, s.H}, T * s.H);
-  s.begin("final_norm");
-  rmsnorm(s, a.final_norm, x_last, xn_last, a.batch);
-  s.end();
+  if (a.sharded_residual) {
+    // Each rank holds a shard of every row: the norm runs over the whole stream.
+    norm_phase(s, a.final_norm, "final_norm", "final_norm_gather");
+  } else {
+    s.begin("final_norm");
+    rmsnorm(s, a.final_norm, x_last, xn_last, a.batch);
+    s.end();
+  }
   s.begin("lm_head");
   gemm(tl, xn_last, a.lm_head, a.logits);
   s.end();

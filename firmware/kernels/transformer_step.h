@@ -89,6 +89,15 @@ struct TransformerStepArgs {
   // `allreduce_across` says (allreduce.h).
   unsigned allreduce_per_cube = 0;
   CrossCube allreduce_across = CrossCube::kTree;
+  // The residual stream sequence parallel: each rank keeps only its shard
+  // (cube_shard) of the flattened [N, hidden] stream up to date. A
+  // row-parallel layer's partial sums are reduce-scattered (not
+  // all-reduced), the residual add and the RMSNorm run on the shard (the
+  // norm's per-row sums of squares all-reduced over every rank), and the
+  // normalised shards are all-gathered in dtype before the next GEMM.
+  // Needs the hierarchical all-reduce with the halving across the cubes.
+  bool sharded_residual = false;
+  Tensor row_zeros;   // [N] fp32, zeros: the sums of squares start from it
   int64_t tile = 64;  // KV positions per attention tile
   // Sequences whose attention states are reduced together (0 = the whole
   // batch): fewer keep a large batch's states inside the TCM.

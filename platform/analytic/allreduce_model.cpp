@@ -574,7 +574,8 @@ void binomial(Builder& b, const std::vector<std::vector<PeAddr>>& trees, double 
 // dispatches the next level's send (the first level's is the caller's
 // phase); the receive's dispatch, into a ring already open, overlaps the
 // partner's send. The all-gather retraces the levels, copying.
-void halving_doubling(Builder& b, const std::vector<std::vector<PeAddr>>& lists, double bytes) {
+void halving_doubling(Builder& b, const std::vector<std::vector<PeAddr>>& lists, double bytes,
+                      bool halving = true, bool doubling = true) {
   const auto p = static_cast<unsigned>(lists.front().size());
   std::vector<unsigned> masks;
   for (unsigned mask = 1; mask < p; mask <<= 1) masks.push_back(mask);
@@ -587,10 +588,12 @@ void halving_doubling(Builder& b, const std::vector<std::vector<PeAddr>>& lists,
     if (!reduce || k > 0) lv.ns += dispatch;  // the send, after the previous level's wait
     b.add(lv);
   };
-  for (unsigned k = 0; k < masks.size(); ++k)
-    level("halving level " + std::to_string(k + 1), k, true);
-  for (auto k = static_cast<unsigned>(masks.size()); k-- > 0;)
-    level("doubling level " + std::to_string(k + 1), k, false);
+  if (halving)
+    for (unsigned k = 0; k < masks.size(); ++k)
+      level("halving level " + std::to_string(k + 1), k, true);
+  if (doubling)
+    for (auto k = static_cast<unsigned>(masks.size()); k-- > 0;)
+      level("doubling level " + std::to_string(k + 1), k, false);
 }
 
 // The total (fill and every phase), the longest phase's bottleneck, and β.
@@ -776,6 +779,25 @@ AllReduceModel finish_ordered(const TopologyConfig& cfg, const Builder& b, AllRe
   return out;
 }
 
+// The rings of cube_allreduce over `order` in blocks of P: every block's
+// ring hops, and the positions holding the same segment in every block,
+// side by side.
+struct CubeRings {
+  std::vector<Hop> ring;
+  std::vector<std::vector<PeAddr>> lists;
+};
+CubeRings cube_rings(const std::vector<PeAddr>& order, unsigned P) {
+  CubeRings r;
+  const auto blocks = static_cast<unsigned>(order.size() / P);
+  for (unsigned c = 0; c < blocks; ++c)
+    for (unsigned j = 0; j < P; ++j)
+      r.ring.push_back({order[c * P + j], order[c * P + (j + 1) % P]});
+  r.lists.resize(P);
+  for (unsigned j = 0; j < P; ++j)
+    for (unsigned c = 0; c < blocks; ++c) r.lists[j].push_back(order[c * P + j]);
+  return r;
+}
+
 AllReduceModel ordered_tree(const TopologyConfig& cfg, const std::vector<PeAddr>& order,
                             RingSpace data, uint64_t bytes, bool reduce) {
   AllReduceModel out;
@@ -814,15 +836,11 @@ AllReduceModel cube_allreduce_model(const TopologyConfig& cfg, const std::vector
   const auto n = static_cast<double>(bytes);
   const unsigned P = per_cube;
   const auto blocks = static_cast<unsigned>(order.size() / P);
-  std::vector<Hop> ring;
-  for (unsigned c = 0; c < blocks; ++c)
-    for (unsigned j = 0; j < P; ++j) ring.push_back({order[c * P + j], order[c * P + (j + 1) % P]});
+  const CubeRings cr = cube_rings(order, P);
+  const std::vector<Hop>& ring = cr.ring;
   b.pipelined("cube reduce-scatter", ring_steps(ring, P, n, true), false);
   if (blocks > 1) {
-    // The positions holding the same segment in every cube, side by side.
-    std::vector<std::vector<PeAddr>> lists(P);
-    for (unsigned j = 0; j < P; ++j)
-      for (unsigned c = 0; c < blocks; ++c) lists[j].push_back(order[c * P + j]);
+    const std::vector<std::vector<PeAddr>>& lists = cr.lists;
     // The first sends across the cubes wait for the reduce-scatter's last receive.
     b.add({halving ? "halving's first send dispatch" : "trees' first send dispatch", 0, 0, 0, 0, "",
            b.model().send_dispatch_ns()});
@@ -840,6 +858,37 @@ AllReduceModel cube_allreduce_model(const TopologyConfig& cfg, const std::vector
       "cube ring reduce-scatter, " +
           std::string(halving ? "recursive halving and doubling" : "binomial trees") + " across " +
           std::to_string(blocks) + " cubes on n/" + std::to_string(P) + ", cube ring all-gather");
+}
+
+AllReduceModel cube_half_model(const TopologyConfig& cfg, const std::vector<PeAddr>& order,
+                               unsigned per_cube, RingSpace data, uint64_t bytes,
+                               bool reduce_scatter) {
+  AllReduceModel out;
+  if (!fw::cube_allreduce_halves(order.size(), per_cube)) return out;
+  Builder b(cfg, RingSpace::kTcm, data, out);
+  const auto n = static_cast<double>(bytes);
+  const unsigned P = per_cube;
+  const auto blocks = static_cast<unsigned>(order.size() / P);
+  const CubeRings cr = cube_rings(order, P);
+  const std::vector<Hop>& ring = cr.ring;
+  const std::vector<std::vector<PeAddr>>& lists = cr.lists;
+  if (reduce_scatter) {
+    b.pipelined("cube reduce-scatter", ring_steps(ring, P, n, true), false);
+    // The first sends across the cubes wait for the reduce-scatter's last receive.
+    b.add({"halving's first send dispatch", 0, 0, 0, 0, "", b.model().send_dispatch_ns()});
+    halving_doubling(b, lists, n / P, true, false);
+  } else {
+    halving_doubling(b, lists, n / P, false, true);
+    b.pipelined("cube all-gather", ring_steps(ring, P, n, false), true);
+  }
+  const Hop first = P > 1 ? ring.front() : Hop{order[0], order[1]};
+  out.alpha_ns = b.model().step({first}, static_cast<double>(cfg.pe.ipcq.slot_bytes), true).hop_ns;
+  return finish_ordered(cfg, b, out,
+                        reduce_scatter
+                            ? "cube ring reduce-scatter, recursive halving across " +
+                                  std::to_string(blocks) + " cubes on n/" + std::to_string(P)
+                            : "recursive doubling across " + std::to_string(blocks) +
+                                  " cubes on n/" + std::to_string(P) + ", cube ring all-gather");
 }
 
 double ipcq_open_model_ns(const TopologyConfig& cfg, const PeAddr& me,

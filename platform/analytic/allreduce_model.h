@@ -87,6 +87,14 @@ AllReduceModel tree_broadcast_model(const TopologyConfig& cfg, const std::vector
 AllReduceModel cube_allreduce_model(const TopologyConfig& cfg, const std::vector<PeAddr>& order,
                                     unsigned per_cube, RingSpace data, uint64_t bytes,
                                     fw::CrossCube across = fw::CrossCube::kTree);
+// The two halves of cube_allreduce_model with the halving across the cubes
+// (firmware's cube_reduce_scatter and cube_all_gather): the ring
+// reduce-scatter in each block then the halving levels (`reduce_scatter`),
+// or the doubling levels then the ring all-gather. Empty (zero) where the
+// ranks are not a power of two of blocks.
+AllReduceModel cube_half_model(const TopologyConfig& cfg, const std::vector<PeAddr>& order,
+                               unsigned per_cube, RingSpace data, uint64_t bytes,
+                               bool reduce_scatter);
 // ipcq_open of `me`'s rings from `sources`: the dispatch, then the grant
 // round trip to the farthest source.
 double ipcq_open_model_ns(const TopologyConfig& cfg, const PeAddr& me,

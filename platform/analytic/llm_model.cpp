@@ -5,6 +5,9 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "firmware/kernels/allreduce.h"
 #include "firmware/kernels/transformer_step.h"
@@ -177,16 +180,74 @@ double rmsnorm_ns(const TopologyConfig& c, const Shape& s) {
   return pe.wait();
 }
 
-// x += partial (transformer_ops.cpp, residual).
-double residual_ns(const TopologyConfig& c, const Shape& s) {
+// x += partial over `units` units of `unit` elements, as many units at once
+// as the budget holds: the whole stream in rows (transformer_ops.cpp,
+// residual) or a rank's shard in elements (residual_shard).
+double residual_ns(const TopologyConfig& c, const Shape& s, int64_t units, int64_t unit) {
   PeClock pe(c);
-  const int64_t rc = chunk_rows(s.budget, s.B, s.H * (s.partial_tcm ? 4 : 8));
-  for (int64_t r0 = 0; r0 < s.B; r0 += rc) {
-    const int64_t nh = std::min(rc, s.B - r0) * s.H;
+  const int64_t rc = chunk_rows(s.budget, units, unit * (s.partial_tcm ? 4 : 8));
+  for (int64_t r0 = 0; r0 < units; r0 += rc) {
+    const int64_t nh = std::min(rc, units - r0) * unit;
     const double x = pe.load(static_cast<uint64_t>(nh) * 4);
     const double p = s.partial_tcm ? 0 : pe.load(static_cast<uint64_t>(nh) * 4);
     const double a = pe.math(math_shape("add", 2), nh, std::max(x, p));
     pe.store(static_cast<uint64_t>(nh) * 4, a);
+    pe.wait();
+  }
+  return pe.wait();
+}
+
+// RMSNorm of one rank's shard of the flattened stream, [lo, lo + len)
+// (transformer_ops.cpp, rmsnorm_shard): the per-row sums of squares, their
+// all-reduce over every rank (`ss_allreduce_ns`), the scaling, the store.
+double rmsnorm_shard_ns(const TopologyConfig& c, const Shape& s, int64_t lo, int64_t len,
+                        double ss_allreduce_ns) {
+  PeClock pe(c);
+  if (len <= 0) return 0;
+  const int64_t H = s.H;
+  const int64_t chunk = chunk_rows(s.budget, len, 4 + 4 + s.e);
+  const bool one_load = chunk >= len, one_row = lo / H == (lo + len - 1) / H;
+  const double g = pe.load(static_cast<uint64_t>(one_row ? len : H) * 4);
+  const double kept = one_load ? pe.load(static_cast<uint64_t>(len) * 4) : 0;
+  const double ss = pe.load(static_cast<uint64_t>(s.B) * 4);
+  // Pieces of a span: a partial first row, whole rows, a partial last row.
+  auto pieces = [H](int64_t first, int64_t n) {
+    std::vector<std::pair<int64_t, int64_t>> out;  // rows, width
+    for (int64_t e = first, end = first + n; e < end;) {
+      const int64_t col = e % H;
+      if (col != 0 || end - e < H) {
+        const int64_t w = std::min(H - col, end - e);
+        out.emplace_back(1, w);
+        e += w;
+      } else {
+        out.emplace_back((end - e) / H, H);
+        e += (end - e) / H * H;
+      }
+    }
+    return out;
+  };
+  for (int64_t off = 0; off < len; off += chunk) {
+    const int64_t n = std::min(chunk, len - off);
+    const double x = one_load ? kept : pe.load(static_cast<uint64_t>(n) * 4);
+    const double sq = pe.math(math_shape("mul", 2), n, x);
+    for (const auto& [rows, w] : pieces(lo + off, n)) {
+      const double r = pe.math(math_shape("rsum", 1, {kReduceLast}), rows, sq);
+      pe.math(math_shape("add", 2), rows, std::max(r, ss));
+    }
+    pe.wait();
+  }
+  pe.advance(pe.wait() + ss_allreduce_ns);
+  double t = pe.math(math_shape("scale", 1, {{"factor", 0.0}}), s.B, pe.cpu());
+  t = pe.math(math_shape("rsqrt", 1, {{"eps", 0.0}}), s.B, t);
+  for (int64_t off = 0; off < len; off += chunk) {
+    const int64_t n = std::min(chunk, len - off);
+    const double x = one_load ? kept : pe.load(static_cast<uint64_t>(n) * 4);
+    for (const auto& [rows, w] : pieces(lo + off, n)) {
+      const double y =
+          pe.math(math_shape("mul_bcast", 2, {kBcastCols}), rows * w, std::max({x, t, g}));
+      pe.math(math_shape("mul", 2), rows * w, y);
+    }
+    pe.store(static_cast<uint64_t>(n * s.e), pe.wait());
     pe.wait();
   }
   return pe.wait();
@@ -230,6 +291,49 @@ nlohmann::json collective_terms(const AllReduceModel& m) {
   for (const AllReduceModel::Phase& ph : m.phases)
     if (!ph.name.empty()) t[ph.name] = t.value(ph.name, 0.0) + ph.ns;
   return t;
+}
+
+// Whether a collective streams more chunks per step than the ring's credits.
+bool paced(const AllReduceModel& c, unsigned slots) {
+  for (const AllReduceModel::Phase& ph : c.phases)
+    if (ph.chunks > slots) return true;
+  return false;
+}
+
+// The phases that touch the residual stream (transformer_ops.cpp): the
+// norm and the residual add over every row on every rank, or (sharded) on
+// the slowest rank's shard, with the all-reduce of the norm's sums of
+// squares, the reduce-scatter of the partial sums and the all-gather of xn.
+struct StreamPhases {
+  LlmStepModel::Phase norm, residual;
+  AllReduceModel scatter, gather;
+};
+
+StreamPhases stream_phases(const TpMapping& map, const Shape& s, const TopologyConfig& cfg,
+                           RingSpace partial_space) {
+  StreamPhases sp;
+  sp.norm = make_phase("", rmsnorm_ns(cfg, s), 0, "PE_MATH chain of RMSNorm");
+  sp.residual = make_phase("", residual_ns(cfg, s, s.B, s.H), 0, "load, add, store");
+  if (!map.sharded_residual()) return sp;
+  const std::vector<PeAddr>& order = map.order();
+  const unsigned P = map.allreduce_per_cube();
+  const AllReduceModel ss_all = cube_allreduce_model(
+      cfg, order, P, RingSpace::kTcm, static_cast<uint64_t>(s.B) * 4, map.allreduce_across());
+  sp.scatter =
+      cube_half_model(cfg, order, P, partial_space, static_cast<uint64_t>(s.B * s.H) * 4, true);
+  sp.gather = cube_half_model(cfg, order, P, RingSpace::kHbm,
+                              static_cast<uint64_t>(s.B * s.H * s.e), false);
+  sp.norm = slowest("", map, [&](const RankPlan& r, std::string& how) {
+    const fw::Shard sh = fw::cube_shard(s.B * s.H, order.size(), r.rank, P);
+    how = "RMSNorm of the shard, its sums of squares all-reduced (" + ss_all.bottleneck + ")";
+    return rmsnorm_shard_ns(cfg, s, sh.first, sh.count, ss_all.total_ns);
+  });
+  sp.norm.terms = {{"sums_of_squares_allreduce", ss_all.total_ns}};
+  sp.residual = slowest("", map, [&](const RankPlan& r, std::string& how) {
+    how = "load, add, store of the shard";
+    return residual_ns(cfg, s, fw::cube_shard(s.B * s.H, order.size(), r.rank, P).count, 1);
+  });
+  return sp;
 }
 
 }  // namespace
@@ -302,8 +406,23 @@ LlmStepModel llm_decode_model(const TpMapping& map, const LlmRun& run, const Top
     m.open_ns = std::max(m.open_ns, ipcq_open_model_ns(cfg, r.pe, {from.begin(), from.end()}));
   }
 
-  const double norm = rmsnorm_ns(cfg, s);
-  const double resid = residual_ns(cfg, s);
+  const bool sharded = map.sharded_residual();
+  const StreamPhases sp = stream_phases(map, s, cfg, partial_space);
+  const AllReduceModel& scatter = sp.scatter;
+  auto norm_phases = [&](std::vector<LlmStepModel::Phase>& to, const char* name,
+                         const char* gather_name) {
+    LlmStepModel::Phase p = sp.norm;
+    p.name = name;
+    to.push_back(p);
+    if (sharded)
+      to.push_back(make_phase(gather_name, sp.gather.total_ns, 0,
+                              "halving: " + sp.gather.bottleneck, collective_terms(sp.gather)));
+  };
+  auto resid_phase = [&](const char* name) {
+    LlmStepModel::Phase p = sp.residual;
+    p.name = name;
+    return p;
+  };
   auto gemm = [&](const std::string& name, bool xn, auto M, auto K, auto Ns, bool out_hbm) {
     return slowest(name, map, [&](const RankPlan& r, std::string& how) {
       const std::vector<int64_t> n = Ns(r);
@@ -313,7 +432,7 @@ LlmStepModel llm_decode_model(const TpMapping& map, const LlmRun& run, const Top
   auto rows_B = [&](const RankPlan&) { return s.B; };
   auto hidden = [&](const RankPlan&) { return s.H; };
 
-  m.layer.push_back(make_phase("attn_norm", norm, 0, "PE_MATH chain of RMSNorm"));
+  norm_phases(m.layer, "attn_norm", "attn_norm_gather");
   m.layer.push_back(gemm(
       "qkv", true, rows_B, hidden,
       [](const RankPlan& r) {
@@ -399,11 +518,21 @@ LlmStepModel llm_decode_model(const TpMapping& map, const LlmRun& run, const Top
                                  static_cast<uint64_t>(s.B * s.H) * 4, map.allreduce_across())
           : tree_allreduce_model(cfg, order, partial_space, static_cast<uint64_t>(s.B * s.H) * 4);
   const std::string all_how = std::string(map.allreduce_name()) + ": " + all.bottleneck;
-  for (const AllReduceModel::Phase& ph : all.phases)
-    m.credit_paced = m.credit_paced || ph.chunks > cfg.pe.ipcq.slots;
-  m.layer.push_back(make_phase("o_allreduce", all.total_ns, 0, all_how, collective_terms(all)));
-  m.layer.push_back(make_phase("o_residual", resid, 0, "load, add, store"));
-  m.layer.push_back(make_phase("ffn_norm", norm, 0, "PE_MATH chain of RMSNorm"));
+  const std::string scatter_how = "halving: " + scatter.bottleneck;
+  const unsigned slots = cfg.pe.ipcq.slots;
+  m.credit_paced =
+      sharded ? paced(sp.scatter, slots) || paced(sp.gather, slots) : paced(all, slots);
+  // The partial sums into the stream (transformer_ops.cpp, sum_into_stream).
+  auto sum_phases = [&](const char* allreduce, const char* scatter_name, const char* residual) {
+    if (sharded)
+      m.layer.push_back(
+          make_phase(scatter_name, scatter.total_ns, 0, scatter_how, collective_terms(scatter)));
+    else
+      m.layer.push_back(make_phase(allreduce, all.total_ns, 0, all_how, collective_terms(all)));
+    m.layer.push_back(resid_phase(residual));
+  };
+  sum_phases("o_allreduce", "o_reduce_scatter", "o_residual");
+  norm_phases(m.layer, "ffn_norm", "ffn_norm_gather");
   m.layer.push_back(gemm(
       "gate_up", true, rows_B, hidden,
       [](const RankPlan& r) {
@@ -420,12 +549,11 @@ LlmStepModel llm_decode_model(const TpMapping& map, const LlmRun& run, const Top
   m.layer.push_back(gemm(
       "down", false, rows_B, [](const RankPlan& r) { return r.ffn.count; },
       [&](const RankPlan&) { return std::vector<int64_t>{s.H}; }, !s.partial_tcm));
-  m.layer.push_back(make_phase("ffn_allreduce", all.total_ns, 0, all_how, collective_terms(all)));
-  m.layer.push_back(make_phase("ffn_residual", resid, 0, "load, add, store"));
+  sum_phases("ffn_allreduce", "ffn_reduce_scatter", "ffn_residual");
   for (const auto& p : m.layer) m.layer_ns += p.ns;
 
   if (run.has_head) {
-    m.head.push_back(make_phase("final_norm", norm, 0, "PE_MATH chain of RMSNorm"));
+    norm_phases(m.head, "final_norm", "final_norm_gather");
     m.head.push_back(gemm(
         "lm_head", true, rows_B, hidden,
         [](const RankPlan& r) { return std::vector<int64_t>{r.vocab.count}; }, true));

@@ -80,6 +80,14 @@ StepBound step_bound(const TpMapping& map, const ModelSpec& model, const LlmRun&
                                                      space, stream, map.allreduce_across())
                               : tree_allreduce_model(cfg, map.order(), space, stream))
                              .total_ns;
+  if (map.sharded_residual()) {
+    b.reduce_scatter_model_ns =
+        cube_half_model(cfg, map.order(), map.allreduce_per_cube(), space, stream, true).total_ns;
+    b.norm_gather_model_ns =
+        cube_half_model(cfg, map.order(), map.allreduce_per_cube(), RingSpace::kHbm,
+                        static_cast<uint64_t>(N * H) * dtype_bytes(model.dtype), false)
+            .total_ns;
+  }
   const std::vector<PeAddr> group(map.order().begin(), map.order().begin() + map.ranks_per_group());
   b.qkv_gather_model_ns =
       tree_allreduce_model(cfg, group, RingSpace::kTcm,
@@ -126,6 +134,8 @@ nlohmann::json StepBound::to_json() const {
           {"bound_ns", bound_ns},
           {"allreduce_model_ns", allreduce_model_ns},
           {"qkv_gather_model_ns", qkv_gather_model_ns},
+          {"reduce_scatter_model_ns", reduce_scatter_model_ns},
+          {"norm_gather_model_ns", norm_gather_model_ns},
           {"total_hbm_bytes", total_hbm_bytes}};
 }
 

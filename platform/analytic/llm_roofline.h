@@ -29,7 +29,10 @@ struct StepBound {
   double bound_ns = 0;             // max(hbm_ns, compute_ns)
   double allreduce_model_ns = 0;   // one [rows, hidden] fp32 all-reduce over every rank
   double qkv_gather_model_ns = 0;  // one group's QKV all-reduce
-  uint64_t total_hbm_bytes = 0;    // every rank's weights + KV block
+  // Sharded residual: one reduce-scatter of the [rows, hidden] fp32 partial
+  // sums, and one all-gather of the normalised stream in the model's dtype.
+  double reduce_scatter_model_ns = 0, norm_gather_model_ns = 0;
+  uint64_t total_hbm_bytes = 0;  // every rank's weights + KV block
   nlohmann::json to_json() const;
 };
 

@@ -387,6 +387,11 @@ std::vector<ParamSpec> LlmBench::params() const {
        "across a power of two of cubes) | auto (halving where the ranks fill a power of "
        "two of whole cubes, hierarchical where they fill whole cubes or lie in one, the "
        "tree otherwise)"},
+      {"residual", "replicated",
+       "the residual stream: replicated (every rank holds it whole, all-reduces into it, "
+       "runs every norm and add over all of it) | sharded (sequence parallel: "
+       "reduce-scatter, norm and add on each rank's shard, all-gather of the normalised "
+       "stream; needs the halving all-reduce; tp only)"},
       {"attn_chunk", "0",
        "sequences whose attention states are reduced together (0 = as many as the TCM holds)"},
       {"seed", "1", "data mode: seed of the random weights, cache and embeddings"}};
@@ -454,6 +459,14 @@ LlmRun run_of(const BenchParams& p, const ModelSpec& model) {
   run.cube_allreduce = allreduce == "hierarchical";
   run.halving_allreduce = allreduce == "halving";
   run.auto_allreduce = allreduce == "auto";
+  const std::string residual = p.str("residual");
+  if (residual != "replicated" && residual != "sharded")
+    throw UsageError("llm: --param residual=" + residual + ": expected replicated or sharded");
+  run.sharded_residual = residual == "sharded";
+  if (run.sharded_residual && mapping == "pp")
+    throw UsageError(
+        "llm: --param residual=sharded is for mapping=tp: a pipeline stage hands the whole "
+        "stream to the next (use residual=replicated with mapping=pp)");
   run.prompt = p.integer_within("prompt", 1 << 20);
   run.batch = p.integer_within("batch", 1 << 16);
   run.context = p.integer_within("context", 1 << 24);
@@ -524,6 +537,11 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   std::map<std::string, double> seen = ex.critical.empty() ? by_phase : ex.critical;
   const double ar_measured = (seen["o_allreduce"] + seen["ffn_allreduce"]) / (2 * passes);
   const double gather_measured = seen["qkv_gather"] / passes;
+  const bool sharded = run.sharded_residual;
+  const double scatter_measured =
+      (seen["o_reduce_scatter"] + seen["ffn_reduce_scatter"]) / (2 * passes);
+  const double norm_gather_measured =
+      (seen["attn_norm_gather"] + seen["ffn_norm_gather"]) / (2 * passes);
   // Energy per token, and its floor: every rank's weights and KV block read
   // once from HBM, and the platform's static power over the bound's time.
   const double j_per_token = ex.energy.total_pj() * 1e-12 / tokens;
@@ -553,8 +571,7 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                  {"roofline_tokens_per_s", bound_tokens_per_s},
                  {"latency_over_bound", latency / bound.bound_ns},
                  {"hbm_util", hbm_util},
-                 {"allreduce_measured_ns", ar_measured},
-                 {"allreduce_over_model", ar_measured / bound.allreduce_model_ns},
+                 {"residual", sharded ? "sharded" : "replicated"},
                  {"qkv_gather_measured_ns", gather_measured},
                  {"qkv_gather_over_model", gather_measured / bound.qkv_gather_model_ns},
                  {"link_bytes", act.traffic.link_bytes},
@@ -569,6 +586,15 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                  {"average_power_w", ex.energy.average_mw() * 1e-3},
                  {"energy", ex.energy.to_json()}};
   res.metrics[run.prefill ? "ttft_ns" : "latency_per_token_ns"] = latency;
+  if (sharded) {
+    res.metrics["reduce_scatter_measured_ns"] = scatter_measured;
+    res.metrics["reduce_scatter_over_model"] = scatter_measured / bound.reduce_scatter_model_ns;
+    res.metrics["norm_gather_measured_ns"] = norm_gather_measured;
+    res.metrics["norm_gather_over_model"] = norm_gather_measured / bound.norm_gather_model_ns;
+  } else {
+    res.metrics["allreduce_measured_ns"] = ar_measured;
+    res.metrics["allreduce_over_model"] = ar_measured / bound.allreduce_model_ns;
+  }
   double attn_gather_measured = 0, attn_gather_model = 0;
   if (run.prefill) {
     res.metrics["prompt"] = run.prompt;
@@ -584,21 +610,23 @@ BenchResult LlmBench::run(BenchContext& ctx) {
     res.metrics["attn_gather_over_model"] = attn_gather_measured / attn_gather_model;
   }
   // One flat point: what sweeps tabulate and scripts/plot_llm.py draws.
-  nlohmann::json pt = {{"model", model.name},
-                       {"batch", run.batch},
-                       {"context", run.context},
-                       {"layers", run.layers},
-                       {"ranks", ex.ranks},
-                       {"latency_ns", latency},
-                       {"bound_ns", bound.bound_ns},
-                       {"latency_over_bound", latency / bound.bound_ns},
-                       {"tokens_per_s", tokens_per_s},
-                       {"roofline_tokens_per_s", bound_tokens_per_s},
-                       {"hbm_util", hbm_util},
-                       {"allreduce_ns", ar_measured},
-                       {"allreduce_model_ns", bound.allreduce_model_ns},
-                       {"j_per_token", j_per_token},
-                       {"energy_floor_j_per_token", floor_j_per_token}};
+  nlohmann::json pt = {
+      {"model", model.name},
+      {"batch", run.batch},
+      {"context", run.context},
+      {"layers", run.layers},
+      {"ranks", ex.ranks},
+      {"latency_ns", latency},
+      {"bound_ns", bound.bound_ns},
+      {"latency_over_bound", latency / bound.bound_ns},
+      {"tokens_per_s", tokens_per_s},
+      {"roofline_tokens_per_s", bound_tokens_per_s},
+      {"hbm_util", hbm_util},
+      {"residual", sharded ? "sharded" : "replicated"},
+      {"allreduce_ns", sharded ? scatter_measured : ar_measured},
+      {"allreduce_model_ns", sharded ? bound.reduce_scatter_model_ns : bound.allreduce_model_ns},
+      {"j_per_token", j_per_token},
+      {"energy_floor_j_per_token", floor_j_per_token}};
   for (const char* c : classes)
     pt[std::string(c) + "_ns_per_layer"] = total_of(c) / static_cast<double>(run.layers);
   if (run.prefill) {
@@ -632,10 +660,19 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   t.rows.push_back({"GEMM flops of busiest rank at peak (ns)", "-", fmt(bound.compute_ns, 0), "-"});
   t.rows.push_back(
       {"GEMM native tiles of busiest rank (ns)", "-", fmt(bound.gemm_tile_ns, 0), "-"});
-  t.rows.push_back(
-      {run.prefill ? "all-reduce [B*prompt,H] fp32 (ns, mean)" : "all-reduce [B,H] fp32 (ns, mean)",
-       fmt(ar_measured, 0), fmt(bound.allreduce_model_ns, 0),
-       ratio(ar_measured, bound.allreduce_model_ns)});
+  const std::string rows_h = run.prefill ? "[B*prompt,H]" : "[B,H]";
+  if (sharded) {
+    t.rows.push_back({"reduce-scatter " + rows_h + " fp32 (ns, mean)", fmt(scatter_measured, 0),
+                      fmt(bound.reduce_scatter_model_ns, 0),
+                      ratio(scatter_measured, bound.reduce_scatter_model_ns)});
+    t.rows.push_back({"all-gather of xn " + rows_h + " " + to_string(model.dtype) + " (ns, mean)",
+                      fmt(norm_gather_measured, 0), fmt(bound.norm_gather_model_ns, 0),
+                      ratio(norm_gather_measured, bound.norm_gather_model_ns)});
+  } else {
+    t.rows.push_back({"all-reduce " + rows_h + " fp32 (ns, mean)", fmt(ar_measured, 0),
+                      fmt(bound.allreduce_model_ns, 0),
+                      ratio(ar_measured, bound.allreduce_model_ns)});
+  }
   t.rows.push_back({"QKV gather in a group (ns, mean)", fmt(gather_measured, 0),
                     fmt(bound.qkv_gather_model_ns, 0),
                     ratio(gather_measured, bound.qkv_gather_model_ns)});

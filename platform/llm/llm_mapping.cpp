@@ -84,6 +84,7 @@ TpMapping::TpMapping(const ModelSpec& model, const LlmRun& run, const TopologyCo
       allreduce_across_ = fw::CrossCube::kHalving;
     }
   }
+  if (run.sharded_residual) check_sharded_residual(W);
   const fw::TransformerShape sh = shape();
   const int64_t R = per_group_, positions = kv_positions(run);
   auto need = [&](int64_t have, int64_t ranks, const std::string& what) {
@@ -134,7 +135,8 @@ TpMapping::TpMapping(const ModelSpec& model, const LlmRun& run, const TopologyCo
     rp.kv_bytes = L * B * 2 * static_cast<uint64_t>(rp.kv.count) * d * e;
     const auto N = static_cast<uint64_t>(stream_rows(run)),
                qw = static_cast<uint64_t>(sh.qkv_width());
-    rp.activation_bytes = N * H * 4 * 2 + N * H * e + N * qw * 4 + d * d * e + B * nv * 4;
+    rp.activation_bytes = N * H * 4 * 2 + N * H * e + N * qw * 4 + d * d * e + B * nv * 4 +
+                          (run.sharded_residual ? N * 4 : 0);
     if (run.prefill) {
       // The gathered and rotated QKV rows, the attention output (this rank's
       // and the group's), gate, up and h, and the RoPE tables.
@@ -276,11 +278,28 @@ nlohmann::json TpMapping::describe() const {
                       : "a binomial tree per segment across the cubes (and SIPs), ") +
                  "ring all-gather; the group gathers binomial trees"
            : "binomial trees over the ranks in (sip, cube, pe) order"},
+      {"residual_stream",
+       run_.sharded_residual
+           ? "sharded: each rank keeps its shard of the flattened fp32 stream; the partial "
+             "sums are reduce-scattered, the residual add and RMSNorm run on the shard (the "
+             "per-row sums of squares all-reduced over every rank), and the normalised "
+             "stream is all-gathered in the model's dtype before each GEMM"
+           : "replicated: every rank holds the whole fp32 stream, all-reduces the partial "
+             "sums into it and runs every RMSNorm and residual add over all of it"},
       {"weights", "each rank's shards in its own HBM"},
       {"kv_cache", "each rank's block of every sequence, in its own HBM (K transposed)"},
       {"rank0", rank_json(r0)},
       {"last_rank", rank_json(rl)}};
   return j;
+}
+
+void TpMapping::check_sharded_residual(unsigned W) const {
+  if (allreduce_across_ != fw::CrossCube::kHalving)
+    throw UsageError(
+        "llm: --param residual=sharded reduce-scatters and all-gathers with the halving "
+        "all-reduce, which needs ranks filling a power of two of whole cubes, at least two; " +
+        std::to_string(W) + " ranks with allreduce=" + allreduce_name() +
+        " do not (use --param allreduce=halving or auto with such ranks, or residual=replicated)");
 }
 
 const char* TpMapping::allreduce_name() const {

@@ -38,6 +38,10 @@ struct LlmRun {
   // Hierarchical with recursive halving and doubling across the cubes
   // (fw::CrossCube::kHalving) instead of the tree.
   bool halving_allreduce = false;
+  // The residual stream sequence parallel (fw::TransformerStepArgs::
+  // sharded_residual): reduce-scatter, norm and add on each rank's shard,
+  // all-gather of the normalised stream. Needs the halving all-reduce.
+  bool sharded_residual = false;
   // Pipeline stages: the PE a stage's tensor-parallel mapping starts at (in
   // (SIP, cube, PE) order), the model's index of its first layer, and
   // whether it ends with the final norm and the LM head (the last stage's).
@@ -85,6 +89,10 @@ class TpMapping {
   fw::CrossCube allreduce_across() const { return allreduce_across_; }
   // The all-reduce's name in the results: tree, hierarchical or halving.
   const char* allreduce_name() const;
+  // Whether the residual stream is sharded over the ranks (LlmRun::sharded_residual).
+  bool sharded_residual() const { return run_.sharded_residual; }
+  // "replicated" or "sharded".
+  const char* residual_name() const { return run_.sharded_residual ? "sharded" : "replicated"; }
   // The mapping as the JSON result describes it.
   nlohmann::json describe() const;
 
@@ -92,6 +100,8 @@ class TpMapping {
   // Throws when a rank's HBM or TCM is too small; sets the TCM budget and
   // the attention chunk.
   void check_fits(const TopologyConfig& cfg);
+  // Throws unless the all-reduce can reduce-scatter and all-gather (the halving).
+  void check_sharded_residual(unsigned W) const;
 
   ModelSpec model_;
   LlmRun run_;

@@ -129,6 +129,7 @@ std::vector<fw::TransformerStepArgs> place_step(HostRuntime& rt, const TpMapping
     a.attn_chunk = map.attn_chunk();
     a.allreduce_per_cube = map.allreduce_per_cube();
     a.allreduce_across = map.allreduce_across();
+    a.sharded_residual = map.sharded_residual();
     const int64_t nq = rp.qkv.count, no = rp.o.count, nf = rp.ffn.count, nv = rp.vocab.count;
     const int64_t n = rp.kv.count;
     const int64_t h = rp.group;
@@ -180,6 +181,7 @@ std::vector<fw::TransformerStepArgs> place_step(HostRuntime& rt, const TpMapping
     a.xn = rt.alloc_hbm(pe, {N, H}, dt);
     a.qkv_mine = rt.alloc_hbm(pe, {N, sh.qkv_width()}, DType::kFp32);
     a.partial = rt.alloc_hbm(pe, {N, H}, DType::kFp32);
+    if (run.sharded_residual) a.row_zeros = rt.alloc_hbm(pe, {N}, DType::kFp32);
     a.rope = tiled_weight(rt, pe, d, d, dt);
     if (run.has_head) a.logits = rt.alloc_hbm(pe, {B, nv}, DType::kFp32);
     if (run.prefill) {

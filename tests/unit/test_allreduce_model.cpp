@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
+#include "firmware/kernels/allreduce.h"
 #include "firmware/kernels/collective_group.h"
 #include "platform/analytic/allreduce_model.h"
 #include "platform/config/topology_loader.h"
@@ -211,6 +213,52 @@ TEST(OrderedCollectives, HalvingAcrossCubesMovesHalvesAndBeatsTheTrees) {
                                  fw::CrossCube::kHalving)
                 .total_ns,
             cube_allreduce_model(c, three, 8, RingSpace::kTcm, uint64_t{64} * 1024).total_ns);
+}
+
+// The halves of the halving all-reduce: the reduce-scatter's phases are the
+// all-reduce's up to its last halving level, the all-gather's its doubling
+// levels and ring all-gather, and each costs less than the whole.
+TEST(OrderedCollectives, TheHalvingReduceScatterAndAllGatherAreTheAllReducesHalves) {
+  const TopologyConfig c = with("torus2d");
+  std::vector<PeAddr> four;
+  for (unsigned q = 0; q < 4; ++q)
+    for (unsigned p = 0; p < 8; ++p) four.push_back({0, q, p});
+  const uint64_t n = uint64_t{64} * 1024;
+  const AllReduceModel all =
+      cube_allreduce_model(c, four, 8, RingSpace::kTcm, n, fw::CrossCube::kHalving);
+  const AllReduceModel rs = cube_half_model(c, four, 8, RingSpace::kTcm, n, true);
+  const AllReduceModel ag = cube_half_model(c, four, 8, RingSpace::kTcm, n, false);
+  ASSERT_EQ(rs.phases.size(), 4U);
+  ASSERT_EQ(ag.phases.size(), 3U);
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(rs.phases[i].name, all.phases[i].name);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(ag.phases[i].name, all.phases[4 + i].name);
+  EXPECT_LT(rs.total_ns, all.total_ns);
+  EXPECT_LT(ag.total_ns, all.total_ns);
+  EXPECT_GT(rs.total_ns + ag.total_ns, 0.9 * all.total_ns);
+  // Not a power of two of cubes: no halves.
+  std::vector<PeAddr> three(four.begin(), four.begin() + 24);
+  EXPECT_EQ(cube_half_model(c, three, 8, RingSpace::kTcm, n, true).total_ns, 0.0);
+}
+
+// Every position's shard, over every size of vector (smaller than the
+// positions too), partitions the vector.
+TEST(OrderedCollectives, TheCubeShardsPartitionTheVector) {
+  for (const unsigned per_cube : {1U, 2U, 3U, 8U})
+    for (const unsigned blocks : {2U, 4U, 8U})
+      for (const int64_t n : {int64_t{1}, int64_t{5}, int64_t{37}, int64_t{1000}, int64_t{8193}}) {
+        const size_t ranks = size_t{per_cube} * blocks;
+        std::vector<int> covered(static_cast<size_t>(n), 0);
+        for (unsigned i = 0; i < ranks; ++i) {
+          const fw::Shard s = fw::cube_shard(n, ranks, i, per_cube);
+          ASSERT_GE(s.count, 0);
+          ASSERT_GE(s.first, 0);
+          ASSERT_LE(s.first + s.count, n);
+          for (int64_t e = s.first; e < s.first + s.count; ++e) ++covered[static_cast<size_t>(e)];
+        }
+        for (int64_t e = 0; e < n; ++e)
+          EXPECT_EQ(covered[static_cast<size_t>(e)], 1)
+              << "n " << n << " per_cube " << per_cube << " blocks " << blocks << " element " << e;
+      }
 }
 
 }  // namespace
