@@ -72,7 +72,8 @@ struct Executed {
   // Tensor parallel: per phase, over every layer, what it added to the
   // step's critical path (the advance of the latest end over all ranks).
   std::map<std::string, double> critical;
-  std::vector<float> logits;  // data mode
+  std::vector<float> logits;    // data mode
+  std::string residual_choice;  // residual=auto: what it chose, and why
 };
 
 // With fewer layers simulated than `layers` (the model's, or a stage's share
@@ -89,9 +90,44 @@ std::string fits_with(const ModelSpec& model, LlmRun run, int64_t layers,
   return "yes";
 }
 
-Executed plan_tensor_parallel(const ModelSpec& model, const LlmRun& run,
+// residual=auto: the residual stream a step takes, and why. A decode step
+// takes the one its step model prices faster (the sharded stream saves the
+// norms and adds over every row and half of each collective's all-gather,
+// and costs an all-reduce of the norm's sums of squares: it wins from a
+// few rows on); a prefill, whose stream is batch x prompt rows, the sharded
+// one. Replicated where the sharded stream cannot run.
+LlmRun choose_residual(const ModelSpec& model, LlmRun run, const TopologyConfig& cfg,
+                       std::string* why) {
+  run.auto_residual = false;
+  LlmRun sharded = run;
+  sharded.sharded_residual = true;
+  std::unique_ptr<TpMapping> sm;
+  try {
+    sm = std::make_unique<TpMapping>(model, sharded, cfg);
+  } catch (const UsageError&) {
+    *why =
+        "replicated: the sharded stream's reduce-scatter and all-gather need the halving "
+        "all-reduce (ranks filling a power of two of whole cubes; allreduce=auto or halving)";
+    return run;
+  }
+  if (run.prefill) {
+    *why = "sharded: a prefill's stream is batch x prompt rows";
+    return sharded;
+  }
+  const TpMapping rm(model, run, cfg);
+  const double r_ns = llm_decode_model(rm, run, cfg).total_ns;
+  const double s_ns = llm_decode_model(*sm, sharded, cfg).total_ns;
+  const bool take = s_ns < r_ns;
+  *why = std::string(take ? "sharded" : "replicated") + ": the step model prices replicated " +
+         fmt(r_ns, 0) + " ns, sharded " + fmt(s_ns, 0) + " ns";
+  return take ? sharded : run;
+}
+
+Executed plan_tensor_parallel(const ModelSpec& model, const LlmRun& asked,
                               const TopologyConfig& cfg) {
   Executed ex;
+  const LlmRun run =
+      asked.auto_residual ? choose_residual(model, asked, cfg, &ex.residual_choice) : asked;
   ex.prefill = run.prefill;
   ex.plan.push_back({run, std::make_unique<TpMapping>(model, run, cfg)});
   const TpMapping& map = *ex.plan.front().map;
@@ -101,7 +137,8 @@ Executed plan_tensor_parallel(const ModelSpec& model, const LlmRun& run,
   ex.ranks = map.ranks().size();
   ex.ranks_per_group = map.ranks_per_group();
   ex.micro_rows = {{0, run.batch}};
-  ex.title = ", mapping tp over " + std::to_string(ex.ranks) + " PEs";
+  ex.title = ", mapping tp over " + std::to_string(ex.ranks) + " PEs, " + map.residual_name() +
+             " residual" + (ex.residual_choice.empty() ? "" : " (auto)");
   return ex;
 }
 
@@ -387,11 +424,13 @@ std::vector<ParamSpec> LlmBench::params() const {
        "across a power of two of cubes) | auto (halving where the ranks fill a power of "
        "two of whole cubes, hierarchical where they fill whole cubes or lie in one, the "
        "tree otherwise)"},
-      {"residual", "replicated",
+      {"residual", "auto",
        "the residual stream: replicated (every rank holds it whole, all-reduces into it, "
        "runs every norm and add over all of it) | sharded (sequence parallel: "
        "reduce-scatter, norm and add on each rank's shard, all-gather of the normalised "
-       "stream; needs the halving all-reduce; tp only)"},
+       "stream; needs the halving all-reduce; tp only) | auto (a decode step takes the one "
+       "its step model prices faster, a prefill sharded; replicated where sharded cannot "
+       "run)"},
       {"attn_chunk", "0",
        "sequences whose attention states are reduced together (0 = as many as the TCM holds)"},
       {"seed", "1", "data mode: seed of the random weights, cache and embeddings"}};
@@ -460,9 +499,11 @@ LlmRun run_of(const BenchParams& p, const ModelSpec& model) {
   run.halving_allreduce = allreduce == "halving";
   run.auto_allreduce = allreduce == "auto";
   const std::string residual = p.str("residual");
-  if (residual != "replicated" && residual != "sharded")
-    throw UsageError("llm: --param residual=" + residual + ": expected replicated or sharded");
+  if (residual != "replicated" && residual != "sharded" && residual != "auto")
+    throw UsageError("llm: --param residual=" + residual +
+                     ": expected replicated, sharded or auto");
   run.sharded_residual = residual == "sharded";
+  run.auto_residual = residual == "auto" && mapping == "tp";
   if (run.sharded_residual && mapping == "pp")
     throw UsageError(
         "llm: --param residual=sharded is for mapping=tp: a pipeline stage hands the whole "
@@ -495,7 +536,7 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   const ModelSpec model = model_of(p);
   const std::string phase = p.str("phase");
   const std::string mapping = p.str("mapping");
-  const LlmRun run = run_of(p, model);
+  LlmRun run = run_of(p, model);
   Platform& platform = ctx.platform;
   HostRuntime rt(platform);
   PointWindows windows(platform);
@@ -504,6 +545,9 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   // Built (and checked) before anything is written.
   Executed ex = pp ? plan_pipeline(model, run, p, platform.config())
                    : plan_tensor_parallel(model, run, platform.config());
+  if (!pp) run.sharded_residual = ex.plan.front().run.sharded_residual;  // residual=auto's choice
+  if (pp && p.str("residual") == "auto")
+    ex.residual_choice = "replicated: a pipeline stage hands the whole stream to the next";
   if (ctx.data_mode)
     weights = random_model(model, run.layers, run.batch, run.prefill ? 0 : run.context,
                            static_cast<uint64_t>(p.integer("seed")), run.prefill ? run.prompt : 1);
@@ -572,6 +616,7 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                  {"latency_over_bound", latency / bound.bound_ns},
                  {"hbm_util", hbm_util},
                  {"residual", sharded ? "sharded" : "replicated"},
+                 {"residual_choice", ex.residual_choice.empty() ? "as asked" : ex.residual_choice},
                  {"qkv_gather_measured_ns", gather_measured},
                  {"qkv_gather_over_model", gather_measured / bound.qkv_gather_model_ns},
                  {"link_bytes", act.traffic.link_bytes},

@@ -42,6 +42,8 @@ struct LlmRun {
   // sharded_residual): reduce-scatter, norm and add on each rank's shard,
   // all-gather of the normalised stream. Needs the halving all-reduce.
   bool sharded_residual = false;
+  // Let the llm bench choose between the two (its residual=auto).
+  bool auto_residual = false;
   // Pipeline stages: the PE a stage's tensor-parallel mapping starts at (in
   // (SIP, cube, PE) order), the model's index of its first layer, and
   // whether it ends with the final norm and the LM head (the last stage's).

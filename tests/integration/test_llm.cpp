@@ -362,7 +362,9 @@ TEST(LlmAllReduce, TheCubeAllReducesBeatTheTreeOnALargeVector) {
                                        "-p",
                                        "batch=8",
                                        "-p",
-                                       "allreduce=" + algo},
+                                       "allreduce=" + algo,
+                                       "-p",
+                                       "residual=replicated"},
                                       tmp, algo + ".json");
     ASSERT_FALSE(j.is_null());
     EXPECT_EQ(j["metrics"]["allreduce"], algo);
@@ -442,6 +444,43 @@ TEST(LlmResidual, ShardedGivesTheSameLogitsAsReplicatedInDecodeAndPrefill) {
     }
     EXPECT_NEAR(err[0], err[1], 1e-3) << phase;
   }
+}
+
+// residual=auto, the default: a decode step takes the stream its step model
+// prices faster. On 8 ranks of tiny.yaml with hidden 1024, batch 1 stays
+// replicated (the sharded norm's all-reduce of its sums of squares costs
+// more than it saves) and batch 16 takes the sharded stream, which the
+// simulation confirms is faster than the replicated one.
+TEST(LlmResidual, AutoTakesTheStreamTheStepModelPricesFaster) {
+  TempDir tmp;
+  auto run = [&](const std::string& batch, const std::string& residual) {
+    return run_json(args({"-p", "model.layers=2",      "-p", "model.hidden=1024",
+                          "-p", "model.heads=8",       "-p", "model.kv_heads=2",
+                          "-p", "model.d_head=128",    "-p", "model.ffn=1024",
+                          "-p", "model.vocab=1000",    "-p", "ranks=8",
+                          "-p", "context=100",         "-p", "batch=" + batch,
+                          "-p", "residual=" + residual}),
+                    tmp, batch + residual + ".json");
+  };
+  const nlohmann::json one = run("1", "auto");
+  ASSERT_FALSE(one.is_null());
+  EXPECT_EQ(one["metrics"]["residual"], "replicated");
+  EXPECT_TRUE(contains(one["metrics"]["residual_choice"].get<std::string>(),
+                       "the step model prices replicated"));
+  const nlohmann::json many = run("16", "auto");
+  const nlohmann::json forced = run("16", "replicated");
+  ASSERT_FALSE(many.is_null());
+  ASSERT_FALSE(forced.is_null());
+  EXPECT_EQ(many["metrics"]["residual"], "sharded");
+  EXPECT_EQ(forced["metrics"]["residual_choice"], "as asked");
+  EXPECT_LT(many["metrics"]["latency_per_token_ns"].get<double>(),
+            forced["metrics"]["latency_per_token_ns"].get<double>());
+  // Where the sharded stream cannot run (6 ranks: 3 cubes), auto is replicated.
+  const nlohmann::json six =
+      run_json(args({"-p", "batch=16", "-p", "context=37"}), tmp, "six.json");
+  ASSERT_FALSE(six.is_null());
+  EXPECT_EQ(six["metrics"]["residual"], "replicated");
+  EXPECT_TRUE(contains(six["metrics"]["residual_choice"].get<std::string>(), "halving"));
 }
 
 // A shard larger than the elementwise phases' TCM budget: with 512 KiB of
@@ -631,8 +670,10 @@ INSTANTIATE_TEST_SUITE_P(
                 {"-p", "residual=sharded", "-p", "mapping=pp", "-p", "stages=3"},
                 kTiny,
                 "residual=sharded is for mapping=tp"},
-        BadCase{
-            "unknown_residual", {"-p", "residual=split"}, kTiny, "expected replicated or sharded"},
+        BadCase{"unknown_residual",
+                {"-p", "residual=split"},
+                kTiny,
+                "expected replicated, sharded or auto"},
         BadCase{"unknown_phase", {"-p", "phase=decoding"}, kTiny, "expected decode or prefill"},
         BadCase{"zero_prompt", {"-p", "phase=prefill", "-p", "prompt=0"}, kTiny, "prompt"},
         BadCase{"prompt_shorter_than_a_group",
