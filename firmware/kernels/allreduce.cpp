@@ -364,6 +364,26 @@ std::vector<PeAddr> cube_allreduce_sources(const std::vector<PeAddr>& order, uns
   return from;
 }
 
+bool list_allreduce_halves(size_t n) {
+  return halving_fits(n);
+}
+
+void list_allreduce(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order, unsigned i) {
+  if (list_allreduce_halves(order.size())) {
+    // The halves are views without `data`'s pending producer: wait for it.
+    tl.wait(data);
+    halving_doubling_allreduce(tl, data, order, i);
+  } else
+    tree_allreduce(tl, data, order, i);
+}
+
+std::vector<PeAddr> list_allreduce_sources(const std::vector<PeAddr>& order, unsigned i) {
+  if (!list_allreduce_halves(order.size())) return tree_sources(order, i);
+  std::vector<PeAddr> from;
+  for (unsigned mask = 1; mask < order.size(); mask <<= 1) from.push_back(order[i ^ mask]);
+  return from;
+}
+
 bool cube_allreduce_halves(size_t ranks, unsigned per_cube) {
   return per_cube > 0 && ranks % per_cube == 0 && halving_fits(ranks / per_cube);
 }

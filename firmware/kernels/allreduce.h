@@ -49,6 +49,16 @@ void tree_allreduce(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order
 void tree_broadcast(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order, unsigned i);
 std::vector<PeAddr> tree_sources(const std::vector<PeAddr>& order, unsigned i);
 
+// An all-reduce over any ordered list of PEs (this PE is order[i]): recursive
+// halving and doubling (as across the cubes of cube_allreduce, kHalving)
+// over a power of two of them, at least two, where each position sends
+// 2 (p-1)/p of the vector; the binomial tree otherwise. The caller opens the
+// rings of list_allreduce_sources(order, i) first.
+void list_allreduce(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order, unsigned i);
+std::vector<PeAddr> list_allreduce_sources(const std::vector<PeAddr>& order, unsigned i);
+// Whether list_allreduce over `n` PEs halves (else it is the tree).
+bool list_allreduce_halves(size_t n);
+
 // How cube_allreduce sums a segment across the cubes.
 enum class CrossCube {
   // The binomial tree, reduce then broadcast: 2 log2(cubes) levels, each

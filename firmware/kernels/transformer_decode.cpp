@@ -79,7 +79,7 @@ void layer(Step& s, const LayerShard& w) {
   {
     auto g = tl.scratch_scope();
     const Tensor full = tl.load(tl.ref(a.qkv_mine.addr(), {s.B * qw}, DType::kFp32));
-    tree_allreduce(tl, full, a.group, a.group_rank);
+    list_allreduce(tl, full, a.group, a.group_rank);
     // (A group of one rank gathers nothing: the copy then waits for the load.)
     tl.math("copy", {view_of(tl, full, 0, {s.B * (s.G + 2), s.d}, 0)}, {}, qkv16);
     tl.wait();

@@ -21,10 +21,13 @@
 //     all-reduce;
 //   - the LM head is vocabulary parallel: each rank computes its slice of the
 //     logits, which stay where they are (sampling is not modelled).
-// Collectives are binomial trees (tree_allreduce, tree_broadcast) over the
-// ranks in (SIP, cube, PE) order, so their low levels stay inside a cube.
-// Gathering a group's QKV slices is an all-reduce of a vector that is zero
-// outside each rank's own columns.
+// Collectives run over the ranks in (SIP, cube, PE) order, so their low
+// levels stay inside a cube: the all-reduces over every rank as
+// TransformerStepArgs says, the attention's reduce and broadcast in the
+// group as binomial trees (tree_broadcast, reduce_level). Gathering a
+// group's QKV slices is an all-reduce (list_allreduce: halving and doubling
+// over a power of two of ranks) of a vector that is zero outside each
+// rank's own columns.
 //
 // Per layer, on every rank (a phase waits for what it issued before the
 // next starts; the residual stream is fp32, GEMMs accumulate in fp32):

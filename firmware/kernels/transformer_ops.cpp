@@ -332,6 +332,7 @@ void open_rings(Tl& tl, const TransformerStepArgs& a, const std::vector<PeAddr>&
            : tree_sources(a.ranks, a.rank))
     from.insert(p);
   for (const PeAddr& p : tree_sources(a.group, a.group_rank)) from.insert(p);
+  for (const PeAddr& p : list_allreduce_sources(a.group, a.group_rank)) from.insert(p);
   from.insert(also.begin(), also.end());
   if (!from.empty()) tl.ipcq_open({from.begin(), from.end()});
 }

@@ -33,7 +33,7 @@ void gather_rows(Step& s, const Tensor& src, const Tensor& dst) {
     auto chunk = tl.scratch_scope();
     const int64_t n = std::min(rc, s.B - r0);
     const Tensor full = tl.load(rows_of(tl, src, r0, n));
-    tree_allreduce(tl, full, s.a.group, s.a.group_rank);
+    list_allreduce(tl, full, s.a.group, s.a.group_rank);
     tl.store(rows_of(tl, dst, r0, n), tl.math("copy", {full}, {}, tl.empty({n, w}, s.dt)));
     tl.wait();
   }

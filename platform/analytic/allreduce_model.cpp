@@ -860,6 +860,14 @@ AllReduceModel cube_allreduce_model(const TopologyConfig& cfg, const std::vector
           std::to_string(blocks) + " cubes on n/" + std::to_string(P) + ", cube ring all-gather");
 }
 
+AllReduceModel list_allreduce_model(const TopologyConfig& cfg, const std::vector<PeAddr>& order,
+                                    RingSpace data, uint64_t bytes) {
+  // Blocks of one PE: no ring steps, the halving and doubling over them all.
+  return fw::list_allreduce_halves(order.size())
+             ? cube_allreduce_model(cfg, order, 1, data, bytes, fw::CrossCube::kHalving)
+             : tree_allreduce_model(cfg, order, data, bytes);
+}
+
 AllReduceModel cube_half_model(const TopologyConfig& cfg, const std::vector<PeAddr>& order,
                                unsigned per_cube, RingSpace data, uint64_t bytes,
                                bool reduce_scatter) {

@@ -87,6 +87,10 @@ AllReduceModel tree_broadcast_model(const TopologyConfig& cfg, const std::vector
 AllReduceModel cube_allreduce_model(const TopologyConfig& cfg, const std::vector<PeAddr>& order,
                                     unsigned per_cube, RingSpace data, uint64_t bytes,
                                     fw::CrossCube across = fw::CrossCube::kTree);
+// list_allreduce (firmware/kernels/allreduce.h) over `order`: recursive
+// halving and doubling over a power of two of PEs, else the binomial tree.
+AllReduceModel list_allreduce_model(const TopologyConfig& cfg, const std::vector<PeAddr>& order,
+                                    RingSpace data, uint64_t bytes);
 // The two halves of cube_allreduce_model with the halving across the cubes
 // (firmware's cube_reduce_scatter and cube_all_gather): the ring
 // reduce-scatter in each block then the halving levels (`reduce_scatter`),

@@ -295,9 +295,8 @@ nlohmann::json collective_terms(const AllReduceModel& m) {
 
 // Whether a collective streams more chunks per step than the ring's credits.
 bool paced(const AllReduceModel& c, unsigned slots) {
-  for (const AllReduceModel::Phase& ph : c.phases)
-    if (ph.chunks > slots) return true;
-  return false;
+  return std::any_of(c.phases.begin(), c.phases.end(),
+                     [slots](const AllReduceModel::Phase& ph) { return ph.chunks > slots; });
 }
 
 // The phases that touch the residual stream (transformer_ops.cpp): the
@@ -334,6 +333,57 @@ StreamPhases stream_phases(const TpMapping& map, const Shape& s, const TopologyC
     return residual_ns(cfg, s, fw::cube_shard(s.B * s.H, order.size(), r.rank, P).count, 1);
   });
   return sp;
+}
+
+// The ranks of KV-head group g, in order.
+std::vector<PeAddr> group_of(const TpMapping& map, unsigned g) {
+  const unsigned R = map.ranks_per_group();
+  const auto first = static_cast<std::ptrdiff_t>(g) * R;
+  return std::vector<PeAddr>(map.order().begin() + first, map.order().begin() + first + R);
+}
+
+// The rings every rank opens at the step's start (transformer_ops.cpp,
+// open_rings): the slowest rank's grants.
+double ring_opening_ns(const TpMapping& map, const TopologyConfig& cfg) {
+  const std::vector<PeAddr>& order = map.order();
+  double worst = 0;
+  for (const RankPlan& r : map.ranks()) {
+    std::set<PeAddr> from;
+    const std::vector<PeAddr> grp = group_of(map, r.group);
+    for (const PeAddr& p : map.allreduce_per_cube() > 0
+                               ? fw::cube_allreduce_sources(order, r.rank, map.allreduce_per_cube(),
+                                                            map.allreduce_across())
+                               : fw::tree_sources(order, r.rank))
+      from.insert(p);
+    for (const PeAddr& p : fw::tree_sources(grp, r.group_rank)) from.insert(p);
+    for (const PeAddr& p : fw::list_allreduce_sources(grp, r.group_rank)) from.insert(p);
+    worst = std::max(worst, ipcq_open_model_ns(cfg, r.pe, {from.begin(), from.end()}));
+  }
+  return worst;
+}
+
+// The QKV gather on the slowest group: the rank's columns loaded, the
+// group's all-reduce, the copy out.
+LlmStepModel::Phase qkv_gather_phase(const TpMapping& map, const Shape& s,
+                                     const TopologyConfig& cfg) {
+  const unsigned R = map.ranks_per_group();
+  const auto groups = static_cast<unsigned>(map.ranks().size() / R);
+  LlmStepModel::Phase worst = make_phase("qkv_gather", -1, 0, "");
+  const auto bytes = static_cast<uint64_t>(s.B * map.shape().qkv_width()) * 4;
+  const std::string algo = fw::list_allreduce_halves(R) ? "halving: " : "tree: ";
+  for (unsigned g = 0; g < groups; ++g) {
+    const AllReduceModel ar = list_allreduce_model(cfg, group_of(map, g), RingSpace::kTcm, bytes);
+    PeClock pe(cfg);
+    const double loaded = pe.load(bytes);
+    pe.advance(loaded + ar.total_ns);
+    pe.math(math_shape("copy", 1), s.B * (s.G + 2) * s.d, pe.cpu());
+    const double ns = pe.wait();
+    if (ns <= worst.ns) continue;
+    nlohmann::json t = collective_terms(ar);
+    t["load"] = loaded;
+    worst = make_phase("qkv_gather", ns, g * R, algo + ar.bottleneck, t);
+  }
+  return worst;
 }
 
 }  // namespace
@@ -388,23 +438,8 @@ LlmStepModel llm_decode_model(const TpMapping& map, const LlmRun& run, const Top
   const std::vector<PeAddr>& order = map.order();
   const unsigned R = map.ranks_per_group();
   const auto groups = static_cast<unsigned>(map.ranks().size() / R);
-  auto group_of = [&](unsigned g) {
-    const auto first = static_cast<std::ptrdiff_t>(g) * R;
-    return std::vector<PeAddr>(order.begin() + first, order.begin() + first + R);
-  };
-  const int64_t qw = sh.qkv_width();
 
-  // The rings every rank opens at the step's start (transformer_ops.cpp, open_rings).
-  for (const RankPlan& r : map.ranks()) {
-    std::set<PeAddr> from;
-    for (const PeAddr& p : map.allreduce_per_cube() > 0
-                               ? fw::cube_allreduce_sources(order, r.rank, map.allreduce_per_cube(),
-                                                            map.allreduce_across())
-                               : fw::tree_sources(order, r.rank))
-      from.insert(p);
-    for (const PeAddr& p : fw::tree_sources(group_of(r.group), r.group_rank)) from.insert(p);
-    m.open_ns = std::max(m.open_ns, ipcq_open_model_ns(cfg, r.pe, {from.begin(), from.end()}));
-  }
+  m.open_ns = ring_opening_ns(map, cfg);
 
   const bool sharded = map.sharded_residual();
   const StreamPhases sp = stream_phases(map, s, cfg, partial_space);
@@ -440,25 +475,7 @@ LlmStepModel llm_decode_model(const TpMapping& map, const LlmRun& run, const Top
       },
       true));
 
-  // The QKV gather: the rank's columns loaded, the group's tree, the copy out.
-  {
-    LlmStepModel::Phase worst = make_phase("qkv_gather", -1, 0, "");
-    const auto bytes = static_cast<uint64_t>(s.B * qw) * 4;
-    for (unsigned g = 0; g < groups; ++g) {
-      const AllReduceModel ar = tree_allreduce_model(cfg, group_of(g), RingSpace::kTcm, bytes);
-      PeClock pe(cfg);
-      const double loaded = pe.load(bytes);
-      pe.advance(loaded + ar.total_ns);
-      pe.math(math_shape("copy", 1), s.B * (s.G + 2) * s.d, pe.cpu());
-      const double ns = pe.wait();
-      if (ns > worst.ns) {
-        nlohmann::json t = collective_terms(ar);
-        t["load"] = loaded;
-        worst = make_phase("qkv_gather", ns, g * R, "tree: " + ar.bottleneck, t);
-      }
-    }
-    m.layer.push_back(worst);
-  }
+  m.layer.push_back(qkv_gather_phase(map, s, cfg));
 
   m.layer.push_back(gemm(
       "rope", false, [&](const RankPlan&) { return s.B * (s.G + 2); },
@@ -483,7 +500,7 @@ LlmStepModel llm_decode_model(const TpMapping& map, const LlmRun& run, const Top
     LlmStepModel::Phase worst = make_phase("attention", -1, 0, "");
     const int64_t chunk = map.attn_chunk() > 0 ? std::min(map.attn_chunk(), s.B) : s.B;
     for (unsigned g = 0; g < groups; ++g) {
-      const std::vector<PeAddr> grp = group_of(g);
+      const std::vector<PeAddr> grp = group_of(map, g);
       std::vector<int64_t> blocks;
       for (unsigned i = 0; i < R; ++i) blocks.push_back(map.ranks()[g * R + i].kv.count);
       double ns = 0;

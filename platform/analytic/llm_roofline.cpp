@@ -90,7 +90,7 @@ StepBound step_bound(const TpMapping& map, const ModelSpec& model, const LlmRun&
   }
   const std::vector<PeAddr> group(map.order().begin(), map.order().begin() + map.ranks_per_group());
   b.qkv_gather_model_ns =
-      tree_allreduce_model(cfg, group, RingSpace::kTcm,
+      list_allreduce_model(cfg, group, RingSpace::kTcm,
                            static_cast<uint64_t>(N) * map.shape().qkv_width() * 4)
           .total_ns;
   return b;

@@ -90,6 +90,28 @@ std::string fits_with(const ModelSpec& model, LlmRun run, int64_t layers,
   return "yes";
 }
 
+// The collectives of the residual stream, per layer on average as the step
+// saw them, beside their models: the all-reduce of the partial sums, or
+// (sharded) their reduce-scatter and the all-gather of xn.
+struct StreamCollective {
+  std::string label, key;  // the table's row; the metrics' key prefix
+  double measured, model;
+};
+
+std::vector<StreamCollective> stream_collectives(std::map<std::string, double>& seen, double passes,
+                                                 const LlmRun& run, const ModelSpec& model,
+                                                 const StepBound& bound) {
+  const std::string rows = run.prefill ? "[B*prompt,H]" : "[B,H]";
+  auto mean = [&](const char* a, const char* b) { return (seen[a] + seen[b]) / (2 * passes); };
+  if (!run.sharded_residual)
+    return {{"all-reduce " + rows + " fp32 (ns, mean)", "allreduce",
+             mean("o_allreduce", "ffn_allreduce"), bound.allreduce_model_ns}};
+  return {{"reduce-scatter " + rows + " fp32 (ns, mean)", "reduce_scatter",
+           mean("o_reduce_scatter", "ffn_reduce_scatter"), bound.reduce_scatter_model_ns},
+          {"all-gather of xn " + rows + " " + to_string(model.dtype) + " (ns, mean)", "norm_gather",
+           mean("attn_norm_gather", "ffn_norm_gather"), bound.norm_gather_model_ns}};
+}
+
 // residual=auto: the residual stream a step takes, and why. A decode step
 // takes the one its step model prices faster (the sharded stream saves the
 // norms and adds over every row and half of each collective's all-gather,
@@ -579,13 +601,8 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   // The collectives as the step saw them (what they added to it, over every
   // rank; a pipeline has only its stages' first ranks' times).
   std::map<std::string, double> seen = ex.critical.empty() ? by_phase : ex.critical;
-  const double ar_measured = (seen["o_allreduce"] + seen["ffn_allreduce"]) / (2 * passes);
   const double gather_measured = seen["qkv_gather"] / passes;
-  const bool sharded = run.sharded_residual;
-  const double scatter_measured =
-      (seen["o_reduce_scatter"] + seen["ffn_reduce_scatter"]) / (2 * passes);
-  const double norm_gather_measured =
-      (seen["attn_norm_gather"] + seen["ffn_norm_gather"]) / (2 * passes);
+  const std::vector<StreamCollective> stream = stream_collectives(seen, passes, run, model, bound);
   // Energy per token, and its floor: every rank's weights and KV block read
   // once from HBM, and the platform's static power over the bound's time.
   const double j_per_token = ex.energy.total_pj() * 1e-12 / tokens;
@@ -615,7 +632,7 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                  {"roofline_tokens_per_s", bound_tokens_per_s},
                  {"latency_over_bound", latency / bound.bound_ns},
                  {"hbm_util", hbm_util},
-                 {"residual", sharded ? "sharded" : "replicated"},
+                 {"residual", run.sharded_residual ? "sharded" : "replicated"},
                  {"residual_choice", ex.residual_choice.empty() ? "as asked" : ex.residual_choice},
                  {"qkv_gather_measured_ns", gather_measured},
                  {"qkv_gather_over_model", gather_measured / bound.qkv_gather_model_ns},
@@ -631,14 +648,9 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                  {"average_power_w", ex.energy.average_mw() * 1e-3},
                  {"energy", ex.energy.to_json()}};
   res.metrics[run.prefill ? "ttft_ns" : "latency_per_token_ns"] = latency;
-  if (sharded) {
-    res.metrics["reduce_scatter_measured_ns"] = scatter_measured;
-    res.metrics["reduce_scatter_over_model"] = scatter_measured / bound.reduce_scatter_model_ns;
-    res.metrics["norm_gather_measured_ns"] = norm_gather_measured;
-    res.metrics["norm_gather_over_model"] = norm_gather_measured / bound.norm_gather_model_ns;
-  } else {
-    res.metrics["allreduce_measured_ns"] = ar_measured;
-    res.metrics["allreduce_over_model"] = ar_measured / bound.allreduce_model_ns;
+  for (const StreamCollective& c : stream) {
+    res.metrics[c.key + "_measured_ns"] = c.measured;
+    res.metrics[c.key + "_over_model"] = c.measured / c.model;
   }
   double attn_gather_measured = 0, attn_gather_model = 0;
   if (run.prefill) {
@@ -646,7 +658,7 @@ BenchResult LlmBench::run(BenchContext& ctx) {
     attn_gather_measured = seen["attn_gather"] / passes;
     const std::vector<PeAddr>& order = ex.plan.front().map->order();
     attn_gather_model =
-        tree_allreduce_model(
+        list_allreduce_model(
             cfg, std::vector<PeAddr>(order.begin(), order.begin() + ex.ranks_per_group),
             RingSpace::kTcm,
             static_cast<uint64_t>(stream_rows(run) * model.group() * model.d_head) * 4)
@@ -655,23 +667,22 @@ BenchResult LlmBench::run(BenchContext& ctx) {
     res.metrics["attn_gather_over_model"] = attn_gather_measured / attn_gather_model;
   }
   // One flat point: what sweeps tabulate and scripts/plot_llm.py draws.
-  nlohmann::json pt = {
-      {"model", model.name},
-      {"batch", run.batch},
-      {"context", run.context},
-      {"layers", run.layers},
-      {"ranks", ex.ranks},
-      {"latency_ns", latency},
-      {"bound_ns", bound.bound_ns},
-      {"latency_over_bound", latency / bound.bound_ns},
-      {"tokens_per_s", tokens_per_s},
-      {"roofline_tokens_per_s", bound_tokens_per_s},
-      {"hbm_util", hbm_util},
-      {"residual", sharded ? "sharded" : "replicated"},
-      {"allreduce_ns", sharded ? scatter_measured : ar_measured},
-      {"allreduce_model_ns", sharded ? bound.reduce_scatter_model_ns : bound.allreduce_model_ns},
-      {"j_per_token", j_per_token},
-      {"energy_floor_j_per_token", floor_j_per_token}};
+  nlohmann::json pt = {{"model", model.name},
+                       {"batch", run.batch},
+                       {"context", run.context},
+                       {"layers", run.layers},
+                       {"ranks", ex.ranks},
+                       {"latency_ns", latency},
+                       {"bound_ns", bound.bound_ns},
+                       {"latency_over_bound", latency / bound.bound_ns},
+                       {"tokens_per_s", tokens_per_s},
+                       {"roofline_tokens_per_s", bound_tokens_per_s},
+                       {"hbm_util", hbm_util},
+                       {"residual", run.sharded_residual ? "sharded" : "replicated"},
+                       {"allreduce_ns", stream.front().measured},
+                       {"allreduce_model_ns", stream.front().model},
+                       {"j_per_token", j_per_token},
+                       {"energy_floor_j_per_token", floor_j_per_token}};
   for (const char* c : classes)
     pt[std::string(c) + "_ns_per_layer"] = total_of(c) / static_cast<double>(run.layers);
   if (run.prefill) {
@@ -705,19 +716,8 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   t.rows.push_back({"GEMM flops of busiest rank at peak (ns)", "-", fmt(bound.compute_ns, 0), "-"});
   t.rows.push_back(
       {"GEMM native tiles of busiest rank (ns)", "-", fmt(bound.gemm_tile_ns, 0), "-"});
-  const std::string rows_h = run.prefill ? "[B*prompt,H]" : "[B,H]";
-  if (sharded) {
-    t.rows.push_back({"reduce-scatter " + rows_h + " fp32 (ns, mean)", fmt(scatter_measured, 0),
-                      fmt(bound.reduce_scatter_model_ns, 0),
-                      ratio(scatter_measured, bound.reduce_scatter_model_ns)});
-    t.rows.push_back({"all-gather of xn " + rows_h + " " + to_string(model.dtype) + " (ns, mean)",
-                      fmt(norm_gather_measured, 0), fmt(bound.norm_gather_model_ns, 0),
-                      ratio(norm_gather_measured, bound.norm_gather_model_ns)});
-  } else {
-    t.rows.push_back({"all-reduce " + rows_h + " fp32 (ns, mean)", fmt(ar_measured, 0),
-                      fmt(bound.allreduce_model_ns, 0),
-                      ratio(ar_measured, bound.allreduce_model_ns)});
-  }
+  for (const StreamCollective& c : stream)
+    t.rows.push_back({c.label, fmt(c.measured, 0), fmt(c.model, 0), ratio(c.measured, c.model)});
   t.rows.push_back({"QKV gather in a group (ns, mean)", fmt(gather_measured, 0),
                     fmt(bound.qkv_gather_model_ns, 0),
                     ratio(gather_measured, bound.qkv_gather_model_ns)});

@@ -61,30 +61,7 @@ TpMapping::TpMapping(const ModelSpec& model, const LlmRun& run, const TopologyCo
                      str(kv) + " equal groups (use --param ranks=N with N a multiple of " +
                      str(kv) + ")");
   per_group_ = W / kv;
-  // Ranks fill the cubes in order: whole cubes, or part of one.
-  const bool whole_cubes = W <= cfg.cube.pes || W % cfg.cube.pes == 0;
-  if (run.cube_allreduce || run.halving_allreduce || (run.auto_allreduce && whole_cubes && W > 1)) {
-    const char* asked = run.halving_allreduce ? "halving" : "hierarchical";
-    if (!whole_cubes)
-      throw UsageError("llm: --param allreduce=" + std::string(asked) + " needs whole cubes: " +
-                       str(W) + " ranks are not a multiple of the " + str(cfg.cube.pes) +
-                       " PEs of a cube (use --param ranks=N with N a multiple of " +
-                       str(cfg.cube.pes) + ", or allreduce=tree)");
-    allreduce_per_cube_ = std::min(W, cfg.cube.pes);
-    if (run.auto_allreduce && fw::cube_allreduce_halves(W, allreduce_per_cube_))
-      allreduce_across_ = fw::CrossCube::kHalving;
-    if (run.halving_allreduce) {
-      if (!fw::cube_allreduce_halves(W, allreduce_per_cube_))
-        throw UsageError(
-            "llm: --param allreduce=halving needs a power of two of cubes, at least "
-            "two: " +
-            str(W) + " ranks fill " + str(W / allreduce_per_cube_) +
-            " (use --param ranks=N with N/" + str(allreduce_per_cube_) +
-            " a power of two, or allreduce=hierarchical)");
-      allreduce_across_ = fw::CrossCube::kHalving;
-    }
-  }
-  if (run.sharded_residual) check_sharded_residual(W);
+  set_allreduce(run, W, cfg);
   const fw::TransformerShape sh = shape();
   const int64_t R = per_group_, positions = kv_positions(run);
   auto need = [&](int64_t have, int64_t ranks, const std::string& what) {
@@ -227,6 +204,13 @@ void TpMapping::check_fits(const TopologyConfig& cfg) {
   tcm_budget_ = (arena - layer_tcm_bytes(shape(), run_.batch, run_.tile, nf_max, chunk, 1)) / 2;
 }
 
+std::string TpMapping::group_collectives() const {
+  return fw::list_allreduce_halves(per_group_)
+             ? "; a group gathers its QKV by recursive halving and doubling over its ranks, and "
+               "reduces and broadcasts the attention in binomial trees"
+             : "; a group gathers, reduces and broadcasts in binomial trees";
+}
+
 nlohmann::json TpMapping::describe() const {
   const RankPlan& r0 = ranks_.front();
   const RankPlan& rl = ranks_.back();
@@ -276,8 +260,8 @@ nlohmann::json TpMapping::describe() const {
                       ? "recursive halving and doubling per segment across the cubes (and "
                         "SIPs, last), "
                       : "a binomial tree per segment across the cubes (and SIPs), ") +
-                 "ring all-gather; the group gathers binomial trees"
-           : "binomial trees over the ranks in (sip, cube, pe) order"},
+                 "ring all-gather" + group_collectives()
+           : "binomial trees over the ranks in (sip, cube, pe) order" + group_collectives()},
       {"residual_stream",
        run_.sharded_residual
            ? "sharded: each rank keeps its shard of the flattened fp32 stream; the partial "
@@ -291,6 +275,33 @@ nlohmann::json TpMapping::describe() const {
       {"rank0", rank_json(r0)},
       {"last_rank", rank_json(rl)}};
   return j;
+}
+
+void TpMapping::set_allreduce(const LlmRun& run, unsigned W, const TopologyConfig& cfg) {
+  // Ranks fill the cubes in order: whole cubes, or part of one.
+  const bool whole_cubes = W <= cfg.cube.pes || W % cfg.cube.pes == 0;
+  if (run.cube_allreduce || run.halving_allreduce || (run.auto_allreduce && whole_cubes && W > 1)) {
+    const char* asked = run.halving_allreduce ? "halving" : "hierarchical";
+    if (!whole_cubes)
+      throw UsageError("llm: --param allreduce=" + std::string(asked) + " needs whole cubes: " +
+                       str(W) + " ranks are not a multiple of the " + str(cfg.cube.pes) +
+                       " PEs of a cube (use --param ranks=N with N a multiple of " +
+                       str(cfg.cube.pes) + ", or allreduce=tree)");
+    allreduce_per_cube_ = std::min(W, cfg.cube.pes);
+    if (run.auto_allreduce && fw::cube_allreduce_halves(W, allreduce_per_cube_))
+      allreduce_across_ = fw::CrossCube::kHalving;
+    if (run.halving_allreduce) {
+      if (!fw::cube_allreduce_halves(W, allreduce_per_cube_))
+        throw UsageError(
+            "llm: --param allreduce=halving needs a power of two of cubes, at least "
+            "two: " +
+            str(W) + " ranks fill " + str(W / allreduce_per_cube_) +
+            " (use --param ranks=N with N/" + str(allreduce_per_cube_) +
+            " a power of two, or allreduce=hierarchical)");
+      allreduce_across_ = fw::CrossCube::kHalving;
+    }
+  }
+  if (run.sharded_residual) check_sharded_residual(W);
 }
 
 void TpMapping::check_sharded_residual(unsigned W) const {

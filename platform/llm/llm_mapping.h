@@ -102,6 +102,10 @@ class TpMapping {
   // Throws when a rank's HBM or TCM is too small; sets the TCM budget and
   // the attention chunk.
   void check_fits(const TopologyConfig& cfg);
+  // How a KV-head group gathers its QKV and merges its attention, for describe().
+  std::string group_collectives() const;
+  // Chooses the all-reduce over the W ranks as `run` asks; throws when it cannot run.
+  void set_allreduce(const LlmRun& run, unsigned W, const TopologyConfig& cfg);
   // Throws unless the all-reduce can reduce-scatter and all-gather (the halving).
   void check_sharded_residual(unsigned W) const;
 

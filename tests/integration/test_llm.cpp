@@ -520,6 +520,31 @@ TEST(LlmResidual, AShardLargerThanTheTcmIsNormalisedInChunks) {
   EXPECT_LE(j["metrics"]["logits_max_rel_err"].get<double>(), 1e-2) << j["metrics"].dump();
 }
 
+// A KV-head group's QKV gather is an all-reduce over the group: recursive
+// halving and doubling over a power of two of ranks (4 here), the binomial
+// tree over any other count (3), each within 15 % of the step model's phase.
+TEST(LlmAllReduce, TheQkvGatherHalvesOverAPowerOfTwoGroup) {
+  TempDir tmp;
+  for (const std::string ranks : {"8", "6"}) {
+    const nlohmann::json j =
+        run_json(args({"--data", "-p", "batch=4", "-p", "context=37", "-p", "model.kv_heads=2",
+                       "-p", "model.hidden=132", "-p", "model.d_head=22", "-p", "ranks=" + ranks,
+                       "-p", "residual=replicated"}),
+                 tmp, "g" + ranks + ".json");
+    ASSERT_FALSE(j.is_null());
+    const nlohmann::json& m = j["metrics"];
+    EXPECT_EQ(m["mapping"]["ranks_per_group"], ranks == "8" ? 4 : 3);
+    const nlohmann::json& ph = m["step_model"]["phases"]["qkv_gather"];
+    const std::string how = ph["bound_by"];
+    EXPECT_TRUE(contains(how, ranks == "8" ? "halving:" : "tree:")) << how;
+    EXPECT_NEAR(
+        m["phases_critical_ns"]["qkv_gather"].get<double>() / ph["ns_over_step"].get<double>(), 1.0,
+        0.15)
+        << ranks;
+    EXPECT_LE(m["logits_max_rel_err"].get<double>(), 1e-2);
+  }
+}
+
 // The default, auto: halving where the ranks fill a power of two of whole
 // cubes (8 ranks on tiny.yaml's 4 cubes of 2 PEs), hierarchical where they
 // fill whole cubes (6 ranks, 3 cubes), the tree where they do not (3 ranks).
