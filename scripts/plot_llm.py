@@ -37,9 +37,12 @@ import kbplot
 from kbplot import plt
 
 # The phases of a layer, then the head, in the order the step runs them.
-STEP_ORDER = ["attn_norm", "qkv", "qkv_gather", "rope", "kv_append", "attention", "attn_gather",
-              "o_proj", "o_allreduce", "o_residual", "ffn_norm", "gate_up", "silu_mul", "down",
-              "ffn_allreduce", "ffn_residual", "final_norm", "lm_head"]
+# (A sharded residual stream has the *_norm_gather and *_reduce_scatter phases.)
+STEP_ORDER = ["attn_norm", "attn_norm_gather", "qkv", "qkv_gather", "rope", "kv_append",
+              "attention", "attn_gather", "o_proj", "o_allreduce", "o_reduce_scatter",
+              "o_residual", "ffn_norm", "ffn_norm_gather", "gate_up", "silu_mul", "down",
+              "ffn_allreduce", "ffn_reduce_scatter", "ffn_residual", "final_norm",
+              "final_norm_gather", "lm_head"]
 CLASSES = [("gemm", "GEMM"), ("attention", "attention"), ("allreduce", "all-reduce"),
            ("norm_elementwise", "norm / elementwise"), ("pipeline", "pipeline hand-off")]
 
@@ -142,6 +145,12 @@ def plot_vs_model(out, metrics, topo):
     if metrics.get("allreduce_measured_ns") and roof.get("allreduce_model_ns"):
         rows.append(("all-reduce (mean)\nvs all-reduce model", metrics["allreduce_measured_ns"],
                      roof["allreduce_model_ns"], fmt_ns))
+    if metrics.get("reduce_scatter_measured_ns") and roof.get("reduce_scatter_model_ns"):
+        rows.append(("reduce-scatter (mean)\nvs its model", metrics["reduce_scatter_measured_ns"],
+                     roof["reduce_scatter_model_ns"], fmt_ns))
+    if metrics.get("norm_gather_measured_ns") and roof.get("norm_gather_model_ns"):
+        rows.append(("xn all-gather (mean)\nvs its model", metrics["norm_gather_measured_ns"],
+                     roof["norm_gather_model_ns"], fmt_ns))
     if metrics.get("qkv_gather_measured_ns") and roof.get("qkv_gather_model_ns"):
         rows.append(("QKV gather (mean)\nvs all-reduce model", metrics["qkv_gather_measured_ns"],
                      roof["qkv_gather_model_ns"], fmt_ns))

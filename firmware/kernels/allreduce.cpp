@@ -244,9 +244,10 @@ std::vector<PeAddr> same_position(const std::vector<PeAddr>& order, unsigned i, 
   return peers;
 }
 
-void check_cube_blocks(const std::vector<PeAddr>& order, unsigned per_cube) {
+void check_cube_blocks(const std::vector<PeAddr>& order, unsigned per_cube,
+                       const char* who = "cube_allreduce") {
   if (per_cube == 0 || order.size() % per_cube != 0)
-    throw std::invalid_argument("cube_allreduce: " + std::to_string(order.size()) +
+    throw std::invalid_argument(std::string(who) + ": " + std::to_string(order.size()) +
                                 " ranks are not whole blocks of " + std::to_string(per_cube));
 }
 
@@ -321,7 +322,7 @@ void halving_doubling_allreduce(Tl& tl, const Tensor& v, const std::vector<PeAdd
 }
 
 void check_halving(const std::vector<PeAddr>& order, unsigned per_cube, const char* who) {
-  check_cube_blocks(order, per_cube);
+  check_cube_blocks(order, per_cube, who);
   if (!halving_fits(order.size() / per_cube))
     throw std::invalid_argument(std::string(who) + ": " + std::to_string(order.size()) +
                                 " ranks in blocks of " + std::to_string(per_cube) +

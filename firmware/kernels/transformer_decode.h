@@ -48,7 +48,12 @@
 //   silu_mul    h = SiLU(gate) * up
 //   down        partial = h * W_down rows
 //   ffn_allreduce, ffn_residual
-// and after the last layer final_norm and lm_head.
+// and after the last layer final_norm and lm_head. With a sharded residual
+// stream (TransformerStepArgs::sharded_residual) each norm works on the
+// rank's shard and is followed by its all-gather (attn_norm_gather,
+// ffn_norm_gather, final_norm_gather), the two all-reduces are
+// reduce-scatters (o_reduce_scatter, ffn_reduce_scatter), and the residual
+// adds cover the shard only.
 #pragma once
 
 #include <vector>

@@ -183,6 +183,7 @@ void rmsnorm_shard(Step& s, const Tensor& gamma) {
     }
     tl.wait();
   }
+  tl.wait(ss);  // the zeros are in (an empty shard adds nothing to them)
   allreduce_all(s, ss);
   Tensor rs = tl.math("scale", {ss}, {{"factor", 1.0 / static_cast<double>(H)}}, ss);
   rs = tl.math("rsqrt", {rs}, {{"eps", a.shape.norm_eps}}, rs);
@@ -233,7 +234,6 @@ void norm_phase(Step& s, const Tensor& gamma, const char* norm, const char* gath
   }
   rmsnorm_shard(s, gamma);
   s.end();
-  auto staging = s.tl.scratch_scope();  // the gather's TCM staging of xn
   s.begin(gather);
   cube_all_gather(s.tl, flat(s.tl, s.a.xn, 0, s.B * s.H), s.a.ranks, s.a.rank,
                   s.a.allreduce_per_cube);

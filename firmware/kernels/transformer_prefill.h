@@ -27,7 +27,9 @@
 //   o_proj, o_allreduce, o_residual, ffn_norm, gate_up, silu_mul, down,
 //   ffn_allreduce, ffn_residual   as in decode, over N rows
 // and after the last layer final_norm and lm_head on the last row of each
-// prompt.
+// prompt (with a sharded residual stream the norm runs on every rank's shard
+// of the whole stream, then final_norm_gather; the sharded phases are
+// decode's).
 #pragma once
 
 #include <vector>

@@ -574,8 +574,10 @@ void binomial(Builder& b, const std::vector<std::vector<PeAddr>>& trees, double 
 // dispatches the next level's send (the first level's is the caller's
 // phase); the receive's dispatch, into a ring already open, overlaps the
 // partner's send. The all-gather retraces the levels, copying.
+// `first_in_fill`: the first level's send is the collective's first command,
+// whose dispatch fill_ns already counts.
 void halving_doubling(Builder& b, const std::vector<std::vector<PeAddr>>& lists, double bytes,
-                      bool halving = true, bool doubling = true) {
+                      bool halving = true, bool doubling = true, bool first_in_fill = false) {
   const auto p = static_cast<unsigned>(lists.front().size());
   std::vector<unsigned> masks;
   for (unsigned mask = 1; mask < p; mask <<= 1) masks.push_back(mask);
@@ -585,7 +587,9 @@ void halving_doubling(Builder& b, const std::vector<std::vector<PeAddr>>& lists,
     for (const auto& l : lists)
       for (unsigned i = 0; i < p; ++i) hops.push_back({l[i], l[i ^ masks[k]]});
     AllReduceModel::Phase lv = b.level(name, hops, bytes / static_cast<double>(2u << k), reduce);
-    if (!reduce || k > 0) lv.ns += dispatch;  // the send, after the previous level's wait
+    // The send, after the previous level's wait.
+    if ((!reduce || k > 0) && !first_in_fill) lv.ns += dispatch;
+    first_in_fill = false;
     b.add(lv);
   };
   if (halving)
@@ -841,9 +845,11 @@ AllReduceModel cube_allreduce_model(const TopologyConfig& cfg, const std::vector
   b.pipelined("cube reduce-scatter", ring_steps(ring, P, n, true), false);
   if (blocks > 1) {
     const std::vector<std::vector<PeAddr>>& lists = cr.lists;
-    // The first sends across the cubes wait for the reduce-scatter's last receive.
-    b.add({halving ? "halving's first send dispatch" : "trees' first send dispatch", 0, 0, 0, 0, "",
-           b.model().send_dispatch_ns()});
+    // The first sends across the cubes wait for the reduce-scatter's last
+    // receive (with one PE per cube they are the first sends, in fill_ns).
+    if (P > 1)
+      b.add({halving ? "halving's first send dispatch" : "trees' first send dispatch", 0, 0, 0, 0,
+             "", b.model().send_dispatch_ns()});
     if (halving)
       halving_doubling(b, lists, n / P);
     else
@@ -883,10 +889,12 @@ AllReduceModel cube_half_model(const TopologyConfig& cfg, const std::vector<PeAd
   if (reduce_scatter) {
     b.pipelined("cube reduce-scatter", ring_steps(ring, P, n, true), false);
     // The first sends across the cubes wait for the reduce-scatter's last receive.
-    b.add({"halving's first send dispatch", 0, 0, 0, 0, "", b.model().send_dispatch_ns()});
+    if (P > 1)
+      b.add({"halving's first send dispatch", 0, 0, 0, 0, "", b.model().send_dispatch_ns()});
     halving_doubling(b, lists, n / P, true, false);
   } else {
-    halving_doubling(b, lists, n / P, false, true);
+    // The doubling's first send is the all-gather's first command.
+    halving_doubling(b, lists, n / P, false, true, true);
     b.pipelined("cube all-gather", ring_steps(ring, P, n, false), true);
   }
   const Hop first = P > 1 ? ring.front() : Hop{order[0], order[1]};

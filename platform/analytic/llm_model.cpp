@@ -339,7 +339,8 @@ StreamPhases stream_phases(const TpMapping& map, const Shape& s, const TopologyC
 std::vector<PeAddr> group_of(const TpMapping& map, unsigned g) {
   const unsigned R = map.ranks_per_group();
   const auto first = static_cast<std::ptrdiff_t>(g) * R;
-  return std::vector<PeAddr>(map.order().begin() + first, map.order().begin() + first + R);
+  std::vector<PeAddr> group(map.order().begin() + first, map.order().begin() + first + R);
+  return group;
 }
 
 // The rings every rank opens at the step's start (transformer_ops.cpp,

@@ -121,24 +121,22 @@ std::vector<StreamCollective> stream_collectives(std::map<std::string, double>& 
 LlmRun choose_residual(const ModelSpec& model, LlmRun run, const TopologyConfig& cfg,
                        std::string* why) {
   run.auto_residual = false;
-  LlmRun sharded = run;
-  sharded.sharded_residual = true;
-  std::unique_ptr<TpMapping> sm;
-  try {
-    sm = std::make_unique<TpMapping>(model, sharded, cfg);
-  } catch (const UsageError&) {
+  const TpMapping rm(model, run, cfg);
+  if (rm.allreduce_across() != fw::CrossCube::kHalving) {
     *why =
         "replicated: the sharded stream's reduce-scatter and all-gather need the halving "
         "all-reduce (ranks filling a power of two of whole cubes; allreduce=auto or halving)";
     return run;
   }
+  LlmRun sharded = run;
+  sharded.sharded_residual = true;
+  const TpMapping sm(model, sharded, cfg);  // (any other error is the step's own)
   if (run.prefill) {
     *why = "sharded: a prefill's stream is batch x prompt rows";
     return sharded;
   }
-  const TpMapping rm(model, run, cfg);
   const double r_ns = llm_decode_model(rm, run, cfg).total_ns;
-  const double s_ns = llm_decode_model(*sm, sharded, cfg).total_ns;
+  const double s_ns = llm_decode_model(sm, sharded, cfg).total_ns;
   const bool take = s_ns < r_ns;
   *why = std::string(take ? "sharded" : "replicated") + ": the step model prices replicated " +
          fmt(r_ns, 0) + " ns, sharded " + fmt(s_ns, 0) + " ns";
@@ -679,10 +677,13 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                        {"roofline_tokens_per_s", bound_tokens_per_s},
                        {"hbm_util", hbm_util},
                        {"residual", run.sharded_residual ? "sharded" : "replicated"},
-                       {"allreduce_ns", stream.front().measured},
-                       {"allreduce_model_ns", stream.front().model},
                        {"j_per_token", j_per_token},
                        {"energy_floor_j_per_token", floor_j_per_token}};
+  // allreduce_ns, or reduce_scatter_ns and norm_gather_ns
+  for (const StreamCollective& c : stream) {
+    pt[c.key + "_ns"] = c.measured;
+    pt[c.key + "_model_ns"] = c.model;
+  }
   for (const char* c : classes)
     pt[std::string(c) + "_ns_per_layer"] = total_of(c) / static_cast<double>(run.layers);
   if (run.prefill) {

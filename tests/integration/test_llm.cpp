@@ -141,6 +141,8 @@ TEST(LlmDecode, ReduceStagingLivesOnlyAsLongAsItsAllReduce) {
                                      "model.vocab=64",
                                      "-p",
                                      "ranks=8",
+                                     "-p",
+                                     "residual=replicated",
                                      "--set",
                                      "pe.ipcq.slot_bytes=1536"},
                                     tmp, "staging.json");
@@ -165,7 +167,8 @@ TEST(LlmDecode, AStreamReducedThroughHbmStagingMatchesTheReference) {
                                      "-p", "model.vocab=256",
                                      "-p", "ranks=8",
                                      "-p", "batch=32",
-                                     "-p", "context=40"},
+                                     "-p", "context=40",
+                                     "-p", "residual=replicated"},
                                     tmp, "hbm_stream.json");
   ASSERT_FALSE(j.is_null());
   EXPECT_LE(j["metrics"]["logits_max_rel_err"].get<double>(), 1e-2);
@@ -387,11 +390,28 @@ TEST(LlmAllReduce, HalvingGivesTheSameLogitsAsTheTreeInDecodeAndPrefill) {
   for (const std::string phase : {"decode", "prefill"}) {
     std::vector<double> err;
     for (const std::string algo : {"tree", "halving"}) {
-      const nlohmann::json j =
-          run_json(args({"--data", "-p", "phase=" + phase, "-p", "prompt=23", "-p", "batch=3", "-p",
-                         "context=37", "-p", "model.kv_heads=2", "-p", "model.hidden=132", "-p",
-                         "model.d_head=22", "-p", "ranks=8", "-p", "allreduce=" + algo}),
-                   tmp, phase + algo + ".json");
+      const nlohmann::json j = run_json(args({"--data",
+                                              "-p",
+                                              "phase=" + phase,
+                                              "-p",
+                                              "prompt=23",
+                                              "-p",
+                                              "batch=3",
+                                              "-p",
+                                              "context=37",
+                                              "-p",
+                                              "model.kv_heads=2",
+                                              "-p",
+                                              "model.hidden=132",
+                                              "-p",
+                                              "model.d_head=22",
+                                              "-p",
+                                              "ranks=8",
+                                              "-p",
+                                              "allreduce=" + algo,
+                                              "-p",
+                                              "residual=replicated"}),
+                                        tmp, phase + algo + ".json");
       ASSERT_FALSE(j.is_null());
       EXPECT_EQ(j["metrics"]["allreduce"], algo);
       EXPECT_LE(j["metrics"]["logits_max_rel_err"].get<double>(), 1e-2) << j["metrics"].dump();
