@@ -41,6 +41,15 @@ std::vector<std::string> args(const std::vector<std::string>& extra,
   return a;
 }
 
+// tiny.yaml's 8 PEs as 4 cubes of 2, two KV heads (groups of 4) and a hidden
+// size of 132 that no power of two divides: the halving all-reduce and the
+// sharded stream run, and their pieces are uneven.
+std::vector<std::string> eight_ranks(std::vector<std::string> extra) {
+  extra.insert(extra.begin(), {"-p", "model.kv_heads=2", "-p", "model.hidden=132", "-p",
+                               "model.d_head=22", "-p", "ranks=8"});
+  return extra;
+}
+
 nlohmann::json run_json(std::vector<std::string> a, const TempDir& tmp, const std::string& name) {
   a.emplace_back("--json");
   a.emplace_back(tmp / name);
@@ -390,28 +399,11 @@ TEST(LlmAllReduce, HalvingGivesTheSameLogitsAsTheTreeInDecodeAndPrefill) {
   for (const std::string phase : {"decode", "prefill"}) {
     std::vector<double> err;
     for (const std::string algo : {"tree", "halving"}) {
-      const nlohmann::json j = run_json(args({"--data",
-                                              "-p",
-                                              "phase=" + phase,
-                                              "-p",
-                                              "prompt=23",
-                                              "-p",
-                                              "batch=3",
-                                              "-p",
-                                              "context=37",
-                                              "-p",
-                                              "model.kv_heads=2",
-                                              "-p",
-                                              "model.hidden=132",
-                                              "-p",
-                                              "model.d_head=22",
-                                              "-p",
-                                              "ranks=8",
-                                              "-p",
-                                              "allreduce=" + algo,
-                                              "-p",
-                                              "residual=replicated"}),
-                                        tmp, phase + algo + ".json");
+      const nlohmann::json j =
+          run_json(args(eight_ranks({"--data", "-p", "phase=" + phase, "-p", "prompt=23", "-p",
+                                     "batch=3", "-p", "context=37", "-p", "allreduce=" + algo, "-p",
+                                     "residual=replicated"})),
+                   tmp, phase + algo + ".json");
       ASSERT_FALSE(j.is_null());
       EXPECT_EQ(j["metrics"]["allreduce"], algo);
       EXPECT_LE(j["metrics"]["logits_max_rel_err"].get<double>(), 1e-2) << j["metrics"].dump();
@@ -434,9 +426,8 @@ TEST(LlmResidual, ShardedGivesTheSameLogitsAsReplicatedInDecodeAndPrefill) {
     std::vector<double> err;
     for (const std::string residual : {"replicated", "sharded"}) {
       const nlohmann::json j =
-          run_json(args({"--data", "-p", "phase=" + phase, "-p", "prompt=23", "-p", "batch=3", "-p",
-                         "context=37", "-p", "model.kv_heads=2", "-p", "model.hidden=132", "-p",
-                         "model.d_head=22", "-p", "ranks=8", "-p", "residual=" + residual}),
+          run_json(args(eight_ranks({"--data", "-p", "phase=" + phase, "-p", "prompt=23", "-p",
+                                     "batch=3", "-p", "context=37", "-p", "residual=" + residual})),
                    tmp, phase + residual + ".json");
       ASSERT_FALSE(j.is_null());
       const nlohmann::json& m = j["metrics"];
@@ -510,32 +501,11 @@ TEST(LlmResidual, AutoTakesTheStreamTheStepModelPricesFaster) {
 // its squares from two pieces.
 TEST(LlmResidual, AShardLargerThanTheTcmIsNormalisedInChunks) {
   TempDir tmp;
-  const nlohmann::json j = run_json(args({"--data",
-                                          "-p",
-                                          "phase=prefill",
-                                          "-p",
-                                          "prompt=500",
-                                          "-p",
-                                          "batch=2",
-                                          "-p",
-                                          "tile=16",
-                                          "-p",
-                                          "model.kv_heads=2",
-                                          "-p",
-                                          "model.hidden=132",
-                                          "-p",
-                                          "model.d_head=22",
-                                          "-p",
-                                          "ranks=8",
-                                          "-p",
-                                          "residual=sharded",
-                                          "-p",
-                                          "model.layers=1",
-                                          "--set",
-                                          "pe.tcm.size_bytes=512KiB",
-                                          "--set",
-                                          "pe.ipcq.ring_bytes=128KiB"}),
-                                    tmp, "chunks.json");
+  const nlohmann::json j = run_json(
+      args(eight_ranks({"--data", "-p", "phase=prefill", "-p", "prompt=500", "-p", "batch=2", "-p",
+                        "tile=16", "-p", "residual=sharded", "-p", "model.layers=1", "--set",
+                        "pe.tcm.size_bytes=512KiB", "--set", "pe.ipcq.ring_bytes=128KiB"})),
+      tmp, "chunks.json");
   ASSERT_FALSE(j.is_null());
   EXPECT_LE(j["metrics"]["logits_max_rel_err"].get<double>(), 1e-2) << j["metrics"].dump();
 }
