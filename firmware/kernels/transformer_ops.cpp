@@ -107,22 +107,6 @@ void rmsnorm(Step& s, const Tensor& gamma, const Tensor& x_all, const Tensor& xn
   }
 }
 
-namespace {
-
-// Elements [first, first + n) of a tensor, flattened, as a 1-D view.
-Tensor flat(Tl& tl, const Tensor& t, int64_t first, int64_t n) {
-  return view_of(tl, t, static_cast<uint64_t>(first) * dtype_bytes(t.h.dtype), {n}, 0);
-}
-
-// A run of whole or partial rows of the flattened stream: rows
-// [row, row + rows) and columns [col, col + width) of each, `at` elements
-// into the span it was cut from.
-struct RowPiece {
-  int64_t row, rows, col, width, at;
-};
-
-// Cuts elements [first, first + n) of a stream with `H` columns into at most
-// three pieces: a partial first row, whole rows, a partial last row.
 std::vector<RowPiece> row_pieces(int64_t first, int64_t n, int64_t H) {
   std::vector<RowPiece> out;
   int64_t e = first;
@@ -140,6 +124,13 @@ std::vector<RowPiece> row_pieces(int64_t first, int64_t n, int64_t H) {
     }
   }
   return out;
+}
+
+namespace {
+
+// Elements [first, first + n) of a tensor, flattened, as a 1-D view.
+Tensor flat(Tl& tl, const Tensor& t, int64_t first, int64_t n) {
+  return view_of(tl, t, static_cast<uint64_t>(first) * dtype_bytes(t.h.dtype), {n}, 0);
 }
 
 // A piece of a 1-D span `t` (TCM) as its [rows, width] matrix.

@@ -49,6 +49,16 @@ Tensor gemm(Tl& tl, const Tensor& a, const Tensor& b, const Tensor& out);
 // `per_row` bytes of TCM per row allow within the budget.
 int64_t chunk_rows(const Step& s, int64_t total, int64_t per_row);
 
+// A run of whole or partial rows of a flattened [rows, H] stream: rows
+// [row, row + rows) and columns [col, col + width) of each, `at` elements
+// into the span it was cut from.
+struct RowPiece {
+  int64_t row, rows, col, width, at;
+};
+// Cuts elements [first, first + n) into at most three pieces: a partial
+// first row, whole rows, a partial last row.
+std::vector<RowPiece> row_pieces(int64_t first, int64_t n, int64_t H);
+
 // xn = RMSNorm(x) * gamma over `rows` rows of x (HBM) into xn (HBM), chunk by chunk.
 void rmsnorm(Step& s, const Tensor& gamma, const Tensor& x, const Tensor& xn, int64_t rows);
 // xn = RMSNorm(x) * gamma over the whole stream, as phase `norm`: every row

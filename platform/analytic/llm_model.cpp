@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "firmware/kernels/allreduce.h"
+#include "firmware/kernels/transformer_ops.h"
 #include "firmware/kernels/transformer_step.h"
 #include "models/commands/commands.h"
 #include "models/commands/cost_model.h"
@@ -210,29 +211,13 @@ double rmsnorm_shard_ns(const TopologyConfig& c, const Shape& s, int64_t lo, int
   const double g = pe.load(static_cast<uint64_t>(one_row ? len : H) * 4);
   const double kept = one_load ? pe.load(static_cast<uint64_t>(len) * 4) : 0;
   const double ss = pe.load(static_cast<uint64_t>(s.B) * 4);
-  // Pieces of a span: a partial first row, whole rows, a partial last row.
-  auto pieces = [H](int64_t first, int64_t n) {
-    std::vector<std::pair<int64_t, int64_t>> out;  // rows, width
-    for (int64_t e = first, end = first + n; e < end;) {
-      const int64_t col = e % H;
-      if (col != 0 || end - e < H) {
-        const int64_t w = std::min(H - col, end - e);
-        out.emplace_back(1, w);
-        e += w;
-      } else {
-        out.emplace_back((end - e) / H, H);
-        e += (end - e) / H * H;
-      }
-    }
-    return out;
-  };
   for (int64_t off = 0; off < len; off += chunk) {
     const int64_t n = std::min(chunk, len - off);
     const double x = one_load ? kept : pe.load(static_cast<uint64_t>(n) * 4);
     const double sq = pe.math(math_shape("mul", 2), n, x);
-    for (const auto& [rows, w] : pieces(lo + off, n)) {
-      const double r = pe.math(math_shape("rsum", 1, {kReduceLast}), rows, sq);
-      pe.math(math_shape("add", 2), rows, std::max(r, ss));
+    for (const fw::tx::RowPiece& p : fw::tx::row_pieces(lo + off, n, H)) {
+      const double r = pe.math(math_shape("rsum", 1, {kReduceLast}), p.rows, sq);
+      pe.math(math_shape("add", 2), p.rows, std::max(r, ss));
     }
     pe.wait();
   }
@@ -242,10 +227,10 @@ double rmsnorm_shard_ns(const TopologyConfig& c, const Shape& s, int64_t lo, int
   for (int64_t off = 0; off < len; off += chunk) {
     const int64_t n = std::min(chunk, len - off);
     const double x = one_load ? kept : pe.load(static_cast<uint64_t>(n) * 4);
-    for (const auto& [rows, w] : pieces(lo + off, n)) {
+    for (const fw::tx::RowPiece& p : fw::tx::row_pieces(lo + off, n, H)) {
       const double y =
-          pe.math(math_shape("mul_bcast", 2, {kBcastCols}), rows * w, std::max({x, t, g}));
-      pe.math(math_shape("mul", 2), rows * w, y);
+          pe.math(math_shape("mul_bcast", 2, {kBcastCols}), p.rows * p.width, std::max({x, t, g}));
+      pe.math(math_shape("mul", 2), p.rows * p.width, y);
     }
     pe.store(static_cast<uint64_t>(n * s.e), pe.wait());
     pe.wait();
