@@ -1,5 +1,7 @@
 #include "models/dma/pe_dma.h"
 
+#include "models/common/acting_process.h"
+
 #include "models/common/energy.h"
 #include "models/common/fault.h"
 
@@ -111,6 +113,7 @@ PeDma::Pending* PeDma::make_pending(ChannelState& ch, const DmaTransfer& t) {
   p->all_issued = false;
   p->seq = ch.submit_seq++;
   p->submitter = sc_core::sc_get_current_process_handle();
+  p->acting_for = ActingProcess::current();
   return p;
 }
 
@@ -129,8 +132,8 @@ void PeDma::enqueue(ChannelState& ch, std::unique_ptr<Pending> p) {
   if (!ch.started) {  // its first run: the kick below
     ch.started = true;
     ChannelState* c = &ch;
-    start_thread_on_first_use(*this, ch.id == Channel::kRead ? "read_channel" : "write_channel",
-                              true, [this, c] { channel_thread(c); });
+    start_method_on_first_use(*this, ch.id == Channel::kRead ? "read_channel" : "write_channel",
+                              ch.kick, [this, c] { channel_step(c); });
   }
   ch.waiting.push_back(std::move(p));
   ch.kick.notify(sc_core::SC_ZERO_TIME);
@@ -183,53 +186,81 @@ DmaResult PeDma::transfer(const DmaTransfer& t) {
   return out;
 }
 
-void PeDma::channel_thread(ChannelState* ch) {
+// The channel's method: what a thread looping "wait for a transfer, wait the
+// setup, start it, wait until its bursts are issued" would do, at the same
+// instants and in the same deltas, each wait a next_trigger.
+void PeDma::channel_step(ChannelState* ch) {
   for (;;) {
-    while (ch->waiting.empty()) sc_core::wait(ch->kick);
-    // The channel starts the transfer with the least (submit time, command
-    // id, submitting process, submission sequence) among those submitted by
-    // now: same-instant submissions of different commands start in command
-    // order, those of one command from different processes (an IPCQ command's
-    // send and receive loops) in process-name order, one process's in program
-    // order. The choice is made after the setup time (the descriptor fetch),
-    // by when every submission of this instant is in, whichever delta or
-    // process order the kernel ran them in. With setup_ns = 0 the channel
-    // waits one delta instead, which catches submissions made in the same
-    // delta but not those of later deltas of the instant. The process name is
-    // the kernel's, not the model's: when a stage engine's DMA worker advances
-    // a token, which worker it is can itself follow kernel order.
-    const double picked_ns = to_ns(sc_core::sc_time_stamp());
-    Calendar::get().wait(setup_);  // SC_ZERO_TIME: one delta
-    auto key = [](const Pending& p) {
-      return std::make_tuple(p.result.submitted_ns, p.transfer.cmd_id,
-                             std::string_view(p.submitter.name()), p.seq);
-    };
-    auto next = ch->waiting.begin();
-    for (auto it = ch->waiting.begin(); it != ch->waiting.end(); ++it)
-      if ((*it)->result.submitted_ns <= picked_ns && key(**it) < key(**next)) next = it;
-    std::unique_ptr<Pending> owned = std::move(*next);
-    ch->waiting.erase(next);
-    Pending* p = owned.get();
-    ch->inflight.push_back(std::move(owned));
-    p->result.started_ns = to_ns(sc_core::sc_time_stamp());
-    const DmaTransfer& t = p->transfer;
-    if (t.total_bytes() == 0) {
-      p->all_issued = true;
-      retire_in_order(*ch);
-      continue;
+    switch (ch->phase) {
+      case ChannelState::Phase::kIdle:
+        if (ch->waiting.empty()) return;  // asleep on kick (static)
+        ch->picked_ns = to_ns(sc_core::sc_time_stamp());
+        ch->phase = ChannelState::Phase::kSetup;
+        if (setup_ == sc_core::SC_ZERO_TIME) {
+          next_trigger(sc_core::SC_ZERO_TIME);  // one delta
+        } else {
+          Calendar::get().notify_in(ch->setup_done, setup_);
+          next_trigger(ch->setup_done);
+        }
+        return;
+      case ChannelState::Phase::kSetup:
+        if (start_picked(*ch)) {
+          ch->phase = ChannelState::Phase::kIssuing;
+          next_trigger(ch->issued_all);
+          return;
+        }
+        ch->phase = ChannelState::Phase::kIdle;
+        break;
+      case ChannelState::Phase::kIssuing:  // issued_all: the last burst is out
+        ch->phase = ChannelState::Phase::kIdle;
+        break;
     }
-    check_rows_stay_in_region(*p);
-    p->async = goes_async(t);
-    const bool runs_together = t.coalescible();
-    ch->issuing = p;
-    ch->issue_rows = runs_together ? 1 : t.rows;
-    ch->issue_row_bytes = runs_together ? t.total_bytes() : t.row_bytes;
-    ch->issue_row = 0;
-    ch->issue_off = 0;
-    while (push_next_burst(*ch)) dispatch_issued(*ch, true);
-    // The workers and async bursts' ends issue the rest, one per slot they free.
-    if (ch->issuing) sc_core::wait(ch->issued_all);
   }
+}
+
+bool PeDma::start_picked(ChannelState& ch) {
+  // The channel starts the transfer with the least (submit time, command
+  // id, submitting process, submission sequence) among those submitted by
+  // the start of its setup: same-instant submissions of different commands
+  // start in command order, those of one command from different processes
+  // (an IPCQ command's send and receive loops) in process-name order, one
+  // process's in program order. The choice is made after the setup time (the
+  // descriptor fetch), by when every submission of this instant is in,
+  // whichever delta or process order the kernel ran them in. With setup_ns = 0
+  // the channel waits one delta instead, which catches submissions made in the
+  // same delta but not those of later deltas of the instant. The process name
+  // is the kernel's, not the model's: when a stage engine's DMA worker
+  // advances a token, which worker it is can itself follow kernel order. A
+  // token a TCM, GEMM or MATH lane hands on is submitted under the lane's name
+  // (`<engine>.lane_<i>`, ActingProcess), though the lane is a timer.
+  auto key = [](const Pending& p) {
+    return std::make_tuple(p.result.submitted_ns, p.transfer.cmd_id, p.submitter_name(), p.seq);
+  };
+  auto next = ch.waiting.begin();
+  for (auto it = ch.waiting.begin(); it != ch.waiting.end(); ++it)
+    if ((*it)->result.submitted_ns <= ch.picked_ns && key(**it) < key(**next)) next = it;
+  std::unique_ptr<Pending> owned = std::move(*next);
+  ch.waiting.erase(next);
+  Pending* p = owned.get();
+  ch.inflight.push_back(std::move(owned));
+  p->result.started_ns = to_ns(sc_core::sc_time_stamp());
+  const DmaTransfer& t = p->transfer;
+  if (t.total_bytes() == 0) {
+    p->all_issued = true;
+    retire_in_order(ch);
+    return false;
+  }
+  check_rows_stay_in_region(*p);
+  p->async = goes_async(t);
+  const bool runs_together = t.coalescible();
+  ch.issuing = p;
+  ch.issue_rows = runs_together ? 1 : t.rows;
+  ch.issue_row_bytes = runs_together ? t.total_bytes() : t.row_bytes;
+  ch.issue_row = 0;
+  ch.issue_off = 0;
+  while (push_next_burst(ch)) dispatch_issued(ch, true);
+  // The workers and async bursts' ends issue the rest, one per slot they free.
+  return ch.issuing != nullptr;
 }
 
 bool PeDma::push_next_burst(ChannelState& ch) const {

@@ -3,7 +3,7 @@
 //
 // Each channel takes transfers in submission order; transfers submitted at
 // the same instant start by (command id, submitting process, submission
-// sequence), see channel_thread. A transfer pays setup_ns, is
+// sequence), see channel_step. A transfer pays setup_ns, is
 // split into bursts (at most burst_bytes, never crossing a row), and each
 // burst is handed to the fabric as soon as the channel has an outstanding
 // slot: the channel does not wait for a burst to land before issuing the next
@@ -33,6 +33,7 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <systemc>
 #include <tlm>
 #include <vector>
@@ -113,6 +114,13 @@ class PeDma : public PeEngine {
     // handle, not a copy of the name: it keeps the process's name alive
     // without an allocation per transfer.
     sc_core::sc_process_handle submitter;
+    // Set when the submitter acts for another process (ActingProcess, e.g. a
+    // PE engine lane, a timer named like the thread it replaces): that name
+    // orders the transfer instead.
+    const char* acting_for = nullptr;
+    std::string_view submitter_name() const {
+      return acting_for ? std::string_view(acting_for) : std::string_view(submitter.name());
+    }
   };
   struct Burst {
     Pending* owner;
@@ -137,27 +145,35 @@ class PeDma : public PeEngine {
     explicit ChannelState(Channel c)
         : id(c),
           kick((std::string(to_string(c)) + "_kick").c_str()),
-          issued_all((std::string(to_string(c)) + "_issued_all").c_str()) {}
+          issued_all((std::string(to_string(c)) + "_issued_all").c_str()),
+          setup_done((std::string(to_string(c)) + "_setup_done").c_str()) {}
     Channel id;
     std::deque<std::unique_ptr<Pending>> waiting;   // not started
     std::deque<std::unique_ptr<Pending>> inflight;  // started, completion in order
     std::deque<Burst> ready;                        // issued, waiting for a worker
     sc_core::sc_event kick;
+    // Where the channel's method stands (channel_step): idle (asleep on
+    // kick), in a transfer's setup (asleep on setup_done, or one delta), or
+    // issuing a transfer's bursts (asleep on issued_all); picked_ns is when
+    // the setup began.
+    enum class Phase { kIdle, kSetup, kIssuing } phase = Phase::kIdle;
+    double picked_ns = 0;
     // The transfer whose bursts are being issued, and the next burst's place
-    // in it (row, offset in the row). The channel thread issues while slots
-    // are free; then each worker that frees a slot issues the next burst and
-    // carries it itself, and wakes the thread when the last one is issued.
+    // in it (row, offset in the row). The channel issues while slots are
+    // free; then each worker or async burst end that frees a slot issues the
+    // next burst, and the last one wakes the channel (issued_all).
     Pending* issuing = nullptr;
     uint32_t issue_rows = 0, issue_row = 0;
     uint64_t issue_row_bytes = 0, issue_off = 0;
     sc_core::sc_event issued_all;
+    sc_core::sc_event setup_done;
     IdleWorkers sleeping;                  // workers waiting for a burst
     std::deque<AsyncBurst> async_bursts;   // every one made (stable addresses)
     std::vector<AsyncBurst*> spare_async;  // ... and those not in flight
     SettledPeak outstanding;               // bursts in flight
     unsigned workers = 0, idle_workers = 0;
     bool busy = false;
-    bool started = false;  // the channel's thread starts at its first transfer
+    bool started = false;  // the channel's method starts at its first transfer
     sc_core::sc_time busy_since;
     ChannelStats stats;
     uint64_t burst_seq = 0;   // issue sequence of this channel's bursts
@@ -171,7 +187,11 @@ class PeDma : public PeEngine {
   // Queues `p` (taken from make_pending) on its channel.
   void enqueue(ChannelState& ch, std::unique_ptr<Pending> p);
   void stage_done(const Pending& p);
-  void channel_thread(ChannelState* ch);
+  // The channel: an SC_METHOD that starts its transfers one at a time.
+  void channel_step(ChannelState* ch);
+  // Picks the transfer to start once the setup time has passed and issues its
+  // bursts; true when the channel must wait for issued_all.
+  bool start_picked(ChannelState& ch);
   void worker_thread(ChannelState* ch);
   // Issues the current transfer's next burst into `ready`, if a slot is free;
   // false when there is none to issue.

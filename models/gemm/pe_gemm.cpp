@@ -47,8 +47,7 @@ void accumulate_into(NdArray& acc, const NdArray& x) {
   for (size_t i = 0; i < acc.data.size(); ++i) acc.data[i] += x.data[i];
 }
 
-void PeGemm::serve(TileToken& token, Stage& stage) {
-  PeEngine::serve(token, stage);
+void PeGemm::finish_service(TileToken& token, Stage& stage) {
   if (!data()) return;
   try {
     NdArray p = matmul_fp32(data()->read(stage.a_view), data()->read(stage.b_view));

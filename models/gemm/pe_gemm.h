@@ -21,7 +21,7 @@ class PeGemm : public PeEngine {
  protected:
   sc_core::sc_time service_time(const Stage& stage) const override;
   // Data mode: the tile's product, accumulated in fp32 into the output tile.
-  void serve(TileToken& token, Stage& stage) override;
+  void finish_service(TileToken& token, Stage& stage) override;
   void count_served(const Stage& stage) override { native_tiles_ += stage.native_tiles; }
   double stage_energy_pj(const Stage& stage) const override {
     return static_cast<double>(stage.native_tiles * tile_flops_) * energy_.pj_per_flop;

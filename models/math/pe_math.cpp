@@ -81,8 +81,7 @@ std::vector<std::pair<std::string, ExtraValue>> extras_for_step(const Stage& s) 
 
 }  // namespace
 
-void PeMath::serve(TileToken& token, Stage& stage) {
-  PeEngine::serve(token, stage);
+void PeMath::finish_service(TileToken& token, Stage& stage) {
   if (!data()) return;
   compute(token, stage, math_eval);
 }

@@ -2,7 +2,7 @@
 // PE clock; the op_kind is an opaque label to the engine.
 //
 // The RTL co-simulation bridge (models/rtl/pe_math_rtl.h) derives from it and
-// replaces serve(): same sockets, same op log lane, same data-mode operand
+// replaces serve() (its lanes are threads): same sockets, same op log lane, same data-mode operand
 // gathering (compute()), only the arithmetic and the timing come from RTL.
 #pragma once
 
@@ -35,7 +35,7 @@ class PeMath : public PeEngine {
   sc_core::sc_time service_time(const Stage& stage) const override;
   // Data mode: evaluates the op kind (models/math/math_eval.h) on TCM
   // tensors, or on the current GEMM tile for epilogue ops.
-  void serve(TileToken& token, Stage& stage) override;
+  void finish_service(TileToken& token, Stage& stage) override;
   void count_served(const Stage& stage) override;
   double stage_energy_pj(const Stage& stage) const override;
   void report_lane_extras(StatsSink& out) const override;

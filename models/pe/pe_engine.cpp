@@ -1,4 +1,5 @@
 #include "models/pe/pe_engine.h"
+#include "models/common/acting_process.h"
 #include "models/common/calendar.h"
 #include "models/common/fault.h"
 
@@ -33,12 +34,18 @@ void post_token(tlm::tlm_fw_transport_if<>& engine, TileToken* token) {
 
 PeEngine::PeEngine(const sc_core::sc_module_name& name, EngineKind kind,
                    std::vector<std::string> lanes)
-    : sc_core::sc_module(name), stage_in("stage_in"), stage_out("stage_out"), kind_(kind) {
+    : sc_core::sc_module(name),
+      stage_in("stage_in"),
+      stage_out("stage_out"),
+      kind_(kind),
+      due_(*this, "lanes_due", "lanes_due_now") {
   const std::string full = this->name();
   pe_path_ = full.substr(0, full.rfind('.'));
   stage_in.register_b_transport(this, &PeEngine::b_transport);
   for (std::string& label : lanes) {
-    lanes_.push_back(std::make_unique<Lane>("lane" + std::to_string(lanes_.size()) + "_arrived"));
+    const auto i = static_cast<unsigned>(lanes_.size());
+    lanes_.push_back(std::make_unique<Lane>("lane" + std::to_string(i) + "_arrived", *this, i));
+    lanes_.back()->process_name = full + ".lane_" + std::to_string(i);
     lanes_.back()->stats.label = std::move(label);
   }
 }
@@ -63,6 +70,12 @@ unsigned PeEngine::lane_of(const Stage&) const {
 void PeEngine::accept(TileToken* token) {
   const unsigned lane = lane_of(token->current());
   Lane& l = *lanes_.at(lane);
+  if (!serves_in_thread()) {
+    l.queue.push_back(token);
+    update_depth(l);
+    run_lane(l);
+    return;
+  }
   if (!l.worker_started) {  // runs in this evaluation, as if woken by the notify below
     l.worker_started = true;
     start_thread_on_first_use(*this, ("lane_" + std::to_string(lane)).c_str(), false,
@@ -77,9 +90,54 @@ void PeEngine::update_depth(Lane& l) {
   l.depth.set(static_cast<unsigned>(l.queue.size()) + (l.busy ? 1u : 0u));
 }
 
-void PeEngine::serve(TileToken&, Stage& stage) {
+void PeEngine::serve(TileToken& token, Stage& stage) {
   const sc_core::sc_time t = service_time(stage);
   if (t != sc_core::SC_ZERO_TIME) Calendar::get().wait(t);
+  finish_service(token, stage);
+}
+
+// A timer lane does what worker() does, in the same order at the same
+// instants: a token queued on an idle lane starts at once (where the woken
+// worker would start it in this evaluation), the end of service runs from
+// the calendar at the instant the worker's wait would end (a zero-time
+// service later in this delta, not inside the caller: DueTimers), and the
+// next queued token starts then.
+void PeEngine::run_lane(Lane& l) {
+  if (!l.busy && !l.queue.empty()) begin_service(l);
+}
+
+void PeEngine::begin_service(Lane& l) {
+  TileToken* token = l.queue.front();
+  l.queue.pop_front();
+  l.busy = true;
+  l.current_cmd = token->cmd_id;
+  update_depth(l);
+  l.serving = token;
+  l.started = sc_core::sc_time_stamp();
+  const Stage& stage = token->current();
+  const sc_core::sc_time t = service_time(stage);
+  l.power = meter_ ? meter_->begin(stage_energy_pj(stage), t) : 0;
+  due_.call_in(l, t);
+}
+
+void PeEngine::end_service(Lane& l) {
+  TileToken& token = *l.serving;
+  l.serving = nullptr;
+  Stage& stage = token.current();
+  finish_service(token, stage);
+  if (meter_) meter_->end(l.power);
+  const sc_core::sc_time& now = sc_core::sc_time_stamp();
+  l.busy_time += now - l.started;
+  l.busy = false;
+  l.current_cmd = 0;
+  update_depth(l);
+  record(token, stage, l.index, to_ns(l.started), to_ns(now));
+  {
+    // What the token's next engine sees: the lane's thread handing it on.
+    const ActingProcess as_lane(l.process_name.c_str());
+    advance(token);
+  }
+  run_lane(l);
 }
 
 void PeEngine::worker(unsigned lane) {

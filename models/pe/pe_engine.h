@@ -3,10 +3,19 @@
 // Tile tokens arrive on `stage_in` (a TLM b_transport that only posts the
 // token: zero time) and leave on `stage_out`, which is bound to every engine
 // of the PE in EngineKind order. An engine has one or more lanes; each lane
-// is a serial worker (one SC_THREAD asleep on one event, started when the
-// lane gets its first token) that serves one stage at a time in FIFO order,
-// records it in the op log and hands the token to the engine of its next stage.
-// Engines that take their tokens themselves (PE_DMA, PE_IPCQ) start none.
+// is a serial server that serves one stage at a time in FIFO order, records
+// it in the op log and hands the token to the engine of its next stage.
+//
+// A lane is no process: a token that finds it idle starts its service there
+// and then, and the end of service is a calendar timer (models/common/
+// calendar.h; a zero-time one later in the same delta, models/common/
+// due_timers.h) that finishes the stage and starts the next queued one, so a
+// stage costs no coroutine switch. An engine whose service must wait inside
+// the kernel (the RTL vector unit clocks its pins) says so with
+// serves_in_thread(); its lanes are then SC_THREADs, each started at its
+// lane's first token, asleep on one event between stages. Both serve the same
+// stages at the same instants. Engines that take their tokens themselves
+// (PE_DMA, PE_IPCQ) use neither.
 #pragma once
 
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
@@ -19,6 +28,8 @@
 #include <tlm>
 #include <vector>
 
+#include "models/common/calendar.h"
+#include "models/common/due_timers.h"
 #include "models/common/instrumented.h"
 #include "models/common/settled_peak.h"
 #include "models/common/sim_time.h"
@@ -89,8 +100,14 @@ class PeEngine : public sc_core::sc_module, public Instrumented {
   virtual void accept(TileToken* token);
   // Which lane serves a stage (default 0).
   virtual unsigned lane_of(const Stage& s) const;
-  // The serial service of one stage: wait for its duration (worker thread).
+  // True when serve() waits inside the kernel (its lanes are then threads).
+  virtual bool serves_in_thread() const { return false; }
+  // The serial service of one stage in a thread lane: wait for its duration,
+  // then finish_service().
   virtual void serve(TileToken& token, Stage& stage);
+  // What a stage does once its service time has passed, before it is
+  // recorded (data mode computes here). Default: nothing.
+  virtual void finish_service(TileToken& /*token*/, Stage& /*stage*/) {}
   // Service time of a stage on this engine.
   virtual sc_core::sc_time service_time(const Stage& stage) const = 0;
 
@@ -109,13 +126,22 @@ class PeEngine : public sc_core::sc_module, public Instrumented {
   void lane_leave(unsigned lane);
 
  private:
-  struct Lane {
+  // The lane's end-of-service timer calls back into its engine.
+  struct Lane final : Calendar::Timer {
     // Events made while elaborating are named: an unnamed one gets a
     // generated unique name, the costliest part of elaborating a big system.
-    explicit Lane(const std::string& event_name) : arrived(event_name.c_str()) {}
+    Lane(const std::string& event_name, PeEngine& e, unsigned i)
+        : arrived(event_name.c_str()), engine(e), index(i) {}
+    void on_time() override { engine.end_service(*this); }
     std::deque<TileToken*> queue;
-    sc_core::sc_event arrived;
-    bool worker_started = false;  // the lane's worker thread starts at its first token
+    sc_core::sc_event arrived;    // thread lanes: a token was queued
+    bool worker_started = false;  // a thread lane's worker starts at its first token
+    PeEngine& engine;
+    unsigned index;
+    std::string process_name;      // what a thread lane is named: <engine>.lane_<i>
+    TileToken* serving = nullptr;  // the token in service (timer lanes)
+    sc_core::sc_time started;      // ... since
+    int64_t power = 0;             // ... and its power-meter entry
     bool busy = false;
     SettledPeak depth;  // queued + in service
     uint64_t current_cmd = 0;
@@ -128,6 +154,12 @@ class PeEngine : public sc_core::sc_module, public Instrumented {
   };
   void b_transport(int port, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   void worker(unsigned lane);
+  // Timer lanes: starts the front token when the lane is idle.
+  void run_lane(Lane& l);
+  // Takes the front token into service and sets the lane's timer for its end.
+  void begin_service(Lane& l);
+  // The token in service is done: finish, record, hand it on, start the next.
+  void end_service(Lane& l);
   static void update_depth(Lane& l);
 
   EngineKind kind_;
@@ -136,6 +168,7 @@ class PeEngine : public sc_core::sc_module, public Instrumented {
   PeData* data_ = nullptr;
   PowerMeter* meter_ = nullptr;
   std::vector<std::unique_ptr<Lane>> lanes_;
+  DueTimers due_;  // the lanes' ends of service (a zero-time one in this delta)
 };
 
 }  // namespace kb

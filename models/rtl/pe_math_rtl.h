@@ -109,6 +109,9 @@ class PeMathRtl : public PeMath {
   void inject_result_fault(uint32_t mask) { fault_mask_ = mask; }
 
  protected:
+  // The RTL is clocked: a stage's service waits on its clock edges, so the
+  // lanes are threads.
+  bool serves_in_thread() const override { return true; }
   void serve(TileToken& token, Stage& stage) override;
   // Which implementation, and the clock cycles it ran.
   void report_lane_extras(StatsSink& out) const override;

@@ -46,7 +46,7 @@ void PeScheduler::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
   if (!feeder_started_) {  // its first run: the kick below
     feeder_started_ = true;
-    start_thread_on_first_use(*this, "feeder", true, [this] { feeder(); });
+    start_method_on_first_use(*this, "feeder", kick_, [this] { feeder(); });
   }
   kick_.notify(sc_core::SC_ZERO_TIME);
 }
@@ -118,43 +118,46 @@ void PeScheduler::on_token_done(Entry* e, TileToken& t) {
   kick_.notify(sc_core::SC_ZERO_TIME);
 }
 
+// The feeder: an SC_METHOD run one delta after each kick, which feeds
+// while it finds something to feed (as a thread asleep on the kick would).
 void PeScheduler::feeder() {
-  for (;;) {
+  for (bool fed_any = true; fed_any;) {
+    fed_any = false;
     entries_.remove_if([](const std::unique_ptr<Entry>& p) { return p->phase == 3; });
-    bool fed_any = false;
-    for (auto& up : entries_) {
-      Entry* e = up.get();
-      free_finished(*e);
-      if (e->phase == 3) continue;
-      if (!e->admitted) {
-        if (!hazards_.admissible(e->ticket)) continue;
-        e->admitted = true;
-        if (phase_size(*e) == 0) {
-          enter_next_phase(e);
-          fed_any = true;
-          if (e->phase == 3) continue;
-        }
-      }
-      while (e->fed < phase_size(*e)) {
-        if (!e->next) e->next = e->plan->take(e->phase, e->fed);
-        if (needs_slot(*e->next) && free_slots_.empty()) break;
-        TileToken& t = e->live.emplace_back(std::move(*e->next));
-        e->next.reset();
-        if (needs_slot(t)) {
-          assign_slot(t, free_slots_.back());
-          free_slots_.pop_back();
-        }
-        t.on_done = [this, e](TileToken& tok) { on_token_done(e, tok); };
-        ++e->fed;
-        ++in_flight_;
-        ++tokens_fed_;
-        fed_any = true;
-        post_token(*stage_out[static_cast<int>(engine_of(t.current().kind))], &t);
-      }
-      if (free_slots_.empty()) break;
-    }
-    if (!fed_any) sc_core::wait(kick_);
+    for (auto& up : entries_)
+      if (feed_entry(up.get(), fed_any) && free_slots_.empty()) break;
   }
+}
+
+bool PeScheduler::feed_entry(Entry* e, bool& fed_any) {
+  free_finished(*e);
+  if (e->phase == 3) return false;
+  if (!e->admitted) {
+    if (!hazards_.admissible(e->ticket)) return false;
+    e->admitted = true;
+    if (phase_size(*e) == 0) {
+      enter_next_phase(e);
+      fed_any = true;
+      if (e->phase == 3) return false;
+    }
+  }
+  while (e->fed < phase_size(*e)) {
+    if (!e->next) e->next = e->plan->take(e->phase, e->fed);
+    if (needs_slot(*e->next) && free_slots_.empty()) break;
+    TileToken& t = e->live.emplace_back(std::move(*e->next));
+    e->next.reset();
+    if (needs_slot(t)) {
+      assign_slot(t, free_slots_.back());
+      free_slots_.pop_back();
+    }
+    t.on_done = [this, e](TileToken& tok) { on_token_done(e, tok); };
+    ++e->fed;
+    ++in_flight_;
+    ++tokens_fed_;
+    fed_any = true;
+    post_token(*stage_out[static_cast<int>(engine_of(t.current().kind))], &t);
+  }
+  return true;
 }
 
 void PeScheduler::report_stats(StatsSink& /*out*/, double /*now_ns*/) const {}

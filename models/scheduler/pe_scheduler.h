@@ -65,6 +65,9 @@ class PeScheduler : public sc_core::sc_module, public Instrumented {
   };
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   void feeder();
+  // Feeds what it can of one entry's current phase (fed_any set when it fed
+  // or moved anything); false when the entry is done or not yet admitted.
+  bool feed_entry(Entry* e, bool& fed_any);
   static size_t phase_size(const Entry& e);
   static void free_finished(Entry& e);
   static bool needs_slot(const TileToken& t);
@@ -78,7 +81,7 @@ class PeScheduler : public sc_core::sc_module, public Instrumented {
   HazardTracker hazards_;
   std::list<std::unique_ptr<Entry>> entries_;  // arrival order
   sc_core::sc_event kick_{"kick"};             // named: see ServiceQueue
-  bool feeder_started_ = false;                // the feeder thread starts at the first composite
+  bool feeder_started_ = false;                // the feeder method starts at the first composite
   unsigned in_flight_ = 0;
   uint64_t composites_done_ = 0, tokens_fed_ = 0;
 };

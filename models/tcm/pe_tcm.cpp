@@ -41,8 +41,7 @@ sc_core::sc_time PeTcm::service_time(const Stage& stage) const {
 
 namespace kb {
 
-void PeTcm::serve(TileToken& token, Stage& stage) {
-  PeEngine::serve(token, stage);
+void PeTcm::finish_service(TileToken& token, Stage& stage) {
   if (!data() || stage.kind != StageKind::kStore) return;
   try {
     if (stage.op_kind == "copy") {

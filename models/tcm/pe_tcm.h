@@ -37,7 +37,7 @@ class PeTcm : public PeEngine {
   sc_core::sc_time service_time(const Stage& stage) const override;
   // Data mode: STORE writes the output tile (from the GEMM accumulator, or
   // the source tensor of a copy) into the TCM.
-  void serve(TileToken& token, Stage& stage) override;
+  void finish_service(TileToken& token, Stage& stage) override;
 
  private:
   double bandwidth_gbps_;

@@ -23,9 +23,9 @@ std::string mib(uint64_t bytes) {
 }  // namespace
 
 unsigned threads_per_pe_in_use() {
-  constexpr unsigned kFeeder = 1, kDmaChannels = 2;
-  constexpr unsigned kLanes = 2 /*tcm*/ + 1 /*gemm*/ + 1 /*math*/;
-  return kFeeder + kDmaChannels + kLanes;
+  // The scheduler's feeder and the DMA channels are methods, and the TCM, GEMM
+  // and MATH lanes are timers (models/pe/pe_engine.h): none is a thread.
+  return 0;
 }
 
 ElaborationBudget elaboration_budget(const TopologyConfig& cfg) {

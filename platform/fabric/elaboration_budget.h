@@ -15,10 +15,10 @@ namespace kb {
 
 struct TopologyConfig;
 
-// The SystemC threads a PE starts once it has used every engine: the
-// scheduler's feeder, PE_DMA's two channel threads and one worker per lane of
-// the engines that queue their own stages (TCM 2, GEMM 1, MATH 1; PE_DMA and
-// PE_IPCQ take theirs without lane workers). Each starts at its first use.
+// The SystemC threads a PE starts once it has used every engine: none. The
+// scheduler's feeder, PE_DMA's channels and PE_IPCQ's queues are methods, the
+// TCM, GEMM and MATH lanes calendar timers. PE_DMA's burst workers (a copy
+// within one memory) and an RTL vector unit's lane are threads, not counted.
 // The tests check it against the processes a GEMM with an epilogue starts.
 // A launched kernel adds one more, on a stack of pe.cpu.stack_bytes; the
 // budget counts one per PE.

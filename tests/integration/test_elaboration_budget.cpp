@@ -18,13 +18,14 @@
 namespace kb {
 namespace {
 
-// The thread processes under `root` (every object when null) whose names
-// pass `keep`.
+// The processes of `kind` (threads by default) under `root` (every object
+// when null) whose names pass `keep`.
 unsigned count_threads(sc_core::sc_object* root = nullptr,
-                       const std::function<bool(const std::string&)>& keep = {}) {
+                       const std::function<bool(const std::string&)>& keep = {},
+                       const std::string& kind = "sc_thread_process") {
   unsigned n = 0;
   std::function<void(sc_core::sc_object*)> walk = [&](sc_core::sc_object* o) {
-    if (std::string(o->kind()) == "sc_thread_process" && (!keep || keep(o->basename()))) ++n;
+    if (o->kind() == kind && (!keep || keep(o->basename()))) ++n;
     for (sc_core::sc_object* c : o->get_child_objects()) walk(c);
   };
   if (root) {
@@ -45,7 +46,8 @@ TEST(ElaborationBudget, APeStartsItsThreadsWhenUsedAndAsManyAsTheBudgetCounts) {
   EXPECT_EQ(b.maps_needed, 2 * b.threads);
 
   // A composite GEMM with a MATH epilogue uses every engine's lanes (DMA
-  // read and write channels, TCM fetch and store, GEMM, MATH) and the feeder.
+  // read and write channels, TCM fetch and store, GEMM, MATH) and the feeder:
+  // of these only the DMA channels are threads.
   HostRuntime rt(p);
   const PeId pe{0, 0, 0};
   const fw::Tensor a = rt.alloc_hbm(pe, {64, 128}), w = rt.alloc_hbm(pe, {128, 64}),
@@ -64,7 +66,10 @@ TEST(ElaborationBudget, APeStartsItsThreadsWhenUsedAndAsManyAsTheBudgetCounts) {
     return n == "feeder" || n == "read_channel" || n == "write_channel" || n.rfind("lane_", 0) == 0;
   };
   EXPECT_EQ(count_threads(&p.pe(pe), own), threads_per_pe_in_use());
+  // The feeder and both DMA channels ran, as methods.
+  EXPECT_EQ(count_threads(&p.pe(pe), own, "sc_method_process"), 3u);
   EXPECT_EQ(count_threads(&p.pe({0, 1, 0}), own), 0u);  // another PE did nothing
+  EXPECT_EQ(count_threads(&p.pe({0, 1, 0}), own, "sc_method_process"), 0u);
 }
 
 TEST(ElaborationBudget, ATopologyPastTheMapLimitIsAConfigErrorBeforeElaboration) {

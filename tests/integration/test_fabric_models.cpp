@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "models/common/acting_process.h"
 #include "models/common/address_map.h"
 #include "models/common/completion.h"
 #include "models/common/service_queue.h"
@@ -258,6 +259,33 @@ TEST(PeDmaModel, SameInstantSubmissionsFromTwoProcessesStartInCommandOrder) {
     EXPECT_LT(started.at({pe, 3}), started.at({pe, 7})) << "PE " << pe;
     EXPECT_DOUBLE_EQ(started.at({pe, 3}), 1 + p.config().pe.dma.setup_ns) << "PE " << pe;
   }
+}
+
+// Same-instant submissions of one command from different processes start in
+// the order of the names they are submitted under. A PE engine lane is a
+// calendar timer that hands tokens on under its thread name
+// (`<engine>.lane_<i>`, ActingProcess): here two processes spawned in one
+// order submit as "b_" and "a_", and the "a_" one starts first.
+TEST(PeDmaModel, SameCommandSubmissionsStartInTheOrderOfTheNameTheyActFor) {
+  Platform p(tiny());
+  const AddressMap& m = p.address_map();
+  std::map<std::string, double> started;
+  static const char* const kNames[] = {"b_second_in_name", "a_first_in_name"};
+  for (unsigned i = 0; i < 2; ++i)
+    sc_core::sc_spawn([&, i] {
+      sc_core::wait(ns_to_time(1));
+      const ActingProcess as(kNames[i]);
+      EXPECT_STREQ(ActingProcess::current(), kNames[i]);
+      p.pe({0, 0, 0}).dma.submit(
+          DmaTransfer::contiguous(m.hbm(0, 0, 0, uint64_t{i} * 65536),
+                                  m.tcm(0, 0, 0, uint64_t{i} * 4096), 4096, 5),
+          [&, i](const DmaTransfer&, const DmaResult& r) { started[kNames[i]] = r.started_ns; });
+    });
+  p.run();
+  EXPECT_EQ(ActingProcess::current(), nullptr);  // every scope has closed
+  ASSERT_EQ(started.size(), 2u);
+  EXPECT_LT(started.at("a_first_in_name"), started.at("b_second_in_name"));
+  EXPECT_DOUBLE_EQ(started.at("a_first_in_name"), 1 + p.config().pe.dma.setup_ns);
 }
 
 TEST(PeDmaModel, StridedTransferMovesEveryRow) {
