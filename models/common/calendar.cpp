@@ -32,20 +32,24 @@ void Calendar::call_in(Timer& timer, const sc_core::sc_time& delay) {
 void Calendar::add(Entry e, const sc_core::sc_time& delay) {
   const uint64_t now = sc_core::sc_time_stamp().value();
   const uint64_t at = now + delay.value();
-  auto it = due_.find(at);
-  if (it == due_.end()) {
-    if (spare_.empty()) {
-      it = due_.try_emplace(at).first;
+  if (at != last_at_) {
+    if (const uint32_t* found = due_.find(at)) {
+      last_list_ = *found;
     } else {
-      Due::node_type node = std::move(spare_.back());
-      spare_.pop_back();
-      node.key() = at;
-      it = due_.insert(std::move(node)).position;
+      if (free_lists_.empty()) {
+        last_list_ = static_cast<uint32_t>(lists_.size());
+        lists_.emplace_back();
+      } else {
+        last_list_ = free_lists_.back();
+        free_lists_.pop_back();
+      }
+      due_.insert(at, last_list_);
+      instants_.push_back(at);
+      std::push_heap(instants_.begin(), instants_.end(), std::greater<>{});
     }
-    instants_.push_back(at);
-    std::push_heap(instants_.begin(), instants_.end(), std::greater<>{});
+    last_at_ = at;
   }
-  it->second.push_back(e);
+  lists_[last_list_].push_back(e);
   if (at < armed_) {  // the kernel replaces a later pending notification
     armed_ = at;
     // While firing, fire() arms the kernel once at the end: a notification
@@ -81,17 +85,21 @@ void Calendar::fire() {
     std::pop_heap(instants_.begin(), instants_.end(), std::greater<>{});
     const uint64_t at = instants_.back();
     instants_.pop_back();
-    Due::node_type node = due_.extract(at);
-    // A timer schedules only later instants (delay > 0): the node is out of
-    // the map, and the heap's front stays after `now` until this one is done.
-    for (const Entry& e : node.mapped()) {
+    const uint32_t list = due_.take(at);
+    if (at == last_at_) last_at_ = InstantIndex::kNone;
+    // A timer schedules only later instants (delay > 0), never into this
+    // list, which is out of the index; but it may add lists, so the list is
+    // indexed afresh for each entry.
+    // NOLINTNEXTLINE(modernize-loop-convert): lists_ may reallocate meanwhile
+    for (size_t i = 0; i < lists_[list].size(); ++i) {
+      const Entry e = lists_[list][i];
       if (e.event)
         e.event->notify();
       else
         e.timer->on_time();
     }
-    node.mapped().clear();
-    spare_.push_back(std::move(node));
+    lists_[list].clear();
+    free_lists_.push_back(list);
   }
   // The one notification the timers' calls deferred (made here, not by add()).
   if (!instants_.empty()) {

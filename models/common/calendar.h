@@ -24,11 +24,12 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include <sysc/kernel/sc_event.h>
 #include <sysc/kernel/sc_time.h>
+
+#include "models/common/instant_index.h"
 
 namespace kb {
 
@@ -78,13 +79,15 @@ class Calendar {
   // The pending wake-ups grouped by instant: many are due at the same one
   // (requests served back to back, hops of equal latency), so the heap holds
   // each instant once and an instant's events are notified in the order they
-  // were added.
-  using Due = std::unordered_map<uint64_t, std::vector<Entry>>;
-  Due due_;                         // by sc_time value
-  std::vector<uint64_t> instants_;  // min-heap of the keys of due_
-  // Fired instants' entries (map node and emptied list), reused for new
-  // instants: a wake-up allocates nothing.
-  std::vector<Due::node_type> spare_;
+  // were added. An instant's list is one of lists_, found through due_.
+  InstantIndex due_;                       // sc_time value -> index in lists_
+  std::vector<std::vector<Entry>> lists_;  // reused: a wake-up allocates nothing
+  std::vector<uint32_t> free_lists_;       // indices of emptied lists
+  std::vector<uint64_t> instants_;         // min-heap of the keys of due_
+  // The instant of the last add() and its list: the next add is often due at
+  // the same one.
+  uint64_t last_at_ = InstantIndex::kNone;
+  uint32_t last_list_ = 0;
   uint64_t armed_ = UINT64_MAX;  // the instant wake_ is notified for (none: max)
   bool firing_ = false;          // in fire(): its timers' calls arm nothing
   sc_core::sc_event wake_;
