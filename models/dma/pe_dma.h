@@ -161,7 +161,7 @@ class PeDma : public PeEngine {
     // The transfer whose bursts are being issued, and the next burst's place
     // in it (row, offset in the row). The channel issues while slots are
     // free; then each worker or async burst end that frees a slot issues the
-    // next burst, and the last one wakes the channel (issued_all).
+    // next burst, and the last one wakes the channel through issued_all.
     Pending* issuing = nullptr;
     uint32_t issue_rows = 0, issue_row = 0;
     uint64_t issue_row_bytes = 0, issue_off = 0;
