@@ -286,7 +286,7 @@ bool PeDma::push_next_burst(ChannelState& ch) const {
   return true;
 }
 
-// A burst just put in `ready` by the channel thread: an idle worker takes it,
+// A burst just put in `ready` by the channel: an idle worker takes it,
 // or a new one when every worker is busy (at most max_outstanding).
 void PeDma::start_worker_for_ready(ChannelState& ch) {
   if (ch.ready.size() > ch.idle_workers && ch.workers < cfg_.max_outstanding) {
@@ -335,7 +335,7 @@ void PeDma::burst_done(ChannelState& ch, const Burst& b, bool by_worker) {
   ch.stats.bytes += b.bytes;
   if (--b.owner->bursts_left == 0) retire_in_order(ch);
   // The freed slot's next burst: a worker carries it itself (it loops to take
-  // it), so no other worker is woken; the channel thread only hears of the last.
+  // it), so no other worker is woken; the channel only hears of the last.
   if (push_next_burst(ch)) {
     dispatch_issued(ch, !by_worker);
     if (!ch.issuing) ch.issued_all.notify();
