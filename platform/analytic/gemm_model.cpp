@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <queue>
+#include <utility>
 #include <vector>
 
 #include "models/commands/commands.h"
@@ -239,6 +240,85 @@ GemmAnalytic gemm_analytic(const TopologyConfig& c, const GemmShape& s,
   }
   a.window_ns = a.fill_ns + b->total_ns + a.tail_ns;
   return a;
+}
+
+namespace {
+
+// Bursts of one descriptor: rows that are contiguous on both sides move as one
+// run (DmaTransfer::coalescible), other rows burst by burst each.
+uint64_t dma_bursts(uint64_t burst, uint64_t rows, uint64_t row_bytes, uint64_t src_stride,
+                    uint64_t dst_stride) {
+  if (rows <= 1 || (src_stride == row_bytes && dst_stride == row_bytes))
+    return ceil_div(static_cast<int64_t>(rows * row_bytes), static_cast<int64_t>(burst));
+  return rows * ceil_div(static_cast<int64_t>(row_bytes), static_cast<int64_t>(burst));
+}
+
+}  // namespace
+
+const char* GemmEnergyModel::dominant() const {
+  const std::pair<const char*, double> classes[] = {
+      {"gemm", gemm_pj}, {"hbm", hbm_pj}, {"tcm", tcm_pj}, {"router", xbar_pj}, {"dma", dma_pj}};
+  const auto* best = &classes[0];
+  for (const auto& c : classes)
+    if (c.second > best->second) best = &c;
+  return best->first;
+}
+
+GemmEnergyModel gemm_energy_model(const TopologyConfig& c, const GemmShape& s,
+                                  const std::string& variant) {
+  const auto& pe = c.pe;
+  const int64_t tm = pe.gemm.tile_m, tk = pe.gemm.tile_k, tn = pe.gemm.tile_n;
+  const uint64_t burst = pe.dma.burst_bytes;
+  const bool a_streamed = gemm_streams_a(variant), b_streamed = gemm_streams_b(variant);
+  uint64_t hbm_read = 0, hbm_written = 0, tcm_read = 0, tcm_written = 0, dma_bytes = 0;
+  GemmEnergyModel e;
+  // A load (tl.load): the whole operand, HBM to TCM, as one contiguous run.
+  auto load = [&](uint64_t bytes) {
+    hbm_read += bytes;
+    tcm_written += bytes;
+    dma_bytes += bytes;
+    e.bursts += dma_bursts(burst, 1, bytes, bytes, bytes);
+  };
+  if (!a_streamed) load(static_cast<uint64_t>(s.m * s.k) * kElem);
+  if (!b_streamed) load(static_cast<uint64_t>(s.k * s.n) * kElem);
+  const uint64_t nm = ceil_div(s.m, tm), nk = ceil_div(s.k, tk), nn = ceil_div(s.n, tn);
+  for (uint64_t mi = 0; mi < nm; ++mi)
+    for (uint64_t ni = 0; ni < nn; ++ni)
+      for (uint64_t ki = 0; ki < nk; ++ki) {
+        const uint64_t mm = std::min<int64_t>(tm, s.m - static_cast<int64_t>(mi) * tm);
+        const uint64_t kk = std::min<int64_t>(tk, s.k - static_cast<int64_t>(ki) * tk);
+        const uint64_t n_ = std::min<int64_t>(tn, s.n - static_cast<int64_t>(ni) * tn);
+        if (a_streamed) {  // DMA_READ of the A tile into its staging slot
+          hbm_read += mm * kk * kElem;
+          tcm_written += mm * kk * kElem;
+          dma_bytes += mm * kk * kElem;
+          e.bursts += dma_bursts(burst, mm, kk * kElem, s.k * kElem, kk * kElem);
+        }
+        if (b_streamed) {  // DMA_READ of the W tile
+          hbm_read += kk * n_ * kElem;
+          tcm_written += kk * n_ * kElem;
+          dma_bytes += kk * n_ * kElem;
+          e.bursts += dma_bursts(burst, kk, n_ * kElem, s.n * kElem, n_ * kElem);
+        }
+        tcm_read += (mm * kk + kk * n_) * kElem;  // FETCH
+        ++e.native_tiles;
+        if (ki + 1 == nk) {  // STORE, then DMA_WRITE of the output tile
+          tcm_written += mm * n_ * kElem;
+          tcm_read += mm * n_ * kElem;
+          hbm_written += mm * n_ * kElem;
+          dma_bytes += mm * n_ * kElem;
+          e.bursts += dma_bursts(burst, mm, n_ * kElem, n_ * kElem, s.n * kElem);
+        }
+      }
+  e.hbm_bytes = hbm_read + hbm_written;
+  e.tcm_bytes = tcm_read + tcm_written;
+  e.gemm_pj = static_cast<double>(e.native_tiles) * 2.0 * static_cast<double>(tm * tk * tn) *
+              pe.gemm.energy.pj_per_flop;
+  e.hbm_pj = pe.hbm.energy.dynamic_pj(hbm_read, hbm_written);
+  e.tcm_pj = pe.tcm.energy.dynamic_pj(tcm_read, tcm_written);
+  e.xbar_pj = pe.xbar_energy.dynamic_pj(2 * dma_bytes);
+  e.dma_pj = static_cast<double>(e.bursts) * pe.dma.energy.pj_per_burst;
+  return e;
 }
 
 }  // namespace kb

@@ -35,6 +35,27 @@ struct GemmAnalytic {
 GemmAnalytic gemm_analytic(const TopologyConfig& cfg, const GemmShape& s,
                            const std::string& variant);
 
+// The dynamic energy of one point's launch (the operand loads of the load
+// variants included), from the shape alone: the bytes each memory reads and
+// writes, the bursts PE_DMA issues and the native tiles PE_GEMM executes, as
+// the tile plan moves them, times the topology's energy knobs. Static energy
+// is power x time and is not modelled here.
+struct GemmEnergyModel {
+  double gemm_pj = 0;  // native tiles x 2*tile_m*tile_k*tile_n x pj_per_flop
+  double hbm_pj = 0;   // operands read, output written
+  double tcm_pj = 0;   // DMA port writes and reads, FETCH reads, STORE writes
+  double xbar_pj = 0;  // every DMA byte crosses the PE crossbar twice
+  double dma_pj = 0;   // bursts x pj_per_burst
+  uint64_t hbm_bytes = 0, tcm_bytes = 0, bursts = 0, native_tiles = 0;
+
+  double dynamic_pj() const { return gemm_pj + hbm_pj + tcm_pj + xbar_pj + dma_pj; }
+  // The class that spends the most: "gemm", "hbm", "tcm", "router" or "dma".
+  const char* dominant() const;
+};
+
+GemmEnergyModel gemm_energy_model(const TopologyConfig& cfg, const GemmShape& s,
+                                  const std::string& variant);
+
 // Whether the variant streams A (respectively W) from HBM inside the window.
 bool gemm_streams_a(const std::string& variant);
 bool gemm_streams_b(const std::string& variant);

@@ -24,9 +24,9 @@ void check_variant(const std::string& v) {
 
 SummaryTable gemm_table(const std::string& title) {
   return {title,
-          {"M", "K", "N", "variant", "tiles", "window_ns", "TFLOP/s", "MAC util", "analytic",
-           "HBM util", "dma_in", "fetch", "gemm", "store", "dma_out", "dispatch_ns", "pJ/flop",
-           "energy"},
+          {"M",        "K",           "N",        "variant",     "tiles", "window_ns", "TFLOP/s",
+           "MAC util", "analytic",    "HBM util", "dma_in",      "fetch", "gemm",      "store",
+           "dma_out",  "dispatch_ns", "pJ/flop",  "dyn pJ/flop", "model", "dyn/model", "energy"},
           {}};
 }
 
@@ -40,13 +40,26 @@ void add_gemm_row(SummaryTable& t, const nlohmann::json& pt) {
   }
   const auto& sb = pt["stage_busy_ns"];
   auto pct = [](double v) { return fmt(100.0 * v, 1) + "%"; };
-  t.rows.push_back({std::to_string(pt["M"].get<int64_t>()), std::to_string(pt["K"].get<int64_t>()),
-                    std::to_string(pt["N"].get<int64_t>()), pt["variant"].get<std::string>(),
-                    std::to_string(pt["n_tiles"].get<unsigned>()), fmt(pt["window_ns"], 1),
-                    fmt(pt["tflops_per_pe"], 3), pct(pt["mac_util"]), pct(pt["mac_util_analytic"]),
-                    pct(pt["hbm_bw_util"]), fmt(sb["dma_in"], 0), fmt(sb["fetch"], 0),
-                    fmt(sb["gemm"], 0), fmt(sb["store"], 0), fmt(sb["dma_out"], 0),
-                    fmt(pt["dispatch_ns"], 3), fmt(pt["pj_per_flop"], 2),
+  t.rows.push_back({std::to_string(pt["M"].get<int64_t>()),
+                    std::to_string(pt["K"].get<int64_t>()),
+                    std::to_string(pt["N"].get<int64_t>()),
+                    pt["variant"].get<std::string>(),
+                    std::to_string(pt["n_tiles"].get<unsigned>()),
+                    fmt(pt["window_ns"], 1),
+                    fmt(pt["tflops_per_pe"], 3),
+                    pct(pt["mac_util"]),
+                    pct(pt["mac_util_analytic"]),
+                    pct(pt["hbm_bw_util"]),
+                    fmt(sb["dma_in"], 0),
+                    fmt(sb["fetch"], 0),
+                    fmt(sb["gemm"], 0),
+                    fmt(sb["store"], 0),
+                    fmt(sb["dma_out"], 0),
+                    fmt(pt["dispatch_ns"], 3),
+                    fmt(pt["pj_per_flop"], 2),
+                    fmt(pt["dynamic_pj_per_flop"], 2),
+                    fmt(pt["energy_model"]["dynamic_pj_per_flop"], 2),
+                    fmt(pt["dynamic_energy_over_model"], 3),
                     pt["energy"]["dominant"].get<std::string>()});
 }
 

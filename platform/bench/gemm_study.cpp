@@ -179,6 +179,24 @@ nlohmann::json run_gemm_point(HostRuntime& rt, const GemmShape& s, const std::st
   j["energy_pj"] = pe_energy.total_pj();
   j["platform_energy_pj"] = all_energy.total_pj();
   j["energy"] = pe_energy.to_json();
+  // Beside the measured dynamic energy, the model's (the same knobs over the
+  // bytes, bursts and tiles the shape implies): a ratio off 1 means the
+  // launch moved or computed something the tile plan does not.
+  const GemmEnergyModel em = gemm_energy_model(c, s, variant);
+  j["energy_model"] = {{"dynamic_pj", em.dynamic_pj()},
+                       {"dynamic_pj_per_flop", em.dynamic_pj() / static_cast<double>(flops)},
+                       {"dominant", em.dominant()},
+                       {"by_class_pj",
+                        {{"gemm", em.gemm_pj},
+                         {"hbm", em.hbm_pj},
+                         {"tcm", em.tcm_pj},
+                         {"router", em.xbar_pj},
+                         {"dma", em.dma_pj}}},
+                       {"hbm_bytes", em.hbm_bytes},
+                       {"tcm_bytes", em.tcm_bytes},
+                       {"dma_bursts", em.bursts},
+                       {"native_tiles", em.native_tiles}};
+  j["dynamic_energy_over_model"] = pe_energy.dynamic_total_pj() / em.dynamic_pj();
   if (data) {
     const std::vector<float> c = rt.read(C);
     double max_abs = 0, max_ref = 0;

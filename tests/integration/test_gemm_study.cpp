@@ -136,6 +136,42 @@ TEST(GemmStudy, LoadLoadAt32x3072x32MovesNoDmaInBytesInsideTheWindow) {
     }
 }
 
+// The launch's dynamic energy is what the energy model derives from the shape
+// (bytes each memory moves, PE_DMA bursts, native tiles), on ragged shapes too
+// (edge tiles, strided rows that burst row by row). A launch that moved or
+// computed anything the tile plan does not would break the equality.
+void expect_dynamic_energy_is_the_model(uint64_t burst_bytes) {
+  TopologyConfig cfg = load_default_topology();
+  cfg.pe.dma.burst_bytes = burst_bytes;
+  Platform p(cfg);
+  HostRuntime rt(p);
+  for (const GemmShape& s :
+       {GemmShape{32, 3072, 32}, GemmShape{40, 200, 70}, GemmShape{100, 130, 33}})
+    for (const std::string& v : kVariants) {
+      const nlohmann::json pt = run_gemm_point(rt, s, v);
+      const GemmEnergyModel em = gemm_energy_model(cfg, s, v);
+      const double measured = pt["energy"]["dynamic_pj"].get<double>();
+      EXPECT_NEAR(measured, em.dynamic_pj(), 1e-9 * em.dynamic_pj())
+          << label(s, v) << " burst " << burst_bytes << ": " << pt["energy"].dump();
+      const auto& by = pt["energy"]["by_class"];
+      EXPECT_NEAR(by["gemm"]["dynamic_pj"].get<double>(), em.gemm_pj, 1e-6) << label(s, v);
+      EXPECT_NEAR(by["hbm"]["dynamic_pj"].get<double>(), em.hbm_pj, 1e-6) << label(s, v);
+      EXPECT_NEAR(by["tcm"]["dynamic_pj"].get<double>(), em.tcm_pj, 1e-6) << label(s, v);
+      EXPECT_NEAR(by["router"]["dynamic_pj"].get<double>(), em.xbar_pj, 1e-6) << label(s, v);
+      EXPECT_NEAR(by["dma"]["dynamic_pj"].get<double>(), em.dma_pj, 1e-6) << label(s, v);
+      EXPECT_NEAR(pt["dynamic_energy_over_model"].get<double>(), 1.0, 1e-9) << label(s, v);
+    }
+}
+
+TEST(GemmStudy, DynamicEnergyIsTheEnergyModelOfTheShape) {
+  expect_dynamic_energy_is_the_model(1024);
+}
+
+// A burst smaller than a row: each strided row takes two bursts.
+TEST(GemmStudy, DynamicEnergyIsTheEnergyModelWithBurstsSmallerThanARow) {
+  expect_dynamic_energy_is_the_model(96);
+}
+
 TEST(GemmStudy, SmallestLoadLoadWindowIsTheSerialChain) {
   Platform p(load_default_topology());
   HostRuntime rt(p);
