@@ -245,6 +245,12 @@ TEST(LlmDecode, TheStepModelPredictsTheStep) {
     }
     EXPECT_LE(critical, latency + 1e-6);
     EXPECT_GE(critical, 0.98 * latency);
+    // The summary's QKV gather is priced by the step model's phase per layer
+    // (not by the bare all-reduce), and lies as close to it as the phase does.
+    const double layers = m["layers_simulated"].get<double>();
+    EXPECT_DOUBLE_EQ(m["qkv_gather_model_ns"].get<double>(),
+                     model["phases"]["qkv_gather"]["ns_over_step"].get<double>() / layers);
+    EXPECT_NEAR(m["qkv_gather_over_model"].get<double>(), 1.0, 0.15) << m.dump();
   }
 }
 
