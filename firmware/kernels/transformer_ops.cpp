@@ -313,9 +313,9 @@ void run_layers(Step& s, int first_layer, void (*layer)(Step&, const LayerShard&
   }
 }
 
-void open_rings(Tl& tl, const TransformerStepArgs& a, const std::vector<PeAddr>& also) {
-  // Every peer this rank receives from, over all of its collectives (the
-  // group's tree is a subtree of the whole one when groups are aligned).
+std::vector<PeAddr> ring_sources(const TransformerStepArgs& a, const std::vector<PeAddr>& also) {
+  // The group's tree is a subtree of the whole one when groups are aligned:
+  // a set keeps each peer once.
   std::set<PeAddr> from;
   for (const PeAddr& p :
        a.allreduce_per_cube > 0
@@ -325,7 +325,12 @@ void open_rings(Tl& tl, const TransformerStepArgs& a, const std::vector<PeAddr>&
   for (const PeAddr& p : tree_sources(a.group, a.group_rank)) from.insert(p);
   for (const PeAddr& p : list_allreduce_sources(a.group, a.group_rank)) from.insert(p);
   from.insert(also.begin(), also.end());
-  if (!from.empty()) tl.ipcq_open({from.begin(), from.end()});
+  return {from.begin(), from.end()};
+}
+
+void open_rings(Tl& tl, const TransformerStepArgs& a, const std::vector<PeAddr>& also) {
+  const std::vector<PeAddr> from = ring_sources(a, also);
+  if (!from.empty()) tl.ipcq_open(from);
 }
 
 }  // namespace tx

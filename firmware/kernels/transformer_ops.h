@@ -86,8 +86,12 @@ void gate_up(Step& s, const LayerShard& w, const Tensor& gate, const Tensor& up)
 // Every layer of s.a with `layer`, records and layer_done numbered from first_layer.
 void run_layers(Step& s, int first_layer, void (*layer)(Step&, const LayerShard&));
 
-// Opens the IPCQ rings of every peer this rank receives from in the
-// collectives over all ranks and over its group, and of `also`.
+// Every peer this rank receives from in the collectives over all ranks and
+// over its group (uses a.ranks, a.rank, a.group, a.group_rank and the
+// all-reduce's shape), and `also`: each once, in address order.
+std::vector<PeAddr> ring_sources(const TransformerStepArgs& a,
+                                 const std::vector<PeAddr>& also = {});
+// Opens the IPCQ rings of ring_sources(a, also).
 void open_rings(Tl& tl, const TransformerStepArgs& a, const std::vector<PeAddr>& also = {});
 
 }  // namespace tx

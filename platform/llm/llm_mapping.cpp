@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "firmware/kernels/transformer_ops.h"
 #include "models/common/errors.h"
 #include "platform/fabric/pe.h"
 
@@ -124,6 +125,7 @@ TpMapping::TpMapping(const ModelSpec& model, const LlmRun& run, const TopologyCo
     ranks_.push_back(rp);
   }
   check_fits(cfg);
+  check_rings(cfg);
 }
 
 fw::TransformerShape TpMapping::shape() const {
@@ -202,6 +204,34 @@ void TpMapping::check_fits(const TopologyConfig& cfg) {
   // received state: the others only exist inside the attention phase, which
   // no elementwise phase overlaps.
   tcm_budget_ = (arena - layer_tcm_bytes(shape(), run_.batch, run_.tile, nf_max, chunk, 1)) / 2;
+}
+
+void TpMapping::check_rings(const TopologyConfig& cfg) const {
+  const IpcqConfig& q = cfg.pe.ipcq;
+  const uint64_t ring = uint64_t{q.slots} * q.slot_bytes;
+  const uint64_t fit = ring == 0 ? 0 : q.ring_bytes / ring;
+  const unsigned R = per_group_;
+  fw::TransformerStepArgs a;
+  a.ranks = order_;
+  a.allreduce_per_cube = allreduce_per_cube_;
+  a.allreduce_across = allreduce_across_;
+  for (const RankPlan& rp : ranks_) {
+    a.rank = rp.rank;
+    const auto first = static_cast<std::ptrdiff_t>(rp.group) * R;
+    a.group.assign(order_.begin() + first, order_.begin() + first + R);
+    a.group_rank = rp.group_rank;
+    // A later pipeline stage's first rank also receives from the previous stage's.
+    const uint64_t peers =
+        fw::tx::ring_sources(a).size() + (rp.rank == 0 && run_.first_layer > 0 ? 1 : 0);
+    if (peers > fit)
+      throw UsageError(
+          "llm: " + to_string(rp.pe) + " receives from " + str(static_cast<int64_t>(peers)) +
+          " peers in the step's collectives, one IPCQ ring each of pe.ipcq.slots x "
+          "slot_bytes = " +
+          str(static_cast<int64_t>(ring)) + " bytes, but pe.ipcq.ring_bytes = " +
+          str(static_cast<int64_t>(q.ring_bytes)) + " holds " + str(static_cast<int64_t>(fit)) +
+          "; raise pe.ipcq.ring_bytes to " + str(static_cast<int64_t>(peers * ring)) + " or more");
+  }
 }
 
 std::string TpMapping::group_collectives() const {

@@ -73,8 +73,9 @@ class TpMapping {
  public:
   // Throws UsageError for a mapping the platform cannot hold: more ranks than
   // PEs, ranks that do not split into kv_heads groups, a slice with nothing
-  // in it, a rank whose HBM is too small (naming it and the bytes missing) or
-  // whose TCM cannot hold the attention's buffers.
+  // in it, a rank whose HBM is too small (naming it and the bytes missing),
+  // whose TCM cannot hold the attention's buffers, or whose IPCQ ring region
+  // (pe.ipcq.ring_bytes) cannot hold a ring for every peer it receives from.
   TpMapping(const ModelSpec& model, const LlmRun& run, const TopologyConfig& cfg);
 
   const std::vector<RankPlan>& ranks() const { return ranks_; }
@@ -102,6 +103,8 @@ class TpMapping {
   // Throws when a rank's HBM or TCM is too small; sets the TCM budget and
   // the attention chunk.
   void check_fits(const TopologyConfig& cfg);
+  // Every rank can open the IPCQ ring of each peer it receives from (in TCM).
+  void check_rings(const TopologyConfig& cfg) const;
   // How a KV-head group gathers its QKV and merges its attention, for describe().
   std::string group_collectives() const;
   // Chooses the all-reduce over the W ranks as `run` asks; throws when it cannot run.
