@@ -101,6 +101,9 @@ class Platform {
   // leaves out (they spent no dynamic energy). With a `scope` (a hierarchical
   // name such as "system.sip0.cube0.pe0"), only that module and those below it.
   EnergySnapshot energy(const std::string& scope = "") const;
+  // Every module that reports statistics or energy, with its hierarchical
+  // name, in tree order: collected once (the tree is fixed after elaboration).
+  const std::vector<std::pair<std::string, const Instrumented*>>& instrumented() const;
   // Turns on each cube's PowerMeter (power over time in the VCD and the
   // trace); call before running. It changes no timing.
   void enable_power_meters();
@@ -159,9 +162,6 @@ class Platform {
   bool data_mode_ = false;
   unsigned phase_ = 0;
   bool run_stats_ = true;
-  // Every module that reports statistics or energy, with its hierarchical
-  // name, in tree order: collected once (the tree is fixed after elaboration).
-  const std::vector<std::pair<std::string, const Instrumented*>>& instrumented() const;
   mutable std::vector<std::pair<std::string, const Instrumented*>> instrumented_;
   std::unique_ptr<System> system_;
 };

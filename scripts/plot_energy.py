@@ -13,6 +13,10 @@ Writes into OUT_DIR (default: the folder of RESULT.json), FORMAT png by default:
                          memory, link, router, dma, ipcq, cpu), dynamic and static stacked,
                          from the result's `energy`; for an llm result the energy per token
                          and its floor (`energy_floor_j_per_token`) are in the title
+  energy_op_classes.FORMAT  only for an llm result: the energy per token by the op class of
+                         the phases that spent it (`j_per_token_by_op_class`: GEMM,
+                         attention, all-reduce, norm and elementwise, pipeline hand-over,
+                         after a rank's last phase) beside rank 0's time in each class
   energy_points.FORMAT   only when the points of a study carry an `energy` breakdown (gemm,
                          gemm-sweep, allreduce, gqa-decode): each point's total energy (log
                          scale) above its split by class in % (dynamic per class, static as
@@ -73,6 +77,50 @@ def plot_classes(out, energy, title, metrics):
     ax.set_axisbelow(True)
     fig.tight_layout()
     out.save(fig, "classes")
+
+
+OP_CLASSES = ["gemm", "attention", "allreduce", "norm_elementwise", "pipeline",
+              "after_last_phase"]
+OP_LABELS = {"gemm": "GEMM", "allreduce": "all-reduce", "norm_elementwise": "norm and\nelementwise",
+             "pipeline": "pipeline\nhand-over", "after_last_phase": "after a rank's\nlast phase"}
+
+
+def plot_op_classes(out, metrics, title):
+    by = metrics.get("j_per_token_by_op_class") or {}
+    present = [c for c in OP_CLASSES if by.get(c, 0) > 0]
+    if not present:
+        return
+    joules = [by[c] for c in present]
+    total = sum(joules)
+    time = metrics.get("op_classes_rank0") or {}
+    ns = [time.get(c, {}).get("total_ns", 0.0) for c in present]
+    unit, scale = kbplot.si_energy([j * 1e12 for j in joules])
+    fig, (ax, axt) = plt.subplots(1, 2, figsize=(9.5, 4.2), gridspec_kw={"width_ratios": [3, 2]})
+    x = list(range(len(present)))
+    ax.bar(x, [j * 1e12 / scale for j in joules], color="#4477aa")
+    for xi, j in zip(x, joules):
+        ax.text(xi, j * 1e12 / scale, f"{100 * j / total:.0f}%", ha="center", va="bottom",
+                fontsize=7.5)
+    ax.set_xticks(x)
+    ax.set_xticklabels([OP_LABELS.get(c, c) for c in present], fontsize=8)
+    ax.set_ylabel(f"energy per token ({unit})")
+    ax.set_ylim(0, max(j * 1e12 / scale for j in joules) * 1.15)
+    ax.set_title("energy per token by op class\n(each PE charged to its rank's phases)",
+                 fontsize=9)
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
+    tot_ns = sum(ns)
+    axt.bar(x, [100 * v / tot_ns if tot_ns else 0 for v in ns], color="#bbbbbb")
+    axt.set_xticks(x)
+    axt.set_xticklabels([OP_LABELS.get(c, c) for c in present], fontsize=7)
+    axt.set_ylabel("share of rank 0's phase time (%)")
+    axt.set_title("time by op class (rank 0)", fontsize=9)
+    axt.grid(axis="y", alpha=0.3)
+    axt.set_axisbelow(True)
+    fig.suptitle(f"{title}: {metrics.get('model', '')}, batch {metrics.get('batch', '?')}, "
+                 f"{metrics.get('layers_simulated', '?')} layers simulated", fontsize=10)
+    fig.tight_layout()
+    out.save(fig, "op_classes")
 
 
 def point_label(pt):
@@ -141,6 +189,7 @@ def main(argv=None):
                  "than energy accounting, or a sweep: plot one of its runs)")
     title = f"{doc.get('bench', '?')} on {kbplot.topology_name(doc)}"
     plot_classes(out, doc["energy"], title, doc.get("metrics") or {})
+    plot_op_classes(out, doc.get("metrics") or {}, title)
     plot_points(out, doc.get("points", []), title)
     return 0
 

@@ -52,7 +52,9 @@ void Step::begin(const char* p) {
 
 void Step::end() {
   tl.wait();
-  if (phases) phases->push_back({layer, phase, t0, tl.now_ns()});
+  const PhaseRecord r{layer, phase, t0, tl.now_ns()};
+  if (phases) phases->push_back(r);
+  if (a.phase_done) a.phase_done(r);
 }
 
 Tensor view_of(Tl& tl, const Tensor& t, uint64_t byte_offset, std::vector<int64_t> shape,

@@ -42,6 +42,13 @@ struct LayerShard {
   std::vector<KvSegment> kv;
 };
 
+// When each phase of each layer started and ended on this rank (ns).
+struct PhaseRecord {
+  int layer;  // -1: after the last layer
+  const char* phase;
+  double start_ns, end_ns;
+};
+
 struct TransformerStepArgs {
   TransformerShape shape;
   int64_t batch = 1;
@@ -105,13 +112,8 @@ struct TransformerStepArgs {
   std::string variant = "opt2";
   uint64_t tcm_budget = 0;              // TCM this kernel may use for one phase's buffers
   std::function<void(int)> layer_done;  // optional: called after each layer
-};
-
-// When each phase of each layer started and ended on this rank (ns).
-struct PhaseRecord {
-  int layer;  // -1: after the last layer
-  const char* phase;
-  double start_ns, end_ns;
+  // Optional: called on this rank as each of its phases ends, with its record.
+  std::function<void(const PhaseRecord&)> phase_done;
 };
 
 // The op class a phase counts towards: gemm, attention, allreduce,

@@ -1,6 +1,7 @@
 #include "platform/bench/llm_bench.h"
 
 #include <cmath>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "platform/analytic/llm_model.h"
 #include "platform/analytic/llm_roofline.h"
 #include "platform/bench/activity_counters.h"
+#include "platform/bench/phase_energy.h"
 #include "platform/bench/progress.h"
 #include "platform/llm/llm_mapping.h"
 #include "platform/llm/llm_placement.h"
@@ -68,6 +70,8 @@ struct Executed {
   ActivityCounters act;
   EnergyReport energy;   // the whole platform over the step's latency
   double static_mw = 0;  // the whole platform's static power
+  // The same energy by the op class of the phases that spent it (PhaseEnergy).
+  std::map<std::string, double> pj_by_op_class;
   std::vector<fw::PhaseRecord> phases;
   // Tensor parallel: per phase, over every layer, what it added to the
   // step's critical path (the advance of the latest end over all ranks).
@@ -336,6 +340,18 @@ SummaryTable check_logits(nlohmann::json& metrics, const ModelSpec& model,
           {{fmt(max_err, 6), fmt(max_ref, 4), fmt(rel, 6)}}};
 }
 
+// Every rank (numbered across the stages in order) tells `by_phase` as each
+// of its phases ends.
+void hook_phase_energy(std::vector<std::vector<fw::TransformerStepArgs>>& args,
+                       PhaseEnergy& by_phase) {
+  size_t g = 0;
+  for (auto& stage : args)
+    for (fw::TransformerStepArgs& a : stage) {
+      a.phase_done = [&by_phase, g](const fw::PhaseRecord& r) { by_phase.phase_done(g, r); };
+      ++g;
+    }
+}
+
 // Places every stage, runs the step on every rank, and reads the result.
 void execute(HostRuntime& rt, const ModelSpec& model, Executed& ex, const ModelWeights* data,
              Progress* progress) {
@@ -357,6 +373,13 @@ void execute(HostRuntime& rt, const ModelSpec& model, Executed& ex, const ModelW
     }
   }
   const bool pp = ex.plan.size() > 1 || ex.micro > 1;
+  // Every rank's energy by the class of its phases; the fabric's by the
+  // first rank's (a pipeline's micro-batches copy the hook).
+  std::vector<PeAddr> rank_pes;
+  for (const Executed::Stage& st : ex.plan)
+    for (const RankPlan& rp : st.map->ranks()) rank_pes.push_back(rp.pe);
+  PhaseEnergy by_phase(platform, rank_pes);
+  hook_phase_energy(args, by_phase);
   int64_t done = 0;
   std::vector<std::vector<fw::PhaseRecord>> phases(ex.plan.size());
   std::vector<fw::PipelineArgs> pipe;
@@ -384,6 +407,7 @@ void execute(HostRuntime& rt, const ModelSpec& model, Executed& ex, const ModelW
   const ActivityCounters before = ActivityCounters::take(platform);
   const EnergySnapshot energy_before = platform.energy();
   const double t0 = platform.now_ns();
+  by_phase.start();
   std::vector<size_t> first_of_stage(args.size(), 0);
   for (size_t s = 1; s < args.size(); ++s)
     first_of_stage[s] = first_of_stage[s - 1] + args[s - 1].size();
@@ -403,6 +427,8 @@ void execute(HostRuntime& rt, const ModelSpec& model, Executed& ex, const ModelW
       fw::decode_step(tl, args[0][r.index], rec);
   });
   rt.run();
+  by_phase.finish();
+  ex.pj_by_op_class = by_phase.pj_by_class();
   ex.latency = platform.now_ns() - t0;
   if (!pp) {
     phases[0] = every[0];
@@ -429,6 +455,41 @@ SummaryTable energy_table(const nlohmann::json& j_by_class, double j_per_token) 
       e.rows.push_back(
           {c, energy_text(v.get<double>()), fmt(100 * v.get<double>() / j_per_token, 1) + "%"});
   return e;
+}
+
+// Where the time (rank 0's, or each stage's first rank's) and the energy
+// (the whole platform's, per token) go, by op class.
+SummaryTable time_energy_table(const std::vector<const char*>& classes,
+                               const std::function<double(const std::string&)>& total_of,
+                               double latency, size_t stages, bool pp,
+                               const nlohmann::json& j_by_op_class, double j_per_token) {
+  SummaryTable b{std::string("where the time and the energy go (time: ") +
+                     (pp ? "each stage's first rank, every layer and micro-batch summed, share "
+                           "of the stages' time"
+                         : "rank 0, every layer summed") +
+                     "; energy: the whole platform per token, each PE's charged to its rank's "
+                     "phases, the rest to the first rank's)",
+                 {"op class", "ns", "share", "energy per token", "share"},
+                 {}};
+  const double stage_time = latency * static_cast<double>(stages);
+  auto energy_cells = [&](const std::string& c) -> std::pair<std::string, std::string> {
+    if (!j_by_op_class.contains(c)) return {"-", "-"};
+    const double j = j_by_op_class[c].get<double>();
+    return {energy_text(j), fmt(100 * j / j_per_token, 1) + "%"};
+  };
+  double busy = 0;
+  for (const char* c : classes) {
+    const auto [ej, es] = energy_cells(c);
+    busy += total_of(c);
+    b.rows.push_back(
+        {c, fmt(total_of(c), 0), fmt(100 * total_of(c) / stage_time, 1) + "%", ej, es});
+  }
+  if (pp)
+    b.rows.push_back({"idle (pipeline fill and drain)", fmt(stage_time - busy, 0),
+                      fmt(100 * (stage_time - busy) / stage_time, 1) + "%", "-", "-"});
+  const auto [ej, es] = energy_cells("after_last_phase");
+  b.rows.push_back({"after a rank's last phase", "-", "-", ej, es});
+  return b;
 }
 
 }  // namespace
@@ -630,6 +691,9 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   for (unsigned c = 0; c < kNumEnergyClasses; ++c)
     j_by_class[to_string(static_cast<EnergyClass>(c))] = ex.energy.dynamic_pj[c] * 1e-12 / tokens;
   j_by_class["static"] = ex.energy.static_total_pj() * 1e-12 / tokens;
+  // The same energy by the op class of the phases that spent it.
+  nlohmann::json j_by_op_class = nlohmann::json::object();
+  for (const auto& [cls, pj] : ex.pj_by_op_class) j_by_op_class[cls] = pj * 1e-12 / tokens;
 
   BenchResult res;
   res.metrics = {{"model", model.name},
@@ -661,6 +725,7 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                  {"energy_floor_j_per_token", floor_j_per_token},
                  {"j_per_token_over_floor", j_per_token / floor_j_per_token},
                  {"j_per_token_by_class", j_by_class},
+                 {"j_per_token_by_op_class", j_by_op_class},
                  {"average_power_w", ex.energy.average_mw() * 1e-3},
                  {"energy", ex.energy.to_json()}};
   res.metrics[run.prefill ? "ttft_ns" : "latency_per_token_ns"] = latency;
@@ -696,7 +761,8 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                        {"hbm_util", hbm_util},
                        {"residual", run.sharded_residual ? "sharded" : "replicated"},
                        {"j_per_token", j_per_token},
-                       {"energy_floor_j_per_token", floor_j_per_token}};
+                       {"energy_floor_j_per_token", floor_j_per_token},
+                       {"j_per_token_by_op_class", j_by_op_class}};
   // allreduce_ns, or reduce_scatter_ns and norm_gather_ns
   for (const StreamCollective& c : stream) {
     pt[c.key + "_ns"] = c.measured;
@@ -753,21 +819,8 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   res.tables.push_back(t);
   if (by_phase_table) res.tables.push_back(*by_phase_table);
 
-  SummaryTable b{pp ? "where the time goes (each stage's first rank, every layer and micro-batch "
-                      "summed; share of the stages' time)"
-                    : "where the time goes (rank 0, every layer summed)",
-                 {"op class", "ns", "share"},
-                 {}};
-  const double stage_time = latency * static_cast<double>(ex.plan.size());
-  for (const char* c : classes)
-    b.rows.push_back({c, fmt(total_of(c), 0), fmt(100 * total_of(c) / stage_time, 1) + "%"});
-  if (pp) {
-    double busy = 0;
-    for (const char* c : classes) busy += total_of(c);
-    b.rows.push_back({"idle (pipeline fill and drain)", fmt(stage_time - busy, 0),
-                      fmt(100 * (stage_time - busy) / stage_time, 1) + "%"});
-  }
-  res.tables.push_back(b);
+  res.tables.push_back(time_energy_table(classes, total_of, latency, ex.plan.size(), pp,
+                                         j_by_op_class, j_per_token));
 
   res.tables.push_back(energy_table(j_by_class, j_per_token));
 

@@ -254,6 +254,54 @@ TEST(LlmDecode, TheStepModelPredictsTheStep) {
   }
 }
 
+// The step's energy by the op class of its phases adds up to the step's
+// energy, tensor parallel (decode and prefill) and pipelined, and each part
+// is the energy of what ran in it: more energy per GEMM flop raises no
+// class's energy less than nothing, and most of the rise is the gemm
+// class's (the rest is the GEMMs of RoPE and attention).
+TEST(LlmEnergy, TheOpClassesAddUpToTheStepAndChargeWhatRanInThem) {
+  TempDir tmp;
+  const std::vector<std::vector<std::string>> cases = {
+      args({"-p", "batch=3", "-p", "context=37"}),
+      args({"-p", "phase=prefill", "-p", "prompt=23", "-p", "batch=2"}),
+      two_sips({"-p", "batch=4", "-p", "context=300", "-p", "mapping=pp", "-p", "model.layers=4",
+                "-p", "micro_batches=4"}),
+  };
+  int i = 0;
+  for (const auto& c : cases) {
+    const nlohmann::json j = run_json(c, tmp, "e" + std::to_string(i++) + ".json");
+    ASSERT_FALSE(j.is_null());
+    const nlohmann::json& m = j["metrics"];
+    const nlohmann::json& by = m["j_per_token_by_op_class"];
+    double sum = 0;
+    for (const auto& [k, v] : by.items()) {
+      EXPECT_GE(v.get<double>(), 0) << k;
+      sum += v.get<double>();
+    }
+    EXPECT_NEAR(sum, m["j_per_token"].get<double>(), 1e-9 * m["j_per_token"].get<double>())
+        << by.dump();
+    for (const char* cls : {"gemm", "attention", "allreduce", "norm_elementwise"})
+      EXPECT_GT(by.value(cls, 0.0), 0) << cls << ": " << by.dump();
+    if (m["mapping"] == "pp") {
+      EXPECT_GT(by.value("pipeline", 0.0), 0) << by.dump();
+    }
+  }
+  std::vector<std::string> hot = cases[0];
+  hot.insert(hot.end(), {"--set", "pe.gemm.energy.pj_per_flop=10"});
+  const nlohmann::json base = run_json(cases[0], tmp, "base.json");
+  const nlohmann::json more = run_json(hot, tmp, "hot.json");
+  ASSERT_FALSE(base.is_null());
+  ASSERT_FALSE(more.is_null());
+  const nlohmann::json &b = base["metrics"]["j_per_token_by_op_class"],
+                       &h = more["metrics"]["j_per_token_by_op_class"];
+  const double rise =
+      more["metrics"]["j_per_token"].get<double>() - base["metrics"]["j_per_token"].get<double>();
+  ASSERT_GT(rise, 0);
+  for (const auto& [k, v] : b.items())
+    EXPECT_GE(h[k].get<double>(), v.get<double>() * (1 - 1e-12)) << k;
+  EXPECT_GT(h["gemm"].get<double>() - b["gemm"].get<double>(), 0.5 * rise) << b.dump() << h.dump();
+}
+
 TEST(LlmDecode, TwoRunsGiveTheSameResult) {
   TempDir tmp;
   nlohmann::json a = run_json(args({"--data", "-p", "batch=2", "-p", "context=50"}), tmp, "a.json");
