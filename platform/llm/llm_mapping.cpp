@@ -206,19 +206,22 @@ void TpMapping::check_fits(const TopologyConfig& cfg) {
   tcm_budget_ = (arena - layer_tcm_bytes(shape(), run_.batch, run_.tile, nf_max, chunk, 1)) / 2;
 }
 
+std::vector<PeAddr> TpMapping::group_of(const RankPlan& r) const {
+  const auto first = order_.begin() + static_cast<std::ptrdiff_t>(r.group) * per_group_;
+  return {first, first + per_group_};
+}
+
 void TpMapping::check_rings(const TopologyConfig& cfg) const {
   const IpcqConfig& q = cfg.pe.ipcq;
   const uint64_t ring = uint64_t{q.slots} * q.slot_bytes;
   const uint64_t fit = ring == 0 ? 0 : q.ring_bytes / ring;
-  const unsigned R = per_group_;
   fw::TransformerStepArgs a;
   a.ranks = order_;
   a.allreduce_per_cube = allreduce_per_cube_;
   a.allreduce_across = allreduce_across_;
   for (const RankPlan& rp : ranks_) {
     a.rank = rp.rank;
-    const auto first = static_cast<std::ptrdiff_t>(rp.group) * R;
-    a.group.assign(order_.begin() + first, order_.begin() + first + R);
+    a.group = group_of(rp);
     a.group_rank = rp.group_rank;
     // A later pipeline stage's first rank also receives from the previous stage's.
     const uint64_t peers =

@@ -81,6 +81,8 @@ class TpMapping {
   const std::vector<RankPlan>& ranks() const { return ranks_; }
   const std::vector<PeAddr>& order() const { return order_; }
   unsigned ranks_per_group() const { return per_group_; }
+  // The PEs of `r`'s KV-head group, in rank order.
+  std::vector<PeAddr> group_of(const RankPlan& r) const;
   fw::TransformerShape shape() const;
   // TCM a rank's kernel may use for one phase's buffers.
   uint64_t tcm_budget() const { return tcm_budget_; }

@@ -114,9 +114,7 @@ std::vector<fw::TransformerStepArgs> place_step(HostRuntime& rt, const TpMapping
     a.tokens = T;
     a.ranks = map.order();
     a.rank = rp.rank;
-    const unsigned R = map.ranks_per_group();
-    const auto first = static_cast<std::ptrdiff_t>(rp.group) * R;
-    a.group.assign(map.order().begin() + first, map.order().begin() + first + R);
+    a.group = map.group_of(rp);
     a.group_rank = rp.group_rank;
     a.qkv = rp.qkv;
     a.o = rp.o;
