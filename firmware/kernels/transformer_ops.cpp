@@ -21,6 +21,15 @@ const char* phase_class(const std::string& phase) {
   return "norm_elementwise";
 }
 
+StreamResidency stream_residency(int64_t rows, int64_t hidden, DType dtype,
+                                 uint64_t partial_tcm_limit, uint64_t xn_tcm_limit) {
+  const auto n = static_cast<uint64_t>(rows * hidden);
+  StreamResidency r;
+  r.partial_in_tcm = n * 4 <= partial_tcm_limit;
+  r.xn_in_tcm = n * dtype_bytes(dtype) + (r.partial_in_tcm ? n * 4 : 0) <= xn_tcm_limit;
+  return r;
+}
+
 namespace tx {
 
 Step::Step(Tl& t, const TransformerStepArgs& args, std::vector<PhaseRecord>* ph, int64_t rows)
@@ -32,9 +41,9 @@ Step::Step(Tl& t, const TransformerStepArgs& args, std::vector<PhaseRecord>* ph,
       G(args.shape.group()),
       d(args.shape.d_head),
       dt(args.shape.dtype) {
-  const uint64_t stream_bytes = static_cast<uint64_t>(B * H) * 4;
-  partial = stream_bytes * 4 <= a.tcm_budget ? tl.empty({B, H}, DType::kFp32) : a.partial;
-  xn_in_tcm = static_cast<uint64_t>(B * H) * dtype_bytes(dt) * 4 <= a.tcm_budget;
+  const StreamResidency r = stream_residency(B, H, dt, a.partial_tcm_limit, a.xn_tcm_limit);
+  partial = r.partial_in_tcm ? tl.empty({B, H}, DType::kFp32) : a.partial;
+  xn_in_tcm = r.xn_in_tcm;
   if (a.sharded_residual) {
     if (a.allreduce_per_cube == 0 || a.allreduce_across != CrossCube::kHalving ||
         !cube_allreduce_halves(a.ranks.size(), a.allreduce_per_cube))

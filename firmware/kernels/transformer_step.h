@@ -110,11 +110,28 @@ struct TransformerStepArgs {
   // batch): fewer keep a large batch's states inside the TCM.
   int64_t attn_chunk = 0;
   std::string variant = "opt2";
-  uint64_t tcm_budget = 0;              // TCM this kernel may use for one phase's buffers
+  uint64_t tcm_budget = 0;  // TCM this kernel may use for one phase's buffers
+  // What the step may keep in TCM across phases, as the mapping planned it
+  // (stream_residency below): the row-parallel layers' partial sums stay in
+  // TCM when they take at most partial_tcm_limit bytes (else they go to
+  // `partial` in HBM); the GEMM phases load xn into TCM when it, with the
+  // partial sums kept there, takes at most xn_tcm_limit (else the GEMMs
+  // stream xn from HBM, a row of each native tile per DMA burst).
+  uint64_t partial_tcm_limit = 0;
+  uint64_t xn_tcm_limit = 0;
   std::function<void(int)> layer_done;  // optional: called after each layer
   // Optional: called on this rank as each of its phases ends, with its record.
   std::function<void(const PhaseRecord&)> phase_done;
 };
+
+// Where a step of `rows` stream rows keeps its partial sums and, in the
+// GEMM phases, xn (TransformerStepArgs::partial_tcm_limit, xn_tcm_limit).
+struct StreamResidency {
+  bool partial_in_tcm = false;
+  bool xn_in_tcm = false;
+};
+StreamResidency stream_residency(int64_t rows, int64_t hidden, DType dtype,
+                                 uint64_t partial_tcm_limit, uint64_t xn_tcm_limit);
 
 // The op class a phase counts towards: gemm, attention, allreduce,
 // norm_elementwise, pipeline (a stage handing the stream to the next).

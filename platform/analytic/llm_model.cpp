@@ -418,8 +418,9 @@ LlmStepModel llm_decode_model(const TpMapping& map, const LlmRun& run, const Top
   s.d = sh.d_head;
   s.e = static_cast<int64_t>(dtype_bytes(sh.dtype));
   s.budget = map.tcm_budget();
-  s.partial_tcm = static_cast<uint64_t>(s.B * s.H) * 4 * 4 <= s.budget;
-  s.xn_tcm = static_cast<uint64_t>(s.B * s.H * s.e) * 4 <= s.budget;
+  const fw::StreamResidency where = map.residency();
+  s.partial_tcm = where.partial_in_tcm;
+  s.xn_tcm = where.xn_in_tcm;
   const RingSpace partial_space = s.partial_tcm ? RingSpace::kTcm : RingSpace::kHbm;
   const std::vector<PeAddr>& order = map.order();
   const unsigned R = map.ranks_per_group();

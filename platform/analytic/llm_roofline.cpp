@@ -71,10 +71,10 @@ StepBound step_bound(const TpMapping& map, const ModelSpec& model, const LlmRun&
   }
   b.bound_ns = std::max({b.hbm_ns, b.compute_ns, b.gemm_tile_ns});
   // The step's collectives (allreduce_model.h): the all-reduce of the
-  // partial sums (kept in TCM when four times them fit the budget, as the
-  // step does) over every rank, and the first group's QKV gather.
+  // partial sums (in TCM or HBM, where the mapping keeps them) over every
+  // rank, and the first group's QKV gather.
   const auto stream = static_cast<uint64_t>(N * H) * 4;
-  const RingSpace space = stream * 4 <= map.tcm_budget() ? RingSpace::kTcm : RingSpace::kHbm;
+  const RingSpace space = map.residency().partial_in_tcm ? RingSpace::kTcm : RingSpace::kHbm;
   b.allreduce_model_ns = (map.allreduce_per_cube() > 0
                               ? cube_allreduce_model(cfg, map.order(), map.allreduce_per_cube(),
                                                      space, stream, map.allreduce_across())

@@ -176,6 +176,11 @@ void TpMapping::check_fits(const TopologyConfig& cfg) {
                        " bytes) do not fit half the TCM arena (" +
                        str(static_cast<int64_t>(tcm_budget_)) + " bytes); lower the tile");
     attn_chunk_ = run_.batch;
+    // The prefill's phases take their chunks from the budget less a slack
+    // of their own; partial sums of up to a quarter of it stay in TCM, and
+    // the GEMM phases load xn when it takes up to half of it with them.
+    partial_tcm_limit_ = tcm_budget_ / 4;
+    xn_tcm_limit_ = tcm_budget_ / 2;
     return;
   }
   // TCM: a layer's buffers, and room for row chunks of the hidden width.
@@ -204,6 +209,25 @@ void TpMapping::check_fits(const TopologyConfig& cfg) {
   // received state: the others only exist inside the attention phase, which
   // no elementwise phase overlaps.
   tcm_budget_ = (arena - layer_tcm_bytes(shape(), run_.batch, run_.tile, nf_max, chunk, 1)) / 2;
+  // What stays in TCM across phases shares the arena with the layer's
+  // buffers and one phase's (at most the budget):
+  //  - the partial sums, beside a norm phase's chunks with its gamma [1, H]
+  //    and sums of squares [N] fp32, and beside the attention's buffers;
+  //  - in a GEMM phase, xn with the partial sums, beside the layer's buffers
+  //    (which leave two budgets).
+  // The slack covers the alignment of a phase's few allocations.
+  const uint64_t slack = uint64_t{64} * 16;
+  const auto N = static_cast<uint64_t>(stream_rows(run_));
+  const uint64_t norm_side = static_cast<uint64_t>(model_.hidden) * 4 + N * 4 + slack;
+  const uint64_t attention_side = layer + slack;
+  partial_tcm_limit_ = std::min(tcm_budget_ > norm_side ? tcm_budget_ - norm_side : 0,
+                                arena > attention_side ? arena - attention_side : 0);
+  xn_tcm_limit_ = 2 * tcm_budget_ > slack ? 2 * tcm_budget_ - slack : 0;
+}
+
+fw::StreamResidency TpMapping::residency() const {
+  return fw::stream_residency(stream_rows(run_), model_.hidden, model_.dtype, partial_tcm_limit_,
+                              xn_tcm_limit_);
 }
 
 std::vector<PeAddr> TpMapping::group_of(const RankPlan& r) const {
@@ -256,6 +280,7 @@ nlohmann::json TpMapping::describe() const {
                           {"vocab", slice(r.vocab)},   {"kv", slice(r.kv)},
                           {"hbm_bytes", r.hbm_bytes()}};
   };
+  const fw::StreamResidency where = residency();
   nlohmann::json j = {
       {"name", "tp"},
       {"ranks", ranks_.size()},
@@ -303,6 +328,10 @@ nlohmann::json TpMapping::describe() const {
              "stream is all-gathered in the model's dtype before each GEMM"
            : "replicated: every rank holds the whole fp32 stream, all-reduces the partial "
              "sums into it and runs every RMSNorm and residual add over all of it"},
+      {"tcm",
+       {{"phase_budget_bytes", tcm_budget_},
+        {"partial_sums", where.partial_in_tcm ? "tcm" : "hbm"},
+        {"xn_in_gemm_phases", where.xn_in_tcm ? "tcm" : "hbm"}}},
       {"weights", "each rank's shards in its own HBM"},
       {"kv_cache", "each rank's block of every sequence, in its own HBM (K transposed)"},
       {"rank0", rank_json(r0)},

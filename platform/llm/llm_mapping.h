@@ -86,6 +86,12 @@ class TpMapping {
   fw::TransformerShape shape() const;
   // TCM a rank's kernel may use for one phase's buffers.
   uint64_t tcm_budget() const { return tcm_budget_; }
+  // What a rank may keep in TCM across phases (TransformerStepArgs): the
+  // partial sums of a row-parallel layer, and xn in the GEMM phases.
+  uint64_t partial_tcm_limit() const { return partial_tcm_limit_; }
+  uint64_t xn_tcm_limit() const { return xn_tcm_limit_; }
+  // Where the step of this run keeps them.
+  fw::StreamResidency residency() const;
   // Sequences whose attention states are reduced together.
   int64_t attn_chunk() const { return attn_chunk_; }
   // Ranks per cube of the hierarchical all-reduce (0: the binomial tree).
@@ -120,6 +126,8 @@ class TpMapping {
   std::vector<RankPlan> ranks_;
   unsigned per_group_ = 0;
   uint64_t tcm_budget_ = 0;
+  uint64_t partial_tcm_limit_ = 0;
+  uint64_t xn_tcm_limit_ = 0;
   int64_t attn_chunk_ = 0;
   unsigned allreduce_per_cube_ = 0;
   fw::CrossCube allreduce_across_ = fw::CrossCube::kTree;

@@ -124,6 +124,8 @@ std::vector<fw::TransformerStepArgs> place_step(HostRuntime& rt, const TpMapping
     a.tile = run.tile;
     a.variant = run.variant;
     a.tcm_budget = map.tcm_budget();
+    a.partial_tcm_limit = map.partial_tcm_limit();
+    a.xn_tcm_limit = map.xn_tcm_limit();
     a.attn_chunk = map.attn_chunk();
     a.allreduce_per_cube = map.allreduce_per_cube();
     a.allreduce_across = map.allreduce_across();

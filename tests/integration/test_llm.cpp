@@ -156,31 +156,65 @@ TEST(LlmDecode, ReduceStagingLivesOnlyAsLongAsItsAllReduce) {
                                      "pe.ipcq.slot_bytes=1536"},
                                     tmp, "staging.json");
   ASSERT_FALSE(j.is_null());
+  EXPECT_EQ(j["metrics"]["mapping"]["tcm"]["partial_sums"], "hbm");
   EXPECT_GT(j["metrics"]["latency_per_token_ns"].get<double>(), 0.0);
+}
+
+// A wide stream: two layers of hidden 1024 over 8 ranks of tiny.yaml in
+// data mode, the residual replicated, `batch` sequences.
+nlohmann::json wide_stream(const std::string& batch, const TempDir& tmp) {
+  return run_json({"-t", kTiny,
+                   "-b", "llm",
+                   "-q", "--data",
+                   "-p", "model=llama3_8b",
+                   "-p", "model.layers=2",
+                   "-p", "model.hidden=1024",
+                   "-p", "model.heads=8",
+                   "-p", "model.kv_heads=2",
+                   "-p", "model.d_head=128",
+                   "-p", "model.ffn=512",
+                   "-p", "model.vocab=256",
+                   "-p", "ranks=8",
+                   "-p", "batch=" + batch,
+                   "-p", "context=40",
+                   "-p", "residual=replicated"},
+                  tmp, "wide_" + batch + ".json");
 }
 
 // The numbers of that path (a stream reduced from HBM through staging, two
 // layers, each with its own staging) against the reference.
 TEST(LlmDecode, AStreamReducedThroughHbmStagingMatchesTheReference) {
   TempDir tmp;
-  const nlohmann::json j = run_json({"-t", kTiny,
-                                     "-b", "llm",
-                                     "-q", "--data",
-                                     "-p", "model=llama3_8b",
-                                     "-p", "model.layers=2",
-                                     "-p", "model.hidden=1024",
-                                     "-p", "model.heads=8",
-                                     "-p", "model.kv_heads=2",
-                                     "-p", "model.d_head=128",
-                                     "-p", "model.ffn=512",
-                                     "-p", "model.vocab=256",
-                                     "-p", "ranks=8",
-                                     "-p", "batch=32",
-                                     "-p", "context=40",
-                                     "-p", "residual=replicated"},
-                                    tmp, "hbm_stream.json");
+  const nlohmann::json j = wide_stream("64", tmp);
   ASSERT_FALSE(j.is_null());
+  EXPECT_EQ(j["metrics"]["mapping"]["tcm"]["partial_sums"], "hbm");
+  EXPECT_EQ(j["metrics"]["mapping"]["tcm"]["xn_in_gemm_phases"], "hbm");
   EXPECT_LE(j["metrics"]["logits_max_rel_err"].get<double>(), 1e-2);
+}
+
+// What the step keeps in TCM across phases is what fits beside the layer's
+// buffers and one phase's, not a fixed fraction of the budget. Hidden 1024
+// on 8 ranks: at batch 32 the partial sums (128 KiB) and xn (64 KiB) both
+// stay in TCM; at batch 40 the partial sums (160 KiB) no longer fit beside
+// a norm phase's chunks and go to HBM, while the GEMM phases still load xn
+// (80 KiB). Each placement computes the reference's logits and is what the
+// step model prices.
+TEST(LlmDecode, TheStepKeepsInTcmWhatFitsBesideTheLayersBuffers) {
+  TempDir tmp;
+  struct Case {
+    const char* batch;
+    const char* partial;
+    const char* xn;
+  };
+  for (const Case& c : {Case{"32", "tcm", "tcm"}, Case{"40", "hbm", "tcm"}}) {
+    const nlohmann::json j = wide_stream(c.batch, tmp);
+    ASSERT_FALSE(j.is_null()) << c.batch;
+    const nlohmann::json& m = j["metrics"];
+    EXPECT_EQ(m["mapping"]["tcm"]["partial_sums"], c.partial) << c.batch;
+    EXPECT_EQ(m["mapping"]["tcm"]["xn_in_gemm_phases"], c.xn) << c.batch;
+    EXPECT_LE(m["logits_max_rel_err"].get<double>(), 1e-2) << c.batch;
+    EXPECT_NEAR(m["latency_over_model"].get<double>(), 1.0, 0.15) << c.batch;
+  }
 }
 
 TEST(LlmDecode, NoResultBeatsItsRoofline) {
