@@ -205,24 +205,32 @@ void TpMapping::check_fits(const TopologyConfig& cfg) {
                      " for a row of the hidden width) do not fit the TCM arena of " +
                      str(static_cast<int64_t>(arena)) + " bytes; lower the batch or the tile");
   attn_chunk_ = chunk;
-  // The elementwise phases' budget leaves the layer's buffers with one
-  // received state: the others only exist inside the attention phase, which
-  // no elementwise phase overlaps.
-  tcm_budget_ = (arena - layer_tcm_bytes(shape(), run_.batch, run_.tile, nf_max, chunk, 1)) / 2;
-  // What stays in TCM across phases shares the arena with the layer's
-  // buffers and one phase's (at most the budget):
+  // Beside the layer's buffers (with one received state: the others only
+  // exist inside the attention phase, which no elementwise phase overlaps)
+  // the arena holds one phase's chunks, at most the budget, and what stays
+  // in TCM across phases:
   //  - the partial sums, beside a norm phase's chunks with its gamma [1, H]
   //    and sums of squares [N] fp32, and beside the attention's buffers;
-  //  - in a GEMM phase, xn with the partial sums, beside the layer's buffers
-  //    (which leave two budgets).
-  // The slack covers the alignment of a phase's few allocations.
+  //  - in a GEMM phase (which takes no chunks), xn with the partial sums.
+  // The phases and what stays share that room half and half, unless the
+  // partial sums fit only when the phases take less: then the phases keep
+  // the rest, at least a row of the hidden width for a norm's chunk. The
+  // slack covers the alignment of a phase's few allocations.
+  const uint64_t free =
+      2 * ((arena - layer_tcm_bytes(shape(), run_.batch, run_.tile, nf_max, chunk, 1)) / 2);
   const uint64_t slack = uint64_t{64} * 16;
   const auto N = static_cast<uint64_t>(stream_rows(run_));
+  const uint64_t partial = N * static_cast<uint64_t>(model_.hidden) * 4;
   const uint64_t norm_side = static_cast<uint64_t>(model_.hidden) * 4 + N * 4 + slack;
   const uint64_t attention_side = layer + slack;
-  partial_tcm_limit_ = std::min(tcm_budget_ > norm_side ? tcm_budget_ - norm_side : 0,
-                                arena > attention_side ? arena - attention_side : 0);
-  xn_tcm_limit_ = 2 * tcm_budget_ > slack ? 2 * tcm_budget_ - slack : 0;
+  const uint64_t beside_attention = arena > attention_side ? arena - attention_side : 0;
+  uint64_t kept = free / 2;
+  if (partial + norm_side > kept && partial <= beside_attention &&
+      partial + norm_side + row <= free)
+    kept = partial + norm_side;
+  tcm_budget_ = free - kept;
+  partial_tcm_limit_ = std::min(kept > norm_side ? kept - norm_side : 0, beside_attention);
+  xn_tcm_limit_ = free > slack ? free - slack : 0;
 }
 
 fw::StreamResidency TpMapping::residency() const {

@@ -3,6 +3,7 @@
 // never beaten, determinism, and the errors of impossible models and mappings.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -195,10 +196,11 @@ TEST(LlmDecode, AStreamReducedThroughHbmStagingMatchesTheReference) {
 // What the step keeps in TCM across phases is what fits beside the layer's
 // buffers and one phase's, not a fixed fraction of the budget. Hidden 1024
 // on 8 ranks: at batch 32 the partial sums (128 KiB) and xn (64 KiB) both
-// stay in TCM; at batch 40 the partial sums (160 KiB) no longer fit beside
-// a norm phase's chunks and go to HBM, while the GEMM phases still load xn
-// (80 KiB). Each placement computes the reference's logits and is what the
-// step model prices.
+// stay in TCM; at batch 40 the partial sums (160 KiB) fit only when the
+// phases take less than half of the room (their budget falls below that of
+// batch 32); at batch 48 (192 KiB) they go to HBM, while the GEMM phases
+// still load xn (96 KiB). Each placement computes the reference's logits
+// and is what the step model prices.
 TEST(LlmDecode, TheStepKeepsInTcmWhatFitsBesideTheLayersBuffers) {
   TempDir tmp;
   struct Case {
@@ -206,7 +208,9 @@ TEST(LlmDecode, TheStepKeepsInTcmWhatFitsBesideTheLayersBuffers) {
     const char* partial;
     const char* xn;
   };
-  for (const Case& c : {Case{"32", "tcm", "tcm"}, Case{"40", "hbm", "tcm"}}) {
+  std::map<std::string, uint64_t> budget;
+  for (const Case& c :
+       {Case{"32", "tcm", "tcm"}, Case{"40", "tcm", "tcm"}, Case{"48", "hbm", "tcm"}}) {
     const nlohmann::json j = wide_stream(c.batch, tmp);
     ASSERT_FALSE(j.is_null()) << c.batch;
     const nlohmann::json& m = j["metrics"];
@@ -214,7 +218,9 @@ TEST(LlmDecode, TheStepKeepsInTcmWhatFitsBesideTheLayersBuffers) {
     EXPECT_EQ(m["mapping"]["tcm"]["xn_in_gemm_phases"], c.xn) << c.batch;
     EXPECT_LE(m["logits_max_rel_err"].get<double>(), 1e-2) << c.batch;
     EXPECT_NEAR(m["latency_over_model"].get<double>(), 1.0, 0.15) << c.batch;
+    budget[c.batch] = m["mapping"]["tcm"]["phase_budget_bytes"].get<uint64_t>();
   }
+  EXPECT_LT(budget["40"], budget["32"]);
 }
 
 TEST(LlmDecode, NoResultBeatsItsRoofline) {
