@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -320,31 +319,12 @@ StreamPhases stream_phases(const TpMapping& map, const Shape& s, const TopologyC
   return sp;
 }
 
-// The ranks of KV-head group g, in order.
-std::vector<PeAddr> group_of(const TpMapping& map, unsigned g) {
-  const unsigned R = map.ranks_per_group();
-  const auto first = static_cast<std::ptrdiff_t>(g) * R;
-  std::vector<PeAddr> group(map.order().begin() + first, map.order().begin() + first + R);
-  return group;
-}
-
 // The rings every rank opens at the step's start (transformer_ops.cpp,
 // open_rings): the slowest rank's grants.
 double ring_opening_ns(const TpMapping& map, const TopologyConfig& cfg) {
-  const std::vector<PeAddr>& order = map.order();
   double worst = 0;
-  for (const RankPlan& r : map.ranks()) {
-    std::set<PeAddr> from;
-    const std::vector<PeAddr> grp = group_of(map, r.group);
-    for (const PeAddr& p : map.allreduce_per_cube() > 0
-                               ? fw::cube_allreduce_sources(order, r.rank, map.allreduce_per_cube(),
-                                                            map.allreduce_across())
-                               : fw::tree_sources(order, r.rank))
-      from.insert(p);
-    for (const PeAddr& p : fw::tree_sources(grp, r.group_rank)) from.insert(p);
-    for (const PeAddr& p : fw::list_allreduce_sources(grp, r.group_rank)) from.insert(p);
-    worst = std::max(worst, ipcq_open_model_ns(cfg, r.pe, {from.begin(), from.end()}));
-  }
+  for (const RankPlan& r : map.ranks())
+    worst = std::max(worst, ipcq_open_model_ns(cfg, r.pe, map.ring_sources(r)));
   return worst;
 }
 
@@ -358,7 +338,7 @@ LlmStepModel::Phase qkv_gather_phase(const TpMapping& map, const Shape& s,
   const auto bytes = static_cast<uint64_t>(s.B * map.shape().qkv_width()) * 4;
   const std::string algo = fw::list_allreduce_halves(R) ? "halving: " : "tree: ";
   for (unsigned g = 0; g < groups; ++g) {
-    const AllReduceModel ar = list_allreduce_model(cfg, group_of(map, g), RingSpace::kTcm, bytes);
+    const AllReduceModel ar = list_allreduce_model(cfg, map.group(g), RingSpace::kTcm, bytes);
     PeClock pe(cfg);
     const double loaded = pe.load(bytes);
     pe.advance(loaded + ar.total_ns);
@@ -487,7 +467,7 @@ LlmStepModel llm_decode_model(const TpMapping& map, const LlmRun& run, const Top
     LlmStepModel::Phase worst = make_phase("attention", -1, 0, "");
     const int64_t chunk = map.attn_chunk() > 0 ? std::min(map.attn_chunk(), s.B) : s.B;
     for (unsigned g = 0; g < groups; ++g) {
-      const std::vector<PeAddr> grp = group_of(map, g);
+      const std::vector<PeAddr> grp = map.group(g);
       std::vector<int64_t> blocks;
       for (unsigned i = 0; i < R; ++i) blocks.push_back(map.ranks()[g * R + i].kv.count);
       double ns = 0;

@@ -216,7 +216,7 @@ void TpMapping::check_fits(const TopologyConfig& cfg) {
   // partial sums fit only when the phases take less: then the phases keep
   // the rest, at least a row of the hidden width for a norm's chunk. The
   // slack covers the alignment of a phase's few allocations.
-  const uint64_t free =
+  const uint64_t room =
       2 * ((arena - layer_tcm_bytes(shape(), run_.batch, run_.tile, nf_max, chunk, 1)) / 2);
   const uint64_t slack = uint64_t{64} * 16;
   const auto N = static_cast<uint64_t>(stream_rows(run_));
@@ -224,13 +224,13 @@ void TpMapping::check_fits(const TopologyConfig& cfg) {
   const uint64_t norm_side = static_cast<uint64_t>(model_.hidden) * 4 + N * 4 + slack;
   const uint64_t attention_side = layer + slack;
   const uint64_t beside_attention = arena > attention_side ? arena - attention_side : 0;
-  uint64_t kept = free / 2;
+  uint64_t kept = room / 2;
   if (partial + norm_side > kept && partial <= beside_attention &&
-      partial + norm_side + row <= free)
+      partial + norm_side + row <= room)
     kept = partial + norm_side;
-  tcm_budget_ = free - kept;
+  tcm_budget_ = room - kept;
   partial_tcm_limit_ = std::min(kept > norm_side ? kept - norm_side : 0, beside_attention);
-  xn_tcm_limit_ = free > slack ? free - slack : 0;
+  xn_tcm_limit_ = room > slack ? room - slack : 0;
 }
 
 fw::StreamResidency TpMapping::residency() const {
@@ -238,26 +238,29 @@ fw::StreamResidency TpMapping::residency() const {
                               xn_tcm_limit_);
 }
 
-std::vector<PeAddr> TpMapping::group_of(const RankPlan& r) const {
-  const auto first = order_.begin() + static_cast<std::ptrdiff_t>(r.group) * per_group_;
+std::vector<PeAddr> TpMapping::group(unsigned g) const {
+  const auto first = order_.begin() + static_cast<std::ptrdiff_t>(g) * per_group_;
   return {first, first + per_group_};
+}
+
+std::vector<PeAddr> TpMapping::ring_sources(const RankPlan& r) const {
+  fw::TransformerStepArgs a;
+  a.ranks = order_;
+  a.rank = r.rank;
+  a.group = group_of(r);
+  a.group_rank = r.group_rank;
+  a.allreduce_per_cube = allreduce_per_cube_;
+  a.allreduce_across = allreduce_across_;
+  return fw::tx::ring_sources(a);
 }
 
 void TpMapping::check_rings(const TopologyConfig& cfg) const {
   const IpcqConfig& q = cfg.pe.ipcq;
   const uint64_t ring = uint64_t{q.slots} * q.slot_bytes;
   const uint64_t fit = ring == 0 ? 0 : q.ring_bytes / ring;
-  fw::TransformerStepArgs a;
-  a.ranks = order_;
-  a.allreduce_per_cube = allreduce_per_cube_;
-  a.allreduce_across = allreduce_across_;
   for (const RankPlan& rp : ranks_) {
-    a.rank = rp.rank;
-    a.group = group_of(rp);
-    a.group_rank = rp.group_rank;
     // A later pipeline stage's first rank also receives from the previous stage's.
-    const uint64_t peers =
-        fw::tx::ring_sources(a).size() + (rp.rank == 0 && run_.first_layer > 0 ? 1 : 0);
+    const uint64_t peers = ring_sources(rp).size() + (rp.rank == 0 && run_.first_layer > 0 ? 1 : 0);
     if (peers > fit)
       throw UsageError(
           "llm: " + to_string(rp.pe) + " receives from " + str(static_cast<int64_t>(peers)) +

@@ -81,8 +81,12 @@ class TpMapping {
   const std::vector<RankPlan>& ranks() const { return ranks_; }
   const std::vector<PeAddr>& order() const { return order_; }
   unsigned ranks_per_group() const { return per_group_; }
-  // The PEs of `r`'s KV-head group, in rank order.
-  std::vector<PeAddr> group_of(const RankPlan& r) const;
+  // The PEs of KV-head group `g`, or of `r`'s, in rank order.
+  std::vector<PeAddr> group(unsigned g) const;
+  std::vector<PeAddr> group_of(const RankPlan& r) const { return group(r.group); }
+  // The peers whose IPCQ rings `r` opens at a step's start, as the kernel
+  // finds them (fw::tx::ring_sources).
+  std::vector<PeAddr> ring_sources(const RankPlan& r) const;
   fw::TransformerShape shape() const;
   // TCM a rank's kernel may use for one phase's buffers.
   uint64_t tcm_budget() const { return tcm_budget_; }
