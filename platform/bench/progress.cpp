@@ -19,6 +19,10 @@ using Clock = std::chrono::steady_clock;
 // its own); the time of the last progress line, for the heartbeat.
 std::mutex g_line_mutex;
 std::atomic<int64_t> g_last_line_ns{0};
+// The count of the Progress that is running, for the heartbeat's line
+// ("UNIT DONE/TOTAL, ETA E s"; empty: none or nothing done yet). Guarded by
+// g_line_mutex.
+std::string g_count;
 
 int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
@@ -40,6 +44,8 @@ Progress::Progress(std::string name, std::string unit, int64_t total, bool quiet
 Progress::~Progress() {
   if (line_open_) std::cerr << "\n" << std::flush;
   set_stop_status("");
+  const std::lock_guard<std::mutex> lock(g_line_mutex);
+  g_count.clear();
 }
 
 double Progress::seconds() const {
@@ -53,11 +59,13 @@ void Progress::set_done(int64_t done) {
                   std::to_string(total_));
   if (quiet_ || done_ <= 0) return;
   const double s = seconds();
+  const double eta = s / static_cast<double>(done_) * static_cast<double>(total_ - done_);
+  const std::lock_guard<std::mutex> lock(g_line_mutex);
+  g_count = unit_ + " " + std::to_string(done_) + "/" + std::to_string(total_) + ", ETA " +
+            fmt(eta, 0) + " s";
   if (s < after_s_) return;
   const int64_t tenth = std::max<int64_t>(1, total_ / 10);
   if (!tty_ && before / tenth == done_ / tenth && done_ != total_) return;
-  const double eta = s / static_cast<double>(done_) * static_cast<double>(total_ - done_);
-  const std::lock_guard<std::mutex> lock(g_line_mutex);
   g_last_line_ns.store(now_ns());
   std::cerr << (tty_ ? "\r" : "") << name_ << ": " << unit_ << " " << done_ << "/" << total_ << ", "
             << fmt(s, 0) << " s, ETA " << fmt(eta, 0) << " s" << (tty_ ? "   " : "\n");
@@ -98,7 +106,7 @@ void Heartbeat::beat() {
     if (!tty_ && ticks++ % 10 != 0) continue;
     const std::lock_guard<std::mutex> out(g_line_mutex);
     std::cerr << (tty_ ? "\r" : "") << name_ << ": running, " << fmt(s, 0) << " s"
-              << (tty_ ? "   " : "\n") << std::flush;
+              << (g_count.empty() ? "" : ", " + g_count) << (tty_ ? "   " : "\n") << std::flush;
     line_open = tty_;
   }
   if (line_open) std::cerr << "\n" << std::flush;

@@ -39,10 +39,13 @@ class Progress {
 };
 
 // A heartbeat for a whole bench run, for the runs no Progress counts (one
-// long point): after `after_s` of wall time with no progress line for as
-// long, "NAME: running, S s" on stderr -- rewritten every `period_s` on a
-// terminal, a line every 10 periods in a log -- from a thread of its own
-// that reads nothing of the simulation. Quiet: nothing at all.
+// long point) and between a Progress's lines (a tenth of a whole Llama token
+// is many minutes): after `after_s` of wall time with no progress line for
+// as long, "NAME: running, S s" on stderr, followed by the running
+// Progress's count once it has one (", layer 3/80, ETA 7000 s") --
+// rewritten every `period_s` on a terminal, a line every 10 periods in a
+// log -- from a thread of its own that reads nothing of the simulation.
+// Quiet: nothing at all.
 class Heartbeat {
  public:
   Heartbeat(std::string name, bool quiet, double after_s = 2.0, double period_s = 1.0);

@@ -61,5 +61,24 @@ TEST(Heartbeat, ALongRunShowsItIsRunning) {
   EXPECT_EQ(out.find("brief"), std::string::npos) << out;
 }
 
+// Between a long Progress's lines the heartbeat says how far it has come.
+TEST(Heartbeat, SaysWhereTheRunningProgressIs) {
+  std::ostringstream captured;
+  std::streambuf* old = std::cerr.rdbuf(captured.rdbuf());
+  {
+    const Heartbeat h("llm", false, 0.05, 0.02);
+    Progress p("llm", "layer", 80, false, 3600);  // its own lines not due for an hour
+    p.step();
+    p.step();
+    p.step();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+  std::cerr.rdbuf(old);
+  const std::string out = captured.str();
+  EXPECT_EQ(out.rfind("llm: running, ", 0), 0u) << out;
+  EXPECT_NE(out.find(" s, layer 3/80, ETA "), std::string::npos) << out;
+  EXPECT_EQ(out.find("llm: layer"), std::string::npos) << out;  // no Progress line
+}
+
 }  // namespace
 }  // namespace kb
