@@ -156,7 +156,7 @@ void tail(Step& s) {
   s.begin("lm_head");
   {
     auto g = tl.scratch_scope();
-    gemm(tl, xn_operand(s), a.lm_head, a.logits);
+    xn_gemms(s, {{a.lm_head, a.logits}});
     tl.wait();
   }
   s.end();

@@ -22,11 +22,22 @@ const char* phase_class(const std::string& phase) {
 }
 
 StreamResidency stream_residency(int64_t rows, int64_t hidden, DType dtype,
-                                 uint64_t partial_tcm_limit, uint64_t xn_tcm_limit) {
+                                 uint64_t partial_tcm_limit, uint64_t xn_tcm_limit,
+                                 int64_t acc_cols, int64_t align) {
   const auto n = static_cast<uint64_t>(rows * hidden);
   StreamResidency r;
   r.partial_in_tcm = n * 4 <= partial_tcm_limit;
-  r.xn_in_tcm = n * dtype_bytes(dtype) + (r.partial_in_tcm ? n * 4 : 0) <= xn_tcm_limit;
+  const uint64_t kept = r.partial_in_tcm ? n * 4 : 0;
+  r.xn_in_tcm = n * dtype_bytes(dtype) + kept <= xn_tcm_limit;
+  if (r.xn_in_tcm) {
+    r.xn_chunk_cols = hidden;
+  } else if (align > 0) {
+    const auto acc = static_cast<uint64_t>(rows * std::max<int64_t>(acc_cols, 0)) * 4;
+    const uint64_t per_col = 2 * static_cast<uint64_t>(rows) * dtype_bytes(dtype);
+    const uint64_t room = xn_tcm_limit > kept + acc ? xn_tcm_limit - kept - acc : 0;
+    const auto cols = static_cast<int64_t>(room / per_col) / align * align;
+    r.xn_chunk_cols = std::min(cols, hidden);
+  }
   return r;
 }
 
@@ -44,6 +55,7 @@ Step::Step(Tl& t, const TransformerStepArgs& args, std::vector<PhaseRecord>* ph,
   const StreamResidency r = stream_residency(B, H, dt, a.partial_tcm_limit, a.xn_tcm_limit);
   partial = r.partial_in_tcm ? tl.empty({B, H}, DType::kFp32) : a.partial;
   xn_in_tcm = r.xn_in_tcm;
+  xn_chunk = r.xn_in_tcm ? H : a.xn_chunk_cols;
   if (a.sharded_residual) {
     if (a.allreduce_per_cube == 0 || a.allreduce_across != CrossCube::kHalving ||
         !cube_allreduce_halves(a.ranks.size(), a.allreduce_per_cube))
@@ -260,6 +272,59 @@ Tensor xn_operand(Step& s) {
   return s.xn_in_tcm ? s.tl.load(s.a.xn) : s.a.xn;
 }
 
+Tensor weight_rows(Tl& tl, const Tensor& w, int64_t row0, int64_t rows) {
+  Tensor v = tl.ref(w.addr(), w.shape(), w.h.dtype);  // a fresh identity
+  const uint64_t id = v.h.id;
+  v.h = w.h.row_window(row0, rows);
+  v.h.id = id;
+  v.pending = w.pending;
+  return v;
+}
+
+void xn_gemms(Step& s, std::initializer_list<XnGemm> gemms) {
+  Tl& tl = s.tl;
+  // Streamed from HBM, xn is read once per output tile column of every GEMM:
+  // chunks pay off only when that is more than once.
+  int64_t col_tiles = 0;
+  for (const XnGemm& g : gemms)
+    col_tiles += g.w.h.tiled() ? (g.w.h.cols() + g.w.h.block_cols - 1) / g.w.h.block_cols : 2;
+  if (s.xn_in_tcm || s.xn_chunk <= 0 || s.xn_chunk >= s.H || col_tiles < 2) {
+    const Tensor xn = xn_operand(s);
+    for (const XnGemm& g : gemms) gemm(tl, xn, g.w, g.out);
+    return;
+  }
+  std::vector<Tensor> acc;
+  for (const XnGemm& g : gemms) {
+    const TensorHandle& o = g.out.h;
+    const bool own = o.in_tcm() && o.dtype == DType::kFp32 && o.stride() == o.cols();
+    acc.push_back(own ? g.out : tl.empty({s.B, o.cols()}, DType::kFp32));
+  }
+  const int64_t kc = s.xn_chunk, chunks = (s.H + kc - 1) / kc;
+  const Tensor buf[2] = {tl.empty({s.B, kc}, s.dt), tl.empty({s.B, kc}, s.dt)};
+  std::vector<Tensor> reading[2];  // the composites that read each buffer
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t k0 = c * kc, n = std::min(kc, s.H - k0);
+    const bool last = c + 1 == chunks;
+    std::vector<Tensor>& users = reading[c % 2];
+    for (const Tensor& t : users) tl.wait(t);  // nothing still reads the buffer
+    users.clear();
+    const Tensor dst = view_of(tl, buf[c % 2], 0, {s.B, n}, n);
+    const Tensor chunk = tl.load_into(dst, cols_of(tl, s.a.xn, k0, n));
+    size_t i = 0;
+    for (const XnGemm& g : gemms) {
+      CompositeArgs ca;
+      ca.a = chunk;
+      ca.b = weight_rows(tl, g.w, k0, n);
+      ca.out = last ? g.out : acc[i];
+      if (c > 0)
+        ca.epilogue.push_back({"add", Scope::kOutputTile, {{"other", acc[i]}}, {}, std::nullopt});
+      ca.rw = {acc[i]};
+      users.push_back(tl.composite(ca));
+      ++i;
+    }
+  }
+}
+
 void qkv_projection(Step& s, const LayerShard& w) {
   const TransformerStepArgs& a = s.a;
   if (a.qkv.count <= 0) return;
@@ -268,7 +333,7 @@ void qkv_projection(Step& s, const LayerShard& w) {
   Tensor out = tl.ref(a.qkv_mine.addr() + static_cast<uint64_t>(a.qkv.first) * 4,
                       {s.B, a.qkv.count}, DType::kFp32);
   out.h.row_stride = a.shape.qkv_width();
-  gemm(tl, xn_operand(s), w.wqkv, out);
+  xn_gemms(s, {{w.wqkv, out}});
   tl.wait();
 }
 
@@ -308,9 +373,7 @@ void gate_up(Step& s, const LayerShard& w, const Tensor& gate, const Tensor& up)
   s.begin("gate_up");
   {
     auto g = tl.scratch_scope();
-    const Tensor xn = xn_operand(s);
-    gemm(tl, xn, w.wgate, gate);
-    gemm(tl, xn, w.wup, up);
+    xn_gemms(s, {{w.wgate, gate}, {w.wup, up}});
     tl.wait();
   }
   s.end();

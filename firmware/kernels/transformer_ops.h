@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "firmware/kernels/transformer_step.h"
@@ -25,6 +26,7 @@ struct Step {
   double t0 = 0;
   Tensor partial;          // TCM when it fits, else a.partial (HBM)
   bool xn_in_tcm = false;  // GEMMs load xn into TCM first
+  int64_t xn_chunk = 0;    // else: the GEMMs load xn in chunks of this many columns (0: stream it)
   Shard shard;             // of the flattened stream this rank keeps (sharded residual)
 
   // Puts `partial` (and decides xn) in TCM when four times its bytes fit the budget.
@@ -69,6 +71,24 @@ void norm_phase(Step& s, const Tensor& gamma, const char* norm, const char* gath
 void residual(Step& s);
 // The GEMMs' a operand: xn, in TCM when it fits (loaded once per GEMM phase).
 Tensor xn_operand(Step& s);
+
+// Rows [row0, row0 + rows) of a tiled weight (whole block rows from row0):
+// the K-slice a chunk of xn multiplies.
+Tensor weight_rows(Tl& tl, const Tensor& w, int64_t row0, int64_t rows);
+
+// One GEMM of xn: out = xn · w.
+struct XnGemm {
+  const Tensor& w;
+  const Tensor& out;
+};
+// The GEMMs of a phase that all multiply xn, non-blocking: with xn whole in
+// TCM (loaded once); or, when streaming it would read it more than once (the
+// GEMMs have more than one column of output tiles between them), in K-chunks
+// of s.xn_chunk columns (each loaded once, the next while the GEMMs read this
+// one; each GEMM adds its chunks' products in an fp32 TCM accumulator, its
+// output itself when that is one, and the last chunk's composite writes
+// out); or else streamed from HBM.
+void xn_gemms(Step& s, std::initializer_list<XnGemm> gemms);
 
 // This rank's QKV columns of every row: xn · W_qkv slice into qkv_mine.
 void qkv_projection(Step& s, const LayerShard& w);

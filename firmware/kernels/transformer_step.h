@@ -115,10 +115,12 @@ struct TransformerStepArgs {
   // (stream_residency below): the row-parallel layers' partial sums stay in
   // TCM when they take at most partial_tcm_limit bytes (else they go to
   // `partial` in HBM); the GEMM phases load xn into TCM when it, with the
-  // partial sums kept there, takes at most xn_tcm_limit (else the GEMMs
-  // stream xn from HBM, a row of each native tile per DMA burst).
+  // partial sums kept there, takes at most xn_tcm_limit; else they load xn
+  // in K-chunks of xn_chunk_cols columns (stream_residency), or with 0
+  // stream it from HBM, a row of each native tile per DMA burst.
   uint64_t partial_tcm_limit = 0;
   uint64_t xn_tcm_limit = 0;
+  int64_t xn_chunk_cols = 0;
   std::function<void(int)> layer_done;  // optional: called after each layer
   // Optional: called on this rank as each of its phases ends, with its record.
   std::function<void(const PhaseRecord&)> phase_done;
@@ -126,12 +128,21 @@ struct TransformerStepArgs {
 
 // Where a step of `rows` stream rows keeps its partial sums and, in the
 // GEMM phases, xn (TransformerStepArgs::partial_tcm_limit, xn_tcm_limit).
+// When xn does not fit whole, the GEMM phases load it in K-chunks of
+// xn_chunk_cols columns: two chunk buffers (one loading while the GEMMs read
+// the other) and an fp32 accumulator of `acc_cols` columns (the widest output
+// a phase accumulates outside its own buffers) fit xn_tcm_limit beside the
+// partial sums kept in TCM; a multiple of `align` (the weights' block rows),
+// or 0 when not even `align` columns fit (the GEMMs stream xn from HBM).
+// With xn whole in TCM, xn_chunk_cols is the hidden width.
 struct StreamResidency {
   bool partial_in_tcm = false;
   bool xn_in_tcm = false;
+  int64_t xn_chunk_cols = 0;
 };
 StreamResidency stream_residency(int64_t rows, int64_t hidden, DType dtype,
-                                 uint64_t partial_tcm_limit, uint64_t xn_tcm_limit);
+                                 uint64_t partial_tcm_limit, uint64_t xn_tcm_limit,
+                                 int64_t acc_cols = 0, int64_t align = 0);
 
 // The op class a phase counts towards: gemm, attention, allreduce,
 // norm_elementwise, pipeline (a stage handing the stream to the next).

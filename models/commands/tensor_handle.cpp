@@ -76,11 +76,27 @@ int64_t TensorHandle::tiled_index(int64_t r, int64_t c) const {
   // Blocks in the last block row or column are as tall or wide as what is
   // left (stored compact), so the matrix's dimensions need not be multiples
   // of the block; with whole blocks everywhere this is the plain grid.
-  const int64_t br = block_rows, bc = block_cols, R = rows(), C = cols();
+  // A window's rows are the stored matrix's from grid_row0 on.
+  const int64_t br = block_rows, bc = block_cols, C = cols();
+  const int64_t R = grid_rows ? grid_rows : rows();
+  r += grid_row0;
   const int64_t rb = r / br, cb = c / bc;
   const int64_t h = std::min(br, R - rb * br), w = std::min(bc, C - cb * bc);
   const int64_t base = block_col_major ? cb * bc * R + rb * br * w : rb * br * C + cb * bc * h;
   return base + (r - rb * br) * w + (c - cb * bc);
+}
+
+TensorHandle TensorHandle::row_window(int64_t row0, int64_t count) const {
+  if (!tiled() || shape.size() != 2 || row0 < 0 || count <= 0 || row0 % block_rows != 0 ||
+      row0 + count > rows())
+    throw std::invalid_argument("row_window: rows [" + std::to_string(row0) + ", " +
+                                std::to_string(row0 + count) + ") of " + describe() +
+                                " are not whole block rows of a tiled matrix");
+  TensorHandle v = *this;
+  v.shape[0] = count;
+  v.grid_rows = grid_rows ? grid_rows : rows();
+  v.grid_row0 = grid_row0 + row0;
+  return v;
 }
 
 uint64_t TensorHandle::block_offset(int64_t r0, int64_t c0) const {

@@ -34,6 +34,11 @@ struct TensorHandle {
   // blocks, instead of a strided row per tile row.
   uint32_t block_rows = 0, block_cols = 0;
   bool block_col_major = false;
+  // Tiled: a window of whole block rows of a stored matrix (row_window): the
+  // stored matrix has grid_rows rows (0 = rows(): the handle is the whole
+  // matrix), this handle's row 0 is its row grid_row0, and addr is still the
+  // stored matrix's.
+  int64_t grid_rows = 0, grid_row0 = 0;
 
   bool valid() const { return id != 0; }
   int64_t numel() const;
@@ -51,6 +56,11 @@ struct TensorHandle {
   uint64_t block_offset(int64_t r0, int64_t c0) const;
   // Tiled: the element offset of (r, c) from addr.
   int64_t tiled_index(int64_t r, int64_t c) const;
+  // Tiled: rows [row0, row0 + count) of this handle as a handle of the same
+  // storage (a K-slice of a weight), with a fresh identity left to the
+  // caller. row0 starts a block row; throws std::invalid_argument otherwise
+  // or when the rows run past this handle's.
+  TensorHandle row_window(int64_t row0, int64_t count) const;
 };
 
 }  // namespace kb

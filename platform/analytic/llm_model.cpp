@@ -64,8 +64,12 @@ class PeClock {
   // A composite GEMM out = a · b, a [M, K] in TCM (or streamed from HBM
   // with `a_hbm`), b [K, N] in HBM in the GEMM's K x N tiles, out fp32 in TCM
   // or HBM. Its tokens follow the previous composite's on the engines.
+  // `after`: when a composite it depends on (through a read-and-written
+  // accumulator, which PE_SCHEDULER orders) ends; its first token waits for it.
+  // `shared_bytes`: other DMA reads of own HBM while its tokens run (the next
+  // chunk of xn), which its weight stream shares the HBM with.
   double gemm(int64_t M, int64_t K, int64_t N, bool a_hbm, bool out_hbm, double ready,
-              std::string* how) {
+              std::string* how, double after = 0, double shared_bytes = 0) {
     const PeConfig& pe = c_.pe;
     const int64_t tm = pe.gemm.tile_m, tk = pe.gemm.tile_k, tn = pe.gemm.tile_n;
     const int64_t nm = ceil_div(M, tm), nk = ceil_div(K, tk), nn = ceil_div(N, tn);
@@ -88,7 +92,8 @@ class PeClock {
     const std::vector<Unit> units = {
         {"PE_GEMM", 2.0 * tm * tk * tn / (pe.gemm.peak_tflops * 1000.0)},
         {"HBM weight stream",
-         (b_tile + a_tile + (out_hbm ? out_tile / static_cast<double>(nk) : 0)) /
+         (b_tile + a_tile + (out_hbm ? out_tile / static_cast<double>(nk) : 0) +
+          shared_bytes / tokens) /
              c_.pe_hbm_bandwidth_gbps()},
         {"DMA setup", transfers * pe.dma.setup_ns},
         {"FETCH", (static_cast<double>(mm) * kk + kk * nc) * 2 / tcm},
@@ -113,7 +118,7 @@ class PeClock {
     // Its first token's weights stream in while the previous composite's
     // tokens still run.
     const double s = after_dispatch(gemm_composite(), ready);
-    gemm_ = std::max(s + first + fetch, gemm_) + tokens * per;
+    gemm_ = std::max({s + first + fetch, gemm_, after + first + fetch}) + tokens * per;
     const double tail =
         out_tile / tcm +
         (out_hbm ? pe.dma.setup_ns + own_hbm_write_ns(c_, static_cast<uint64_t>(out_tile)) : 0);
@@ -158,6 +163,7 @@ struct Shape {
   int64_t B, H, G, d, e;
   uint64_t budget;
   bool partial_tcm, xn_tcm;
+  int64_t xn_chunk;  // else: xn's columns per K-chunk (0: streamed from HBM)
 };
 
 // RMSNorm over B rows (firmware/kernels/transformer_ops.cpp, rmsnorm).
@@ -238,10 +244,38 @@ double rmsnorm_shard_ns(const TopologyConfig& c, const Shape& s, int64_t lo, int
 }
 
 // A GEMM phase: xn loaded into TCM first when it fits (xn_operand), then
-// the composites, each [M, K] x [K, N].
+// the composites, each [M, K] x [K, N]; or, when the composites have more
+// than one column of output tiles, xn's K-chunks (xn_gemms in
+// transformer_ops.cpp), each loaded once the composites that read its
+// buffer two chunks before are done, and the composites over it, each after
+// its GEMM's composite of the chunk before (their accumulator orders them)
+// and sharing the HBM with the next chunk's load, the last chunk's writing
+// out (the accumulating add epilogue, a MATH pass per output tile beside a
+// tile's weight stream, is left out).
 double gemm_phase_ns(const TopologyConfig& c, const Shape& s, bool xn_operand, int64_t M, int64_t K,
                      const std::vector<int64_t>& Ns, bool out_hbm, std::string* how) {
   PeClock pe(c);
+  int64_t col_tiles = 0;
+  for (int64_t N : Ns) col_tiles += ceil_div(N, c.pe.gemm.tile_n);
+  if (xn_operand && !s.xn_tcm && s.xn_chunk > 0 && s.xn_chunk < K && col_tiles >= 2) {
+    double read_by[2] = {0, 0};  // when the composites reading each chunk buffer end
+    std::vector<double> acc_done(Ns.size(), 0.0);  // each GEMM's last composite's end
+    for (int64_t k0 = 0, i = 0; k0 < K; k0 += s.xn_chunk, ++i) {
+      const int64_t n = std::min(s.xn_chunk, K - k0);
+      const double a = pe.load(static_cast<uint64_t>(M * n * s.e), read_by[i % 2]);
+      // The next chunk loads while this chunk's composites run.
+      const int64_t next_cols = std::min(s.xn_chunk, K - k0 - n);  // 0 after the last
+      const double next = static_cast<double>(M * next_cols * s.e) / static_cast<double>(Ns.size());
+      double done = 0;
+      for (size_t g = 0; g < Ns.size(); ++g) {
+        acc_done[g] =
+            pe.gemm(M, n, Ns[g], false, out_hbm && k0 + n >= K, a, how, acc_done[g], next);
+        done = std::max(done, acc_done[g]);
+      }
+      read_by[i % 2] = done;
+    }
+    return pe.wait();
+  }
   const double a = xn_operand && s.xn_tcm ? pe.load(static_cast<uint64_t>(s.B * s.H * s.e)) : 0;
   for (int64_t N : Ns) pe.gemm(M, K, N, xn_operand && !s.xn_tcm, out_hbm, a, how);
   return pe.wait();
@@ -401,6 +435,7 @@ LlmStepModel llm_decode_model(const TpMapping& map, const LlmRun& run, const Top
   const fw::StreamResidency where = map.residency();
   s.partial_tcm = where.partial_in_tcm;
   s.xn_tcm = where.xn_in_tcm;
+  s.xn_chunk = where.xn_chunk_cols;
   const RingSpace partial_space = s.partial_tcm ? RingSpace::kTcm : RingSpace::kHbm;
   const std::vector<PeAddr>& order = map.order();
   const unsigned R = map.ranks_per_group();

@@ -49,7 +49,7 @@ uint64_t layer_tcm_bytes(const fw::TransformerShape& s, int64_t B, int64_t tile,
 }  // namespace
 
 TpMapping::TpMapping(const ModelSpec& model, const LlmRun& run, const TopologyConfig& cfg)
-    : model_(model), run_(run) {
+    : model_(model), run_(run), weight_block_rows_(cfg.pe.gemm.tile_k) {
   const unsigned total = cfg.total_pes() - std::min(run.first_pe, cfg.total_pes());
   const unsigned W = run.ranks == 0 ? total : run.ranks;
   if (W > total)
@@ -234,8 +234,12 @@ void TpMapping::check_fits(const TopologyConfig& cfg) {
 }
 
 fw::StreamResidency TpMapping::residency() const {
+  // The accumulator a chunked GEMM phase adds to beside its own buffers:
+  // the QKV columns, or the LM head's (gate and up accumulate in place).
+  int64_t acc_cols = 0;
+  for (const RankPlan& r : ranks_) acc_cols = std::max({acc_cols, r.qkv.count, r.vocab.count});
   return fw::stream_residency(stream_rows(run_), model_.hidden, model_.dtype, partial_tcm_limit_,
-                              xn_tcm_limit_);
+                              xn_tcm_limit_, acc_cols, weight_block_rows_);
 }
 
 std::vector<PeAddr> TpMapping::group(unsigned g) const {
@@ -342,7 +346,10 @@ nlohmann::json TpMapping::describe() const {
       {"tcm",
        {{"phase_budget_bytes", tcm_budget_},
         {"partial_sums", where.partial_in_tcm ? "tcm" : "hbm"},
-        {"xn_in_gemm_phases", where.xn_in_tcm ? "tcm" : "hbm"}}},
+        {"xn_in_gemm_phases", where.xn_in_tcm           ? "tcm"
+                              : where.xn_chunk_cols > 0 ? "tcm_k_chunks"
+                                                        : "hbm"},
+        {"xn_chunk_columns", where.xn_chunk_cols}}},
       {"weights", "each rank's shards in its own HBM"},
       {"kv_cache", "each rank's block of every sequence, in its own HBM (K transposed)"},
       {"rank0", rank_json(r0)},

@@ -132,6 +132,7 @@ class TpMapping {
   uint64_t tcm_budget_ = 0;
   uint64_t partial_tcm_limit_ = 0;
   uint64_t xn_tcm_limit_ = 0;
+  int64_t weight_block_rows_ = 0;  // the tiled weights' block rows (the native tile's k)
   int64_t attn_chunk_ = 0;
   unsigned allreduce_per_cube_ = 0;
   fw::CrossCube allreduce_across_ = fw::CrossCube::kTree;

@@ -105,6 +105,7 @@ std::vector<fw::TransformerStepArgs> place_step(HostRuntime& rt, const TpMapping
     rope_f.assign(rope.begin(), rope.end());
   }
   std::vector<fw::TransformerStepArgs> all;
+  const int64_t xn_chunk_cols = map.residency().xn_chunk_cols;
   for (const RankPlan& rp : map.ranks()) {
     const PeId pe{rp.pe.sip, rp.pe.cube, rp.pe.pe};
     fw::TransformerStepArgs a;
@@ -126,6 +127,7 @@ std::vector<fw::TransformerStepArgs> place_step(HostRuntime& rt, const TpMapping
     a.tcm_budget = map.tcm_budget();
     a.partial_tcm_limit = map.partial_tcm_limit();
     a.xn_tcm_limit = map.xn_tcm_limit();
+    a.xn_chunk_cols = xn_chunk_cols;
     a.attn_chunk = map.attn_chunk();
     a.allreduce_per_cube = map.allreduce_per_cube();
     a.allreduce_across = map.allreduce_across();

@@ -99,6 +99,7 @@ void HostRuntime::write(const fw::Tensor& t, const std::vector<float>& values) {
   if (static_cast<int64_t>(values.size()) != h.numel())
     throw UsageError("write of " + std::to_string(values.size()) + " values into " + h.describe());
   const uint64_t esize = dtype_bytes(h.dtype);
+  if (h.grid_rows != 0) throw UsageError("write into a window of a tiled matrix: " + h.describe());
   if (h.tiled()) {  // one contiguous write in block order
     std::vector<float> ordered(values.size());
     for (int64_t r = 0; r < h.rows(); ++r)
@@ -123,6 +124,7 @@ std::vector<float> HostRuntime::read(const fw::Tensor& t) {
   const TensorHandle& h = t.h;
   const uint64_t esize = dtype_bytes(h.dtype);
   std::vector<float> out;
+  if (h.grid_rows != 0) throw UsageError("read of a window of a tiled matrix: " + h.describe());
   if (h.tiled()) {
     std::vector<uint8_t> bytes(h.bytes());
     platform_.debug_read(h.addr, bytes.data(), bytes.size());

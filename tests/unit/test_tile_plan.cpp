@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -242,6 +243,41 @@ TEST(TilePlan, RaggedTiledBHasCompactEdgeBlocks) {
   EXPECT_EQ(w.tiled_index(0, 32), 64 * 32);  // block (0, 1) is 64 x 8
   EXPECT_EQ(w.tiled_index(64, 0), 64 * 40);  // block row 1 is 6 tall
   EXPECT_EQ(w.tiled_index(69, 39), 70 * 40 - 1);
+}
+
+// A window of whole block rows of a tiled matrix (a K-slice of a weight):
+// every element is where the stored matrix has it, ragged last block row and
+// narrow last block column included, and a GEMM over the window streams the
+// stored blocks.
+TEST(TilePlan, AWindowOfBlockRowsReadsTheStoredBlocks) {
+  Handles hs;
+  TensorHandle w = hs.hbm({300, 52});  // blocks 64 x 32: a ragged last row and column
+  w.block_rows = 64;
+  w.block_cols = 32;
+  w.block_col_major = true;
+  for (const int64_t row0 : {int64_t{0}, int64_t{128}, int64_t{256}}) {
+    const int64_t rows = row0 == 256 ? 44 : 128;
+    const TensorHandle v = w.row_window(row0, rows);
+    ASSERT_EQ(v.shape, (std::vector<int64_t>{rows, 52}));
+    EXPECT_EQ(v.addr, w.addr);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < 52; ++c)
+        ASSERT_EQ(v.tiled_index(r, c), w.tiled_index(row0 + r, c)) << row0 << " " << r << " " << c;
+  }
+  EXPECT_THROW(w.row_window(100, 64), std::invalid_argument);  // not a block row's start
+  EXPECT_THROW(w.row_window(256, 64), std::invalid_argument);  // past the last row
+  const TensorHandle v = w.row_window(128, 128);
+  CompositeCmd c;
+  c.ops = {gemm_op(hs.tcm({1, 128}), v, hs.tcm({1, 52}, DType::kFp32))};
+  const TilePlan p = make_tile_plan(c, kTiling, 1);
+  ASSERT_EQ(p.tiles.back().tile, "m0.n1.k1");
+  const Stage& rb = p.tiles.back().stages[0];
+  ASSERT_EQ(rb.kind, StageKind::kDmaRead);
+  // Block column 1 (20 wide) of stored block row 3.
+  EXPECT_EQ(rb.transfer.src, w.addr + (uint64_t{32} * 300 + uint64_t{3} * 64 * 20) * 2);
+  EXPECT_EQ(rb.transfer.rows, 64u);
+  EXPECT_EQ(rb.transfer.row_bytes, 20u * 2);
+  EXPECT_TRUE(rb.transfer.coalescible());
 }
 
 TEST(TilePlan, TiledOperandWithOtherBlocksIsRejected) {
