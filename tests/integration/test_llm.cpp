@@ -695,6 +695,34 @@ TEST(LlmPrefill, APromptLongerThanTheTcmStreamsThroughItInChunks) {
   EXPECT_LE(j["metrics"]["logits_max_rel_err"].get<double>(), 1e-2) << j["metrics"].dump();
 }
 
+// A prompt of 2 x 40 rows of hidden 1024 (xn 160 KiB, beyond the GEMM
+// phases' half of the budget): its QKV and gate/up GEMMs load xn in K-chunks
+// and the logits still match the reference.
+TEST(LlmPrefill, AWideStreamLoadsXnInKChunks) {
+  TempDir tmp;
+  const nlohmann::json j = run_json({"-t", kTiny,
+                                     "-b", "llm",
+                                     "-q", "--data",
+                                     "-p", "model=llama3_8b",
+                                     "-p", "model.layers=2",
+                                     "-p", "model.hidden=1024",
+                                     "-p", "model.heads=8",
+                                     "-p", "model.kv_heads=2",
+                                     "-p", "model.d_head=128",
+                                     "-p", "model.ffn=512",
+                                     "-p", "model.vocab=256",
+                                     "-p", "ranks=8",
+                                     "-p", "batch=2",
+                                     "-p", "phase=prefill",
+                                     "-p", "prompt=40"},
+                                    tmp, "wide_prefill.json");
+  ASSERT_FALSE(j.is_null());
+  const nlohmann::json& m = j["metrics"];
+  EXPECT_EQ(m["mapping"]["tcm"]["xn_in_gemm_phases"], "tcm_k_chunks");
+  EXPECT_LT(m["mapping"]["tcm"]["xn_chunk_columns"].get<int64_t>(), 1024);
+  EXPECT_LE(m["logits_max_rel_err"].get<double>(), 1e-2) << m.dump();
+}
+
 TEST(LlmPrefill, NoResultBeatsItsRoofline) {
   TempDir tmp;
   const std::vector<std::vector<std::string>> cases = {
