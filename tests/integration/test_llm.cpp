@@ -161,25 +161,30 @@ TEST(LlmDecode, ReduceStagingLivesOnlyAsLongAsItsAllReduce) {
   EXPECT_GT(j["metrics"]["latency_per_token_ns"].get<double>(), 0.0);
 }
 
-// A wide stream: two layers of hidden 1024 over 8 ranks of tiny.yaml in
-// data mode, the residual replicated, `batch` sequences.
+// Two layers of hidden 1024 over 8 ranks of tiny.yaml in data mode, with
+// `more` arguments.
+nlohmann::json wide_model(const std::vector<std::string>& more, const TempDir& tmp,
+                          const std::string& name) {
+  std::vector<std::string> a = {"-t", kTiny,
+                                "-b", "llm",
+                                "-q", "--data",
+                                "-p", "model=llama3_8b",
+                                "-p", "model.layers=2",
+                                "-p", "model.hidden=1024",
+                                "-p", "model.heads=8",
+                                "-p", "model.kv_heads=2",
+                                "-p", "model.d_head=128",
+                                "-p", "model.ffn=512",
+                                "-p", "model.vocab=256",
+                                "-p", "ranks=8"};
+  a.insert(a.end(), more.begin(), more.end());
+  return run_json(a, tmp, name);
+}
+
+// A wide stream: a decode step of `batch` sequences, the residual replicated.
 nlohmann::json wide_stream(const std::string& batch, const TempDir& tmp) {
-  return run_json({"-t", kTiny,
-                   "-b", "llm",
-                   "-q", "--data",
-                   "-p", "model=llama3_8b",
-                   "-p", "model.layers=2",
-                   "-p", "model.hidden=1024",
-                   "-p", "model.heads=8",
-                   "-p", "model.kv_heads=2",
-                   "-p", "model.d_head=128",
-                   "-p", "model.ffn=512",
-                   "-p", "model.vocab=256",
-                   "-p", "ranks=8",
-                   "-p", "batch=" + batch,
-                   "-p", "context=40",
-                   "-p", "residual=replicated"},
-                  tmp, "wide_" + batch + ".json");
+  return wide_model({"-p", "batch=" + batch, "-p", "context=40", "-p", "residual=replicated"}, tmp,
+                    "wide_" + batch + ".json");
 }
 
 // The numbers of that path (a stream reduced from HBM through staging, two
@@ -700,22 +705,8 @@ TEST(LlmPrefill, APromptLongerThanTheTcmStreamsThroughItInChunks) {
 // and the logits still match the reference.
 TEST(LlmPrefill, AWideStreamLoadsXnInKChunks) {
   TempDir tmp;
-  const nlohmann::json j = run_json({"-t", kTiny,
-                                     "-b", "llm",
-                                     "-q", "--data",
-                                     "-p", "model=llama3_8b",
-                                     "-p", "model.layers=2",
-                                     "-p", "model.hidden=1024",
-                                     "-p", "model.heads=8",
-                                     "-p", "model.kv_heads=2",
-                                     "-p", "model.d_head=128",
-                                     "-p", "model.ffn=512",
-                                     "-p", "model.vocab=256",
-                                     "-p", "ranks=8",
-                                     "-p", "batch=2",
-                                     "-p", "phase=prefill",
-                                     "-p", "prompt=40"},
-                                    tmp, "wide_prefill.json");
+  const nlohmann::json j =
+      wide_model({"-p", "batch=2", "-p", "phase=prefill", "-p", "prompt=40"}, tmp, "prefill.json");
   ASSERT_FALSE(j.is_null());
   const nlohmann::json& m = j["metrics"];
   EXPECT_EQ(m["mapping"]["tcm"]["xn_in_gemm_phases"], "tcm_k_chunks");
