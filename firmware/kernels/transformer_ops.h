@@ -29,7 +29,8 @@ struct Step {
   int64_t xn_chunk = 0;    // else: the GEMMs load xn in chunks of this many columns (0: stream it)
   Shard shard;             // of the flattened stream this rank keeps (sharded residual)
 
-  // Puts `partial` (and decides xn) in TCM when four times its bytes fit the budget.
+  // Puts `partial` in TCM and decides where the GEMMs take xn from, as the
+  // mapping planned (stream_residency, a.xn_chunk_cols).
   Step(Tl& t, const TransformerStepArgs& args, std::vector<PhaseRecord>* ph, int64_t rows);
   void begin(const char* p);
   void end();  // waits for what the phase issued, records it
