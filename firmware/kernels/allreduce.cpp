@@ -215,11 +215,16 @@ void tree_broadcast(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order
   wait_all(tl, sends);
 }
 
-std::vector<PeAddr> tree_sources(const std::vector<PeAddr>& order, unsigned i) {
+std::vector<PeAddr> tree_reduce_sources(const std::vector<PeAddr>& order, unsigned i) {
   const auto p = static_cast<unsigned>(order.size());
   std::vector<PeAddr> from;
   for (unsigned mask = 1; mask < p && !(i & mask); mask <<= 1)
     if (i + mask < p) from.push_back(order[i + mask]);
+  return from;
+}
+
+std::vector<PeAddr> tree_sources(const std::vector<PeAddr>& order, unsigned i) {
+  std::vector<PeAddr> from = tree_reduce_sources(order, i);
   if (i != 0) from.push_back(order[i - lowbit(i)]);
   return from;
 }
@@ -351,8 +356,11 @@ void cube_allreduce(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order
   wait_all(tl, p);
 }
 
-std::vector<PeAddr> cube_allreduce_sources(const std::vector<PeAddr>& order, unsigned i,
-                                           unsigned per_cube, CrossCube across) {
+namespace {
+
+// cube_allreduce's sources, or (reducing_only) those whose messages it adds in.
+std::vector<PeAddr> cube_sources(const std::vector<PeAddr>& order, unsigned i, unsigned per_cube,
+                                 CrossCube across, bool reducing_only) {
   check_cube_blocks(order, per_cube);
   const std::vector<PeAddr> peers = same_position(order, i, per_cube);
   const unsigned pos = i / per_cube;
@@ -360,9 +368,21 @@ std::vector<PeAddr> cube_allreduce_sources(const std::vector<PeAddr>& order, uns
   if (across == CrossCube::kHalving && halving_fits(peers.size()))
     for (unsigned mask = 1; mask < peers.size(); mask <<= 1) from.push_back(peers[pos ^ mask]);
   else
-    from = tree_sources(peers, pos);
+    from = reducing_only ? tree_reduce_sources(peers, pos) : tree_sources(peers, pos);
   if (per_cube > 1) from.push_back(cube_ring_of(order, i, per_cube).left);
   return from;
+}
+
+}  // namespace
+
+std::vector<PeAddr> cube_allreduce_sources(const std::vector<PeAddr>& order, unsigned i,
+                                           unsigned per_cube, CrossCube across) {
+  return cube_sources(order, i, per_cube, across, false);
+}
+
+std::vector<PeAddr> cube_allreduce_reduce_sources(const std::vector<PeAddr>& order, unsigned i,
+                                                  unsigned per_cube, CrossCube across) {
+  return cube_sources(order, i, per_cube, across, true);
 }
 
 bool list_allreduce_halves(size_t n) {

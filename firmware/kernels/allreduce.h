@@ -48,6 +48,11 @@ void allreduce(Tl& tl, const CollectiveGroup& group, const AllReduceArgs& args, 
 void tree_allreduce(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order, unsigned i);
 void tree_broadcast(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order, unsigned i);
 std::vector<PeAddr> tree_sources(const std::vector<PeAddr>& order, unsigned i);
+// The sources whose messages position i adds in as they arrive (a receive
+// that reduces), here and in cube_allreduce and cube_reduce_scatter. Such a
+// receive stages each slot through TCM when the vector it sums into is not in
+// TCM: 2 x pe.ipcq.slots x slot_bytes per source, for the collective's length.
+std::vector<PeAddr> tree_reduce_sources(const std::vector<PeAddr>& order, unsigned i);
 
 // An all-reduce over any ordered list of PEs (this PE is order[i]): recursive
 // halving and doubling (as across the cubes of cube_allreduce, kHalving)
@@ -84,6 +89,8 @@ void cube_allreduce(Tl& tl, const Tensor& data, const std::vector<PeAddr>& order
                     unsigned per_cube, CrossCube across);
 std::vector<PeAddr> cube_allreduce_sources(const std::vector<PeAddr>& order, unsigned i,
                                            unsigned per_cube, CrossCube across);
+std::vector<PeAddr> cube_allreduce_reduce_sources(const std::vector<PeAddr>& order, unsigned i,
+                                                  unsigned per_cube, CrossCube across);
 // Whether `ranks` in blocks of `per_cube` take the halving across the cubes
 // (a power of two of blocks, at least two) when asked to.
 bool cube_allreduce_halves(size_t ranks, unsigned per_cube);

@@ -368,6 +368,15 @@ void sum_into_stream(Step& s, const char* allreduce_phase, const char* scatter_p
   s.end();
 }
 
+std::vector<PeAddr> stream_reduce_sources(const TransformerStepArgs& a) {
+  if (a.allreduce_per_cube == 0) return tree_reduce_sources(a.ranks, a.rank);
+  // The sharded stream's reduce-scatter is cube_allreduce's first half with
+  // the halving across the cubes.
+  return cube_allreduce_reduce_sources(
+      a.ranks, a.rank, a.allreduce_per_cube,
+      a.sharded_residual ? CrossCube::kHalving : a.allreduce_across);
+}
+
 void gate_up(Step& s, const LayerShard& w, const Tensor& gate, const Tensor& up) {
   Tl& tl = s.tl;
   s.begin("gate_up");

@@ -102,6 +102,10 @@ void allreduce_all(Step& s, const Tensor& v);
 // then added to the residual stream (`residual_phase`; sharded: its shard).
 void sum_into_stream(Step& s, const char* allreduce_phase, const char* scatter_phase,
                      const char* residual_phase);
+// The peers whose messages sum_into_stream adds in: with the partial sums
+// outside TCM, each stages through TCM while the collective runs (see
+// tree_reduce_sources).
+std::vector<PeAddr> stream_reduce_sources(const TransformerStepArgs& a);
 // The gate_up phase: gate, up = xn · W_gate, W_up slices.
 void gate_up(Step& s, const LayerShard& w, const Tensor& gate, const Tensor& up);
 // Every layer of s.a with `layer`, records and layer_done numbered from first_layer.

@@ -34,11 +34,19 @@ std::string str(int64_t v) {
 // reduce root, one more for each of its `children`, each received into its
 // own buffer) and the QKV gather's own buffers; 64 bytes of alignment for
 // each allocation.
+// What a decode layer keeps in TCM from its first phase to its last: the
+// group's QKV rows and their rotation, the attention output, gate, up and h.
+uint64_t layer_persistent_bytes(const fw::TransformerShape& s, int64_t B, int64_t nf) {
+  const auto e = static_cast<int64_t>(dtype_bytes(s.dtype));
+  const int64_t G = s.group(), d = s.d_head;
+  return static_cast<uint64_t>(2 * B * (G + 2) * d * e + B * G * d * e + B * nf * (4 + 4 + e));
+}
+
 uint64_t layer_tcm_bytes(const fw::TransformerShape& s, int64_t B, int64_t tile, int64_t nf,
                          int64_t chunk, int64_t children) {
   const auto e = static_cast<int64_t>(dtype_bytes(s.dtype));
-  const int64_t G = s.group(), d = s.d_head, rows = B * G, chunk_rows = chunk * G;
-  const int64_t layer = 2 * B * (G + 2) * d * e + rows * d * e + B * nf * (4 + 4 + e);
+  const int64_t G = s.group(), d = s.d_head, chunk_rows = chunk * G;
+  const auto layer = static_cast<int64_t>(layer_persistent_bytes(s, B, nf));
   const int64_t sweep = 2 * (2 * G * tile * 4 + 2 * (G * tile * e + 4 * G * 4));
   const int64_t attention =
       (1 + std::max<int64_t>(children, 1)) * chunk_rows * (d + 2) * 4 + sweep + 5 * chunk_rows * 4;
@@ -181,6 +189,7 @@ void TpMapping::check_fits(const TopologyConfig& cfg) {
     // the GEMM phases load xn when it takes up to half of it with them.
     partial_tcm_limit_ = tcm_budget_ / 4;
     xn_tcm_limit_ = tcm_budget_ / 2;
+    check_reduce_staging(cfg, arena, 0);  // a prefill layer keeps nothing in TCM
     return;
   }
   // TCM: a layer's buffers, and room for row chunks of the hidden width.
@@ -231,6 +240,32 @@ void TpMapping::check_fits(const TopologyConfig& cfg) {
   tcm_budget_ = room - kept;
   partial_tcm_limit_ = std::min(kept > norm_side ? kept - norm_side : 0, beside_attention);
   xn_tcm_limit_ = room > slack ? room - slack : 0;
+  check_reduce_staging(cfg, arena, layer_persistent_bytes(shape(), run_.batch, nf_max));
+}
+
+void TpMapping::check_reduce_staging(const TopologyConfig& cfg, uint64_t arena,
+                                     uint64_t layer_bytes) const {
+  if (residency().partial_in_tcm) return;
+  const IpcqConfig& q = cfg.pe.ipcq;
+  const uint64_t per_source = 2 * uint64_t{q.slots} * q.slot_bytes;
+  for (const RankPlan& rp : ranks_) {
+    const auto n = static_cast<uint64_t>(fw::tx::stream_reduce_sources(step_args(rp)).size());
+    // Each staging buffer is one allocation, aligned to 64 bytes.
+    const uint64_t need = layer_bytes + n * (per_source + 64);
+    if (need > arena)
+      throw UsageError(
+          "llm: the partial sums (" + str(stream_rows(run_)) + " rows of " + str(model_.hidden) +
+          ", fp32) stay in HBM, so " + to_string(rp.pe) + " stages what " +
+          str(static_cast<int64_t>(n)) + " peers send for their all-reduce in TCM, " +
+          "2 x pe.ipcq.slots x slot_bytes = " + str(static_cast<int64_t>(per_source)) +
+          " bytes per peer" +
+          (layer_bytes ? ", beside the layer's " + str(static_cast<int64_t>(layer_bytes)) +
+                             " bytes of buffers"
+                       : std::string()) +
+          ": " + str(static_cast<int64_t>(need)) + " bytes with alignment, but the TCM arena has " +
+          str(static_cast<int64_t>(arena)) + "; raise pe.tcm.size_bytes by " +
+          str(static_cast<int64_t>(need - arena)) + " or more, or lower pe.ipcq.slots");
+  }
 }
 
 fw::StreamResidency TpMapping::residency() const {
@@ -247,7 +282,7 @@ std::vector<PeAddr> TpMapping::group(unsigned g) const {
   return {first, first + per_group_};
 }
 
-std::vector<PeAddr> TpMapping::ring_sources(const RankPlan& r) const {
+fw::TransformerStepArgs TpMapping::step_args(const RankPlan& r) const {
   fw::TransformerStepArgs a;
   a.ranks = order_;
   a.rank = r.rank;
@@ -255,7 +290,12 @@ std::vector<PeAddr> TpMapping::ring_sources(const RankPlan& r) const {
   a.group_rank = r.group_rank;
   a.allreduce_per_cube = allreduce_per_cube_;
   a.allreduce_across = allreduce_across_;
-  return fw::tx::ring_sources(a);
+  a.sharded_residual = run_.sharded_residual;
+  return a;
+}
+
+std::vector<PeAddr> TpMapping::ring_sources(const RankPlan& r) const {
+  return fw::tx::ring_sources(step_args(r));
 }
 
 void TpMapping::check_rings(const TopologyConfig& cfg) const {

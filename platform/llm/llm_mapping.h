@@ -117,6 +117,13 @@ class TpMapping {
   void check_fits(const TopologyConfig& cfg);
   // Every rank can open the IPCQ ring of each peer it receives from (in TCM).
   void check_rings(const TopologyConfig& cfg) const;
+  // With the partial sums in HBM, every rank's all-reduce of them can stage
+  // each reducing peer's slots in TCM beside the `layer_bytes` a layer keeps
+  // there (fw::tx::stream_reduce_sources).
+  void check_reduce_staging(const TopologyConfig& cfg, uint64_t arena,
+                            uint64_t layer_bytes) const;
+  // The collectives' part of `r`'s step arguments: ranks, group, all-reduce.
+  fw::TransformerStepArgs step_args(const RankPlan& r) const;
   // How a KV-head group gathers its QKV and merges its attention, for describe().
   std::string group_collectives() const;
   // Chooses the all-reduce over the W ranks as `run` asks; throws when it cannot run.

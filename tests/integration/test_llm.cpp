@@ -832,11 +832,46 @@ INSTANTIATE_TEST_SUITE_P(
                 {"-p", "phase=prefill", "-p", "prompt=23", "--set", "pe.ipcq.ring_bytes=32KiB"},
                 kTiny,
                 "holds 2; raise pe.ipcq.ring_bytes to"},
+        BadCase{"reduce_staging_does_not_fit_tcm",
+                {"-p", "batch=64", "-p", "context=40", "--set", "pe.tcm.size_bytes=320KiB", "--set",
+                 "pe.ipcq.ring_bytes=64KiB"},
+                kTiny,
+                "sip0.cube0.pe0 stages what 3 peers send for their all-reduce in TCM, 2 x "
+                "pe.ipcq.slots x slot_bytes = 32768 bytes per peer, beside the layer's 47360 "
+                "bytes of buffers"},
+        BadCase{"prefill_reduce_staging_does_not_fit_tcm",
+                {"-p", "phase=prefill", "-p", "prompt=23", "--set", "pe.tcm.size_bytes=288KiB",
+                 "--set", "pe.ipcq.ring_bytes=64KiB"},
+                kTiny,
+                "stages what 3 peers send for their all-reduce in TCM"},
         BadCase{"prefill_does_not_fit_hbm",
                 {"-p", "phase=prefill", "-p", "prompt=1000000"},
                 kTiny,
                 "x prompt 1000000"}),
     [](const auto& info) { return info.param.name; });
+
+// The partial sums in HBM are reduced through TCM staging, one per peer whose
+// messages a rank adds in. A TCM too small for that is refused up front
+// (before, the run faulted mid-way); half the slots per ring fit the same
+// TCM, and so does the TCM size the error asks for.
+TEST(LlmDecode, ATcmTooSmallForTheReduceStagingIsRefusedUpFront) {
+  TempDir tmp;
+  auto with = [](const std::string& tcm, const std::string& slots) {
+    return args({"-p", "batch=64", "-p", "context=40", "--set", "pe.ipcq.ring_bytes=64KiB", "--set",
+                 "pe.tcm.size_bytes=" + tcm, "--set", "pe.ipcq.slots=" + slots});
+  };
+  const std::string line = test::expect_usage_error(run_kernbench(with("327680", "32"), tmp));
+  const std::string key = "raise pe.tcm.size_bytes by ";
+  const size_t at = line.find(key);
+  ASSERT_NE(at, std::string::npos) << line;
+  const uint64_t more = std::stoull(line.substr(at + key.size()));
+
+  // 3 peers x 16 KiB beside the layer's 47360 bytes fit the arena of 98304.
+  const nlohmann::json half = run_json(with("327680", "16"), tmp, "half.json");
+  EXPECT_EQ(half["metrics"]["mapping"]["tcm"]["partial_sums"], "hbm");
+  const nlohmann::json more_tcm = run_json(with(std::to_string(327680 + more), "32"), tmp, "more.json");
+  EXPECT_FALSE(more_tcm.empty());
+}
 
 TEST(LlmModelSpec, AFileErrorNamesLineColumnAndTheNearestField) {
   TempDir tmp;
