@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -21,19 +22,25 @@ struct Place {
 };
 
 // One direction of a path: its fixed latencies (crossbars, routers) and the
-// link directions it crosses, by name.
+// link directions it crosses, by name; the energy knobs of the routers it
+// goes through (each counts a transaction's data bytes once, on its way out).
 struct Route {
   double fixed_ns = 0;
   std::vector<std::pair<std::string, const LinkConfig*>> wires;
+  std::vector<const BitEnergyConfig*> routers;
 };
 
-// What one chunk of a step occupies, per resource (ns), and its latency.
+// What one chunk of a step occupies, per resource (ns), its latency, and the
+// dynamic energy it spends (pJ, by class).
 struct Cost {
   double latency_ns = 0;
   std::map<std::string, double> busy;
+  EnergyByClass pj{};
   void add(const Cost& o) {
     for (const auto& [k, v] : o.busy) busy[k] += v;
+    for (unsigned i = 0; i < kNumEnergyClasses; ++i) pj[i] += o.pj[i];
   }
+  void spend(EnergyClass c, double e) { pj[static_cast<unsigned>(c)] += e; }
   std::pair<std::string, double> busiest() const {
     std::pair<std::string, double> b{"", 0.0};
     for (const auto& kv : busy)
@@ -53,18 +60,23 @@ class Fabric {
         grid_(c.sip.cubes_x, c.sip.cubes_y, c.sip.topology),
         sips_(c.system.n_sips, c.system.sip_topology) {}
 
-  // Wire time of `bytes` (a header-only message when 0) on one link direction.
-  static double wire_ns(const LinkConfig& l, double bytes) {
+  // Bytes on the wire for `bytes` of payload (a header-only message when 0)
+  // on one link direction, and their time.
+  static double wire_bytes(const LinkConfig& l, double bytes) {
     const double packets =
         bytes <= 0 ? 1
                    : std::ceil(bytes / static_cast<double>(std::max<uint64_t>(l.packet_bytes, 1)));
-    return (bytes + packets * static_cast<double>(l.header_bytes)) / l.bandwidth_gbps;
+    return bytes + packets * static_cast<double>(l.header_bytes);
+  }
+  static double wire_ns(const LinkConfig& l, double bytes) {
+    return wire_bytes(l, bytes) / l.bandwidth_gbps;
   }
 
   // The path from PE `a` to `x` (`back`: from `x` to `a`, the response's way).
   Route route(const PeAddr& a, const Place& x, bool back) const {
     Route r;
     const double xbar = c_.pe.xbar_latency_ns, router = c_.cube.router_latency_ns;
+    r.routers.push_back(&c_.pe.xbar_energy);
     if (x.mem != RingSpace::kSram && x.pe == a) {
       r.fixed_ns = xbar;
       return r;
@@ -73,6 +85,7 @@ class Fabric {
       r.wires.emplace_back("PE link " + pe_name(p) + (out ? " out" : " in"), &c_.cube.pe_link);
     };
     r.fixed_ns = xbar + router;
+    r.routers.push_back(&c_.cube.router_energy);
     pe_link(a, !back);
     // Cube links inside SIP `sip` from cube `at` to cube `to`, each followed by a router.
     auto cubes = [&](unsigned sip, unsigned at, unsigned to) {
@@ -83,6 +96,7 @@ class Fabric {
                                  std::to_string(from) + "->" + std::to_string(into),
                              &c_.sip.cube_link);
         r.fixed_ns += router;
+        r.routers.push_back(&c_.cube.router_energy);
         at = next;
       }
     };
@@ -99,21 +113,25 @@ class Fabric {
       cubes(a.sip, a.cube, io);
       io_link(a.sip, true);
       r.fixed_ns += c_.sip.hub_latency_ns;
+      r.routers.push_back(&c_.sip.hub_energy);
       for (unsigned at = a.sip; at != x.pe.sip;) {
         const unsigned next = sips_.next_hop(at, x.pe.sip);
         const unsigned from = back ? next : at, into = back ? at : next;
         r.wires.emplace_back("SIP link " + std::to_string(from) + "->" + std::to_string(into),
                              &c_.system.sip_link);
         r.fixed_ns += c_.sip.hub_latency_ns;
+        r.routers.push_back(&c_.sip.hub_energy);
         at = next;
       }
       io_link(x.pe.sip, false);
       r.fixed_ns += router;
+      r.routers.push_back(&c_.cube.router_energy);
       cubes(x.pe.sip, io, x.pe.cube);
     }
     if (x.mem != RingSpace::kSram) {
       pe_link(x.pe, back);
       r.fixed_ns += xbar;
+      r.routers.push_back(&c_.pe.xbar_energy);
     }
     return r;
   }
@@ -123,8 +141,18 @@ class Fabric {
     for (const auto& w : r.wires) t += w.second->latency_ns + wire_ns(*w.second, bytes);
     return t;
   }
+  // The wires of `r` carry `bytes` of payload: their time, and their energy.
   void load(Cost& cost, const Route& r, double bytes) const {
-    for (const auto& w : r.wires) cost.busy[w.first] += wire_ns(*w.second, bytes);
+    for (const auto& w : r.wires) {
+      cost.busy[w.first] += wire_ns(*w.second, bytes);
+      cost.spend(EnergyClass::kLink,
+                 w.second->energy.pj_per_bit * 8 * wire_bytes(*w.second, bytes));
+    }
+  }
+  // A transaction of `bytes` of data goes out through the routers of `r`.
+  static void route_energy(Cost& cost, const Route& r, double bytes) {
+    for (const BitEnergyConfig* e : r.routers)
+      cost.spend(EnergyClass::kRouter, e->pj_per_bit * 8 * bytes);
   }
 
   // A memory's service of one access of `bytes`: its latency and its share
@@ -140,7 +168,16 @@ class Fabric {
     }
     return 0;
   }
-  void load_memory(Cost& cost, const Place& x, double bytes) const {
+  // A memory's share of a transfer: its port time, and its energy per byte
+  // read or written.
+  void load_memory(Cost& cost, const Place& x, double bytes, bool write) const {
+    const MemoryEnergyConfig& e = x.mem == RingSpace::kTcm   ? c_.pe.tcm.energy
+                                  : x.mem == RingSpace::kHbm ? c_.pe.hbm.energy
+                                                             : c_.cube.sram.energy;
+    cost.spend(x.mem == RingSpace::kTcm   ? EnergyClass::kTcm
+               : x.mem == RingSpace::kHbm ? EnergyClass::kHbm
+                                          : EnergyClass::kSram,
+               bytes * (write ? e.write_pj_per_byte : e.read_pj_per_byte));
     switch (x.mem) {
       case RingSpace::kTcm:
         cost.busy["TCM " + pe_name(x.pe)] += bytes / c_.pe.tcm.bandwidth_gbps;
@@ -171,8 +208,13 @@ class Fabric {
     load(t, rs, bytes);
     load(t, wq, bytes);
     load(t, wa, 0);
-    load_memory(t, src, bytes);
-    load_memory(t, dst, bytes);
+    route_energy(t, rq, bytes);
+    route_energy(t, wq, bytes);
+    load_memory(t, src, bytes, false);
+    load_memory(t, dst, bytes, true);
+    const double bursts =
+        std::ceil(bytes / static_cast<double>(std::max<uint64_t>(c_.pe.dma.burst_bytes, 1)));
+    t.spend(EnergyClass::kDma, std::max(1.0, bursts) * c_.pe.dma.energy.pj_per_burst);
     return t;
   }
 
@@ -194,6 +236,10 @@ class Fabric {
   CubeGrid grid_;
   SipGraph sips_;
 };
+
+uint64_t chunks_of(double bytes, uint64_t slot) {
+  return std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(bytes / static_cast<double>(slot))));
+}
 
 // One chunk's way from `s` into `r`'s ring and through `r`'s consumption.
 struct Hop {
@@ -291,6 +337,30 @@ class Model {
     return s;
   }
 
+  // The dynamic energy of `hops` each moving `bytes` chunk by chunk (chunks
+  // of a slot, the last one what is left), consumed as an add or a copy.
+  void charge(EnergyByClass& pj, const std::vector<Hop>& hops, double bytes, bool reduce) const {
+    const auto slot = static_cast<double>(c_.pe.ipcq.slot_bytes);
+    const uint64_t m = chunks_of(bytes, c_.pe.ipcq.slot_bytes);
+    const double chunk = std::min(bytes, slot), last = bytes - static_cast<double>(m - 1) * chunk;
+    for (const Hop& h : hops) {
+      const Cost full = hop(h, chunk, reduce), tail = hop(h, last, reduce);
+      for (unsigned i = 0; i < kNumEnergyClasses; ++i)
+        pj[i] += static_cast<double>(m - 1) * full.pj[i] + tail.pj[i];
+    }
+  }
+
+  // One IPCQ control message from `a` to `b`.
+  void charge_message(EnergyByClass& pj, const PeAddr& a, const PeAddr& b) const {
+    Cost c;
+    const Route r = f_.message_route(a, b);
+    const auto msg = static_cast<double>(c_.pe.ipcq.message_bytes);
+    f_.load(c, r, msg);
+    Fabric::route_energy(c, r, msg);
+    c.spend(EnergyClass::kIpcq, c_.pe.ipcq.energy.pj_per_message);
+    for (unsigned i = 0; i < kNumEnergyClasses; ++i) pj[i] += c.pj[i];
+  }
+
   double fill_ns(const std::vector<Hop>& first_hops, unsigned sources) const {
     double grant = 0;
     for (const Hop& h : first_hops) grant = std::max(grant, f_.message_round_trip_ns(h.r, h.s));
@@ -302,13 +372,18 @@ class Model {
   Cost hop(const Hop& h, double bytes, bool reduce) const {
     const Place data_s{data_, h.s}, ring_r{buffer_, h.r}, data_r{data_, h.r};
     Cost c = f_.transfer(h.s, data_s, ring_r, bytes);
-    const Route bell = f_.message_route(h.s, h.r);
+    const Route bell = f_.message_route(h.s, h.r), credit = f_.message_route(h.r, h.s);
     const auto msg = static_cast<double>(c_.pe.ipcq.message_bytes);
     c.latency_ns += f_.one_way(bell, msg);
     f_.load(c, bell, msg);
-    f_.load(c, f_.message_route(h.r, h.s), msg);  // the credit
+    f_.load(c, credit, msg);
+    Fabric::route_energy(c, bell, msg);
+    Fabric::route_energy(c, credit, msg);
+    c.spend(EnergyClass::kIpcq, 2 * c_.pe.ipcq.energy.pj_per_message);
     const Place tcm_r{RingSpace::kTcm, h.r};
     const double math = std::ceil(bytes / 4 / c_.pe.math.lanes) / c_.pe.clock_ghz;  // fp32 elements
+    if (reduce)
+      c.spend(EnergyClass::kMath, bytes / 4 * c_.pe.math.energy.elementwise_pj_per_element);
     if (buffer_ == RingSpace::kTcm && data_ == RingSpace::kTcm) {
       if (reduce) {
         c.latency_ns += math;
@@ -355,10 +430,6 @@ class Model {
   RingSpace buffer_, data_;
 };
 
-uint64_t chunks_of(double bytes, uint64_t slot) {
-  return std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(bytes / static_cast<double>(slot))));
-}
-
 using RingOf = fw::RingView (fw::CollectiveGroup::*)(const PeAddr&) const;
 
 std::vector<Hop> ring_hops(const fw::CollectiveGroup& g, RingOf which, bool reverse = false) {
@@ -382,7 +453,23 @@ class Builder {
     bool reduce;
   };
   void pipelined(const std::string& name, const std::vector<Step>& steps, bool barrier_before) {
-    if (!steps.empty()) out_.phases.push_back(pipelined_phase(name, steps, barrier_before));
+    if (steps.empty()) return;
+    out_.phases.push_back(pipelined_phase(name, steps, barrier_before));
+    charge(steps);
+  }
+  // The energy of data movements that happen (the phases price time only,
+  // and may price a movement more than once).
+  void charge(const std::vector<Step>& steps) {
+    for (const Step& s : steps) charge(s.hops, s.bytes, s.reduce);
+  }
+  void charge(const std::vector<Hop>& hops, double bytes, bool reduce) {
+    m_.charge(out_.dynamic_pj, hops, bytes, reduce);
+    for (const Hop& h : hops) rings_.insert({h.r, h.s});
+  }
+  // Every ring charged so far opened by its receiver: one grant message to
+  // its source each.
+  void charge_ring_openings() {
+    for (const auto& [r, s] : rings_) m_.charge_message(out_.dynamic_pj, r, s);
   }
   AllReduceModel::Phase pipelined_phase(const std::string& name, const std::vector<Step>& steps,
                                         bool barrier_before) const {
@@ -428,6 +515,7 @@ class Builder {
   // carries two steps, so the steps' latencies add and the chunks stream once.
   void chain(const std::string& name, const std::vector<Hop>& hops, double bytes, bool reduce) {
     if (hops.empty()) return;
+    charge(hops, bytes, reduce);
     const uint64_t slot = c_.pe.ipcq.slot_bytes;
     const uint64_t m = chunks_of(bytes, slot);
     const double chunk = std::min<double>(bytes, static_cast<double>(slot));
@@ -461,6 +549,7 @@ class Builder {
   Model m_;
   const TopologyConfig& c_;
   AllReduceModel& out_;
+  std::set<std::pair<PeAddr, PeAddr>> rings_;  // (receiver, source) of each ring charged
 };
 
 // A ring's reduce-scatter (reduce) or all-gather (copy) steps on `hops`, each
@@ -518,6 +607,7 @@ void binomial(Builder& b, const std::vector<std::vector<PeAddr>>& trees, double 
     std::vector<std::pair<unsigned, unsigned>> pairs;
     for (unsigned i = mask; i < p; i += 2 * mask) pairs.emplace_back(i, i - mask);
     if (!reduce) continue;
+    b.charge(hops_of(pairs), bytes, true);
     AllReduceModel::Phase lv =
         b.level("reduce level " + std::to_string(levels + 1), hops_of(pairs), bytes, true);
     const double root = ready[0];
@@ -536,6 +626,7 @@ void binomial(Builder& b, const std::vector<std::vector<PeAddr>>& trees, double 
     for (unsigned mask = i == 0 ? top : low(i) >> 1; mask >= 1; mask >>= 1)
       if (i + mask < p) sends.emplace_back(i, i + mask);
     for (size_t k = 0; k < sends.size(); ++k) {
+      b.charge(hops_of({sends[k]}), bytes, false);
       const double start = done[i] + static_cast<double>(k + 1) * b.model().send_dispatch_ns();
       AllReduceModel::Phase lv;
       if (chunks_of(bytes, slot) <= slots) {
@@ -586,6 +677,7 @@ void halving_doubling(Builder& b, const std::vector<std::vector<PeAddr>>& lists,
     std::vector<Hop> hops;
     for (const auto& l : lists)
       for (unsigned i = 0; i < p; ++i) hops.push_back({l[i], l[i ^ masks[k]]});
+    b.charge(hops, bytes / static_cast<double>(2u << k), reduce);
     AllReduceModel::Phase lv = b.level(name, hops, bytes / static_cast<double>(2u << k), reduce);
     // The send, after the previous level's wait.
     if ((!reduce || k > 0) && !first_in_fill) lv.ns += dispatch;
@@ -647,6 +739,7 @@ AllReduceModel allreduce_model(const TopologyConfig& cfg, fw::AllReduceAlgo algo
             b.pipelined_phase("both rings, reduce-scatter + all-gather",
                               ring_allreduce_steps(first_hops, p, n / 2), false);
         b.add(both);
+        b.charge(ring_allreduce_steps(first_hops, p, n / 2));
         // The PE_CPU issues the first ring's send and 2(p-1) receives before
         // the second ring's send: that ring starts late, and alone it ends at
         // least that much after its own time.
@@ -716,6 +809,7 @@ AllReduceModel allreduce_model(const TopologyConfig& cfg, fw::AllReduceAlgo algo
     }
   }
   out.fill_ns = b.model().fill_ns(first_hops, sources);
+  b.charge_ring_openings();
   total_up(out, cfg.pe.ipcq.slot_bytes);
   // α: one chunk's hop from the first member to its neighbour on the flat ring.
   const PeAddr next = g.ring(first).right;
@@ -723,6 +817,12 @@ AllReduceModel allreduce_model(const TopologyConfig& cfg, fw::AllReduceAlgo algo
       b.model().step({{first, next}}, static_cast<double>(cfg.pe.ipcq.slot_bytes), true).hop_ns;
   out.formula = f.str();
   return out;
+}
+
+double AllReduceModel::dynamic_total_pj() const {
+  double t = 0;
+  for (const double pj : dynamic_pj) t += pj;
+  return t;
 }
 
 std::string AllReduceModel::regime() const {

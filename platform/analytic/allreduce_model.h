@@ -8,11 +8,16 @@
 #include <string>
 #include <vector>
 
+#include <array>
+
 #include "firmware/kernels/allreduce.h"
 #include "firmware/kernels/collective_group.h"
+#include "models/common/energy.h"
 #include "platform/config/topology_config.h"
 
 namespace kb {
+
+using EnergyByClass = std::array<double, kNumEnergyClasses>;  // pJ, by EnergyClass
 
 // An all-reduce is a sequence of phases. In a phase every member takes part
 // in `steps` steps (a ring's reduce-scatter and all-gather, a tree's levels);
@@ -53,6 +58,14 @@ struct AllReduceModel {
   std::string bottleneck;       // of the phase that takes longest
   std::vector<Phase> phases;
   std::string formula;
+  // The dynamic energy every chunk spends on its way and in its consumption,
+  // each counted once: the bytes each memory reads and writes, the bytes on
+  // each link direction (headers included), the data bytes through each
+  // router, the DMA bursts, the doorbell and credit of each chunk, and the
+  // MATH adds, times the topology's energy knobs. Not priced: the ring
+  // opening's grants. Static energy is static power x time.
+  EnergyByClass dynamic_pj{};
+  double dynamic_total_pj() const;
 
   // "latency", "bandwidth" or "mixed": whether the phases' steps are bound by
   // their hop latency, by their chunks' stream, or by both in turn.

@@ -86,6 +86,14 @@ std::string bound_by(const nlohmann::json& pt) {
   return regime + ": " + what;
 }
 
+// The classes of `pj` that spent anything, by name.
+nlohmann::json by_class_json(const EnergyByClass& pj) {
+  nlohmann::json j = nlohmann::json::object();
+  for (unsigned c = 0; c < kNumEnergyClasses; ++c)
+    if (pj[c] > 0) j[to_string(static_cast<EnergyClass>(c))] = pj[c];
+  return j;
+}
+
 nlohmann::json run_point(BenchContext& ctx, HostRuntime& rt, const PointSpec& ps,
                          unsigned pes_param, unsigned sip, std::string* skip) {
   Platform& platform = ctx.platform;
@@ -208,6 +216,9 @@ nlohmann::json run_point(BenchContext& ctx, HostRuntime& rt, const PointSpec& ps
   pt["energy_pj"] = energy.total_pj();
   pt["pj_per_byte"] = energy.total_pj() / reduced_bytes;
   pt["dynamic_pj_per_byte"] = energy.dynamic_total_pj() / reduced_bytes;
+  pt["model_dynamic_pj_per_byte"] = model.dynamic_total_pj() / reduced_bytes;
+  pt["dynamic_over_model"] = energy.dynamic_total_pj() / model.dynamic_total_pj();
+  pt["model_dynamic_pj_by_class"] = by_class_json(model.dynamic_pj);
   pt["energy"] = energy.to_json();
   if (ctx.data_mode) {
     std::vector<float> want(static_cast<size_t>(n), 0.0f);
@@ -276,7 +287,7 @@ BenchResult AllReduceBench::run(BenchContext& ctx) {
   SummaryTable table{
       "all-reduce on " + cfg.name + " (" + to_string(cfg.sip.topology) + " cube links)",
       {"algo", "buffer", "bytes/PE", "p", "latency_ns", "analytic_ns", "meas/model", "bound",
-       "busbw_GB/s", "ipcq_ops", "cube_link_MB", "pJ/B", "dyn pJ/B", "correct"},
+       "busbw_GB/s", "ipcq_ops", "cube_link_MB", "pJ/B", "dyn pJ/B", "dyn meas/model", "correct"},
       {}};
   SummaryTable gaps{"outside [0.9, 1.1] of the model, and why",
                     {"algo", "buffer", "bytes/PE", "meas/model", "not priced by the model"},
@@ -293,15 +304,16 @@ BenchResult AllReduceBench::run(BenchContext& ctx) {
           pt["skipped"] = skip;
           table.rows.push_back({fw::to_string(algo), to_string(buffer), format_size(bytes),
                                 std::to_string(pt["p"].get<unsigned>()), "skipped", "-", "-", "-",
-                                "-", "-", "-", "-", "-", skip.substr(0, 40)});
+                                "-", "-", "-", "-", "-", "-", skip.substr(0, 40)});
         } else {
-          table.rows.push_back(
-              {fw::to_string(algo), to_string(buffer), format_size(bytes),
-               std::to_string(pt["p"].get<unsigned>()), fmt(pt["latency_ns"], 1),
-               fmt(pt["analytic_ns"], 1), fmt(pt["measured_over_analytic"], 3), bound_by(pt),
-               fmt(pt["busbw_gbps"], 1), std::to_string(pt["ipcq_ops"].get<uint64_t>()),
-               fmt(pt["cube_link_bytes"].get<double>() / 1e6, 2), fmt(pt["pj_per_byte"], 1),
-               fmt(pt["dynamic_pj_per_byte"], 1), table_cell_correct(pt)});
+          table.rows.push_back({fw::to_string(algo), to_string(buffer), format_size(bytes),
+                                std::to_string(pt["p"].get<unsigned>()), fmt(pt["latency_ns"], 1),
+                                fmt(pt["analytic_ns"], 1), fmt(pt["measured_over_analytic"], 3),
+                                bound_by(pt), fmt(pt["busbw_gbps"], 1),
+                                std::to_string(pt["ipcq_ops"].get<uint64_t>()),
+                                fmt(pt["cube_link_bytes"].get<double>() / 1e6, 2),
+                                fmt(pt["pj_per_byte"], 1), fmt(pt["dynamic_pj_per_byte"], 1),
+                                fmt(pt["dynamic_over_model"], 3), table_cell_correct(pt)});
           if (pt.contains("model_gap"))
             gaps.rows.push_back({fw::to_string(algo), to_string(buffer), format_size(bytes),
                                  fmt(pt["measured_over_analytic"], 2), pt["model_gap"]});

@@ -2,6 +2,7 @@
 // topology and buffer kind; the model beside them; the ccl bench outputs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -111,6 +112,41 @@ TEST(AllReduceTiming, EveryAlgorithmCompletesOnTheDefaultSip) {
     EXPECT_GT(pt.at("ipcq_ops").get<uint64_t>(), 0u);
   }
 }
+
+// The energy model prices every picojoule the platform spends on an
+// all-reduce: each memory's bytes, each link direction's wire bytes, each
+// router's data bytes, the DMA bursts, the doorbells, credits and grants, and
+// the MATH adds. Where every segment is whole slots it matches each class to
+// rounding; with small ragged segments it rounds each step's chunks from the
+// mean segment, within a few percent in all.
+class AllReduceEnergy : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(AllReduceEnergy, TheModelPricesEveryClassOfTheDynamicEnergy) {
+  Platform p(topo("tiny.yaml", {"sip.topology=" + GetParam()}));
+  const BenchResult r = run_allreduce(p,
+                                      {"algo=ring,ring_bidir,2d,hierarchical,chain,binomial",
+                                       "buffer=tcm,hbm,sram", "bytes_per_pe=16KiB,96KiB,1028"},
+                                      false);
+  ASSERT_EQ(r.points.size(), 6u * 3u * 3u);
+  for (const auto& pt : r.points) {
+    SCOPED_TRACE(pt.dump());
+    const bool whole_slots = pt.at("bytes_per_pe").get<uint64_t>() % 1024 == 0;
+    const double ratio = pt.at("dynamic_over_model").get<double>();
+    EXPECT_NEAR(ratio, 1.0, whole_slots ? 1e-9 : 0.03);
+    if (!whole_slots) continue;
+    const nlohmann::json& model = pt.at("model_dynamic_pj_by_class");
+    for (const auto& [cls, e] : pt.at("energy").at("by_class").items()) {
+      const double measured = e.at("dynamic_pj").get<double>();
+      const double modelled = model.contains(cls) ? model.at(cls).get<double>() : 0.0;
+      EXPECT_NEAR(measured, modelled, 1e-9 * std::max(1.0, modelled)) << cls;
+    }
+    EXPECT_GT(model.at("link").get<double>(), 0.0);
+    EXPECT_GT(model.at("ipcq").get<double>(), 0.0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Topologies, AllReduceEnergy, ::testing::Values("mesh", "ring", "torus2d"),
+                         [](const auto& info) { return info.param; });
 
 // ccl-sweep runs one child process per cube topology and merges them.
 TEST(CclSweep, MergesOneChildPerTopology) {
