@@ -420,6 +420,45 @@ nlohmann::json LlmStepModel::to_json() const {
   return j;
 }
 
+namespace {
+
+// Attention, on the slowest KV-head group: per chunk of sequences, the
+// group's sweeps, reduce and normalisation; then the output's broadcast in
+// the group. Adds what the attention model leaves unpriced to `unpriced`.
+LlmStepModel::Phase attention_phase(const TpMapping& map, const Shape& s, const LlmRun& run,
+                                    const TopologyConfig& cfg,
+                                    std::vector<std::string>& unpriced) {
+  const unsigned R = map.ranks_per_group();
+  const auto groups = static_cast<unsigned>(map.ranks().size() / R);
+  LlmStepModel::Phase worst = make_phase("attention", -1, 0, "");
+  const int64_t chunk = map.attn_chunk() > 0 ? std::min(map.attn_chunk(), s.B) : s.B;
+  for (unsigned g = 0; g < groups; ++g) {
+    const std::vector<PeAddr> grp = map.group(g);
+    std::vector<int64_t> blocks;
+    for (unsigned i = 0; i < R; ++i) blocks.push_back(map.ranks()[g * R + i].kv.count);
+    double ns = 0;
+    nlohmann::json t = nlohmann::json::object();
+    std::string mode;
+    for (int64_t b0 = 0; b0 < s.B; b0 += chunk) {
+      const AttentionModel am = group_decode_model(cfg, grp, blocks, std::min(chunk, s.B - b0),
+                                                   s.G, s.d, run.tile, run.variant);
+      ns += am.total_ns;
+      for (const auto& [k, v] : am.terms) t[k] = t.value(k, 0.0) + v;
+      mode = am.mode;
+      for (const std::string& u : am.unpriced)
+        if (std::find(unpriced.begin(), unpriced.end(), u) == unpriced.end()) unpriced.push_back(u);
+    }
+    const AllReduceModel bc = tree_broadcast_model(cfg, grp, RingSpace::kTcm,
+                                                   static_cast<uint64_t>(s.B * s.G * s.d * s.e));
+    t["output_broadcast"] = bc.total_ns;
+    ns += bc.total_ns;
+    if (ns > worst.ns) worst = make_phase("attention", ns, g * R, mode, t);
+  }
+  return worst;
+}
+
+}  // namespace
+
 LlmStepModel llm_decode_model(const TpMapping& map, const LlmRun& run, const TopologyConfig& cfg) {
   if (run.prefill) throw std::invalid_argument("llm_decode_model: a decode step only");
   LlmStepModel m;
@@ -438,8 +477,6 @@ LlmStepModel llm_decode_model(const TpMapping& map, const LlmRun& run, const Top
   s.xn_chunk = where.xn_chunk_cols;
   const RingSpace partial_space = s.partial_tcm ? RingSpace::kTcm : RingSpace::kHbm;
   const std::vector<PeAddr>& order = map.order();
-  const unsigned R = map.ranks_per_group();
-  const auto groups = static_cast<unsigned>(map.ranks().size() / R);
 
   m.open_ns = ring_opening_ns(map, cfg);
 
@@ -496,36 +533,7 @@ LlmStepModel llm_decode_model(const TpMapping& map, const LlmRun& run, const Top
     return pe.wait();
   }));
 
-  // Attention: per chunk of sequences, the group's sweeps, reduce and
-  // normalisation; then the output's broadcast in the group.
-  {
-    LlmStepModel::Phase worst = make_phase("attention", -1, 0, "");
-    const int64_t chunk = map.attn_chunk() > 0 ? std::min(map.attn_chunk(), s.B) : s.B;
-    for (unsigned g = 0; g < groups; ++g) {
-      const std::vector<PeAddr> grp = map.group(g);
-      std::vector<int64_t> blocks;
-      for (unsigned i = 0; i < R; ++i) blocks.push_back(map.ranks()[g * R + i].kv.count);
-      double ns = 0;
-      nlohmann::json t = nlohmann::json::object();
-      std::string mode;
-      for (int64_t b0 = 0; b0 < s.B; b0 += chunk) {
-        const AttentionModel am = group_decode_model(cfg, grp, blocks, std::min(chunk, s.B - b0),
-                                                     s.G, s.d, run.tile, run.variant);
-        ns += am.total_ns;
-        for (const auto& [k, v] : am.terms) t[k] = t.value(k, 0.0) + v;
-        mode = am.mode;
-        for (const std::string& u : am.unpriced)
-          if (std::find(m.unpriced.begin(), m.unpriced.end(), u) == m.unpriced.end())
-            m.unpriced.push_back(u);
-      }
-      const AllReduceModel bc = tree_broadcast_model(cfg, grp, RingSpace::kTcm,
-                                                     static_cast<uint64_t>(s.B * s.G * s.d * s.e));
-      t["output_broadcast"] = bc.total_ns;
-      ns += bc.total_ns;
-      if (ns > worst.ns) worst = make_phase("attention", ns, g * R, mode, t);
-    }
-    m.layer.push_back(worst);
-  }
+  m.layer.push_back(attention_phase(map, s, run, cfg, m.unpriced));
 
   m.layer.push_back(gemm(
       "o_proj", false, rows_B, [](const RankPlan& r) { return r.o.count; },

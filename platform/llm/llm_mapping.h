@@ -87,6 +87,9 @@ class TpMapping {
   // The peers whose IPCQ rings `r` opens at a step's start, as the kernel
   // finds them (fw::tx::ring_sources).
   std::vector<PeAddr> ring_sources(const RankPlan& r) const;
+  // The collectives' part of `r`'s step arguments: the ranks, its group, the
+  // all-reduce and whether the residual stream is sharded.
+  fw::TransformerStepArgs step_args(const RankPlan& r) const;
   fw::TransformerShape shape() const;
   // TCM a rank's kernel may use for one phase's buffers.
   uint64_t tcm_budget() const { return tcm_budget_; }
@@ -122,8 +125,7 @@ class TpMapping {
   // there (fw::tx::stream_reduce_sources).
   void check_reduce_staging(const TopologyConfig& cfg, uint64_t arena,
                             uint64_t layer_bytes) const;
-  // The collectives' part of `r`'s step arguments: ranks, group, all-reduce.
-  fw::TransformerStepArgs step_args(const RankPlan& r) const;
+
   // How a KV-head group gathers its QKV and merges its attention, for describe().
   std::string group_collectives() const;
   // Chooses the all-reduce over the W ranks as `run` asks; throws when it cannot run.

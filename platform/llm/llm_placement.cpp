@@ -85,6 +85,54 @@ PrefillRope prefill_rope(const ModelSpec& m, int64_t tokens) {
   return r;
 }
 
+// One layer's weights and KV cache in rank `rp`'s HBM, with the values of
+// `L` in data mode (nullptr: timing only).
+fw::LayerShard place_layer(HostRuntime& rt, const TpMapping& map, const ModelSpec& model,
+                           const LlmRun& run, const RankPlan& rp, const ModelWeights::Layer* L) {
+  const PeId pe{rp.pe.sip, rp.pe.cube, rp.pe.pe};
+  const fw::TransformerShape sh = map.shape();
+  const DType dt = model.dtype;
+  const int64_t B = run.batch, H = model.hidden, d = model.d_head;
+  const int64_t pos = run.prefill ? 0 : run.context;
+  const int64_t nq = rp.qkv.count, no = rp.o.count, nf = rp.ffn.count, n = rp.kv.count;
+  const int64_t h = rp.group;
+  fw::LayerShard w;
+  w.norm_attn = rt.alloc_hbm(pe, {1, H}, DType::kFp32);
+  w.norm_ffn = rt.alloc_hbm(pe, {1, H}, DType::kFp32);
+  w.wqkv = tiled_weight(rt, pe, H, nq, dt);
+  w.wo = tiled_weight(rt, pe, no, H, dt);
+  w.wgate = tiled_weight(rt, pe, H, nf, dt);
+  w.wup = tiled_weight(rt, pe, H, nf, dt);
+  w.wdown = tiled_weight(rt, pe, nf, H, dt);
+  for (int64_t b = 0; b < B; ++b)
+    w.kv.push_back({rt.alloc_hbm(pe, {d, n}, dt), rt.alloc_hbm(pe, {n, d}, dt)});
+  if (!L) return w;
+  rt.write(w.norm_attn, L->g_attn);
+  rt.write(w.norm_ffn, L->g_ffn);
+  rt.write(w.wqkv, qkv_shard(model, *L, h, rp.qkv));
+  rt.write(w.wo, rows(L->wo, H, h * sh.group() * d + rp.o.first, no));
+  rt.write(w.wgate, cols(L->wgate, H, model.ffn, rp.ffn.first, nf));
+  rt.write(w.wup, cols(L->wup, H, model.ffn, rp.ffn.first, nf));
+  rt.write(w.wdown, rows(L->wdown, H, rp.ffn.first, nf));
+  // The cached positions of this block (the new one is the kernel's to
+  // write; a prefill starts from an empty cache and writes them all).
+  const int64_t kvw = model.kv_width();
+  for (int64_t b = 0; b < B && !run.prefill; ++b) {
+    std::vector<float> kt(static_cast<size_t>(d * n), 0.0f), v(static_cast<size_t>(n * d), 0.0f);
+    const auto& kp = L->k_past[static_cast<size_t>(b)];
+    const auto& vp = L->v_past[static_cast<size_t>(b)];
+    for (int64_t t = 0; t < n && rp.kv.first + t < pos; ++t)
+      for (int64_t i = 0; i < d; ++i) {
+        const auto src = static_cast<size_t>((rp.kv.first + t) * kvw + h * d + i);
+        kt[static_cast<size_t>(i * n + t)] = kp[src];
+        v[static_cast<size_t>(t * d + i)] = vp[src];
+      }
+    rt.write(w.kv[static_cast<size_t>(b)].kt, kt);
+    rt.write(w.kv[static_cast<size_t>(b)].v, v);
+  }
+  return w;
+}
+
 }  // namespace
 
 std::vector<fw::TransformerStepArgs> place_step(HostRuntime& rt, const TpMapping& map,
@@ -108,15 +156,11 @@ std::vector<fw::TransformerStepArgs> place_step(HostRuntime& rt, const TpMapping
   const int64_t xn_chunk_cols = map.residency().xn_chunk_cols;
   for (const RankPlan& rp : map.ranks()) {
     const PeId pe{rp.pe.sip, rp.pe.cube, rp.pe.pe};
-    fw::TransformerStepArgs a;
+    fw::TransformerStepArgs a = map.step_args(rp);
     a.shape = sh;
     a.batch = B;
     a.pos = pos;
     a.tokens = T;
-    a.ranks = map.order();
-    a.rank = rp.rank;
-    a.group = map.group_of(rp);
-    a.group_rank = rp.group_rank;
     a.qkv = rp.qkv;
     a.o = rp.o;
     a.ffn = rp.ffn;
@@ -129,52 +173,11 @@ std::vector<fw::TransformerStepArgs> place_step(HostRuntime& rt, const TpMapping
     a.xn_tcm_limit = map.xn_tcm_limit();
     a.xn_chunk_cols = xn_chunk_cols;
     a.attn_chunk = map.attn_chunk();
-    a.allreduce_per_cube = map.allreduce_per_cube();
-    a.allreduce_across = map.allreduce_across();
-    a.sharded_residual = map.sharded_residual();
-    const int64_t nq = rp.qkv.count, no = rp.o.count, nf = rp.ffn.count, nv = rp.vocab.count;
-    const int64_t n = rp.kv.count;
-    const int64_t h = rp.group;
-    for (int64_t l = 0; l < run.layers; ++l) {
-      fw::LayerShard w;
-      w.norm_attn = rt.alloc_hbm(pe, {1, H}, DType::kFp32);
-      w.norm_ffn = rt.alloc_hbm(pe, {1, H}, DType::kFp32);
-      w.wqkv = tiled_weight(rt, pe, H, nq, dt);
-      w.wo = tiled_weight(rt, pe, no, H, dt);
-      w.wgate = tiled_weight(rt, pe, H, nf, dt);
-      w.wup = tiled_weight(rt, pe, H, nf, dt);
-      w.wdown = tiled_weight(rt, pe, nf, H, dt);
-      for (int64_t b = 0; b < B; ++b)
-        w.kv.push_back({rt.alloc_hbm(pe, {d, n}, dt), rt.alloc_hbm(pe, {n, d}, dt)});
-      if (data) {
-        const ModelWeights::Layer& L = data->layers[static_cast<size_t>(run.first_layer + l)];
-        rt.write(w.norm_attn, L.g_attn);
-        rt.write(w.norm_ffn, L.g_ffn);
-        rt.write(w.wqkv, qkv_shard(model, L, h, rp.qkv));
-        rt.write(w.wo, rows(L.wo, H, h * sh.group() * d + rp.o.first, no));
-        rt.write(w.wgate, cols(L.wgate, H, model.ffn, rp.ffn.first, nf));
-        rt.write(w.wup, cols(L.wup, H, model.ffn, rp.ffn.first, nf));
-        rt.write(w.wdown, rows(L.wdown, H, rp.ffn.first, nf));
-        // The cached positions of this block (the new one is the kernel's to
-        // write; a prefill starts from an empty cache and writes them all).
-        const int64_t kvw = model.kv_width();
-        for (int64_t b = 0; b < B && !run.prefill; ++b) {
-          std::vector<float> kt(static_cast<size_t>(d * n), 0.0f),
-              v(static_cast<size_t>(n * d), 0.0f);
-          const auto& kp = L.k_past[static_cast<size_t>(b)];
-          const auto& vp = L.v_past[static_cast<size_t>(b)];
-          for (int64_t t = 0; t < n && rp.kv.first + t < pos; ++t)
-            for (int64_t i = 0; i < d; ++i) {
-              const auto src = static_cast<size_t>((rp.kv.first + t) * kvw + h * d + i);
-              kt[static_cast<size_t>(i * n + t)] = kp[src];
-              v[static_cast<size_t>(t * d + i)] = vp[src];
-            }
-          rt.write(w.kv[static_cast<size_t>(b)].kt, kt);
-          rt.write(w.kv[static_cast<size_t>(b)].v, v);
-        }
-      }
-      a.layers.push_back(std::move(w));
-    }
+    const int64_t nf = rp.ffn.count, nv = rp.vocab.count;
+    for (int64_t l = 0; l < run.layers; ++l)
+      a.layers.push_back(place_layer(rt, map, model, run, rp,
+                                     data ? &data->layers[static_cast<size_t>(run.first_layer + l)]
+                                          : nullptr));
     if (run.has_head) {
       a.final_norm = rt.alloc_hbm(pe, {1, H}, DType::kFp32);
       a.lm_head = tiled_weight(rt, pe, H, nv, dt);
