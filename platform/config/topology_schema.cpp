@@ -288,6 +288,9 @@ const std::vector<std::string>& TopologySchema::children(const std::string& sect
 
 std::string TopologySchema::suggest_child(const std::string& section,
                                           const std::string& key) const {
+  // The key without its unit suffix ("size" for "size_bytes").
+  for (const std::string& c : children(section))
+    if (lower(c).rfind(lower(key) + "_", 0) == 0) return c;
   std::string best;
   size_t best_d = std::numeric_limits<size_t>::max();
   for (const std::string& c : children(section)) {
@@ -314,7 +317,11 @@ std::vector<std::string> TopologySchema::suggest_knob_paths(const std::string& p
     }
     if (!best.empty()) return best;
   }
-  // 2. A full path within a few edits.
+  // 2. The path without its unit suffix ("pe.tcm.size" for "pe.tcm.size_bytes").
+  for (const Knob& k : knobs_)
+    if (lower(k.path).rfind(lower(path) + "_", 0) == 0) best.push_back(k.path);
+  if (!best.empty()) return best;
+  // 3. A full path within a few edits.
   size_t best_d = std::numeric_limits<size_t>::max();
   for (const Knob& k : knobs_) {
     const size_t d = spelling_distance(lower(path), lower(k.path));
@@ -325,7 +332,7 @@ std::vector<std::string> TopologySchema::suggest_knob_paths(const std::string& p
     best.push_back(k.path);
   }
   if (!best.empty()) return best;
-  // 3. Knobs whose leaf is (close to) the path's last segment.
+  // 4. Knobs whose leaf is (close to) the path's last segment.
   const size_t dot = path.rfind('.');
   const std::string leaf = lower(dot == std::string::npos ? path : path.substr(dot + 1));
   for (const Knob& k : knobs_) {

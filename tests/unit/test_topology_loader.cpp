@@ -555,6 +555,19 @@ TEST(TopologyLoader, SetUnknownKeySuggestsNearestPath) {
   EXPECT_TRUE(HasSubstr(set_error("frobnicate=1"), "unknown key 'frobnicate' (kernbench"));
 }
 
+// A knob named without its unit suffix is the knob with it.
+TEST(TopologyLoader, AKeyWithoutItsUnitSuffixSuggestsTheKnob) {
+  EXPECT_EQ(set_error("pe.tcm.size=1MiB"),
+            "--set 'pe.tcm.size=1MiB': unknown key 'pe.tcm.size'; did you mean "
+            "'pe.tcm.size_bytes'?");
+  EXPECT_EQ(set_error("sip.cube_link.bandwidth=64"),
+            "--set 'sip.cube_link.bandwidth=64': unknown key 'sip.cube_link.bandwidth'; did you "
+            "mean 'sip.cube_link.bandwidth_gbps'?");
+  EXPECT_EQ(text_error("pe:\n  tcm:\n    size: 1MiB\n"),
+            "t.yaml:3:5: pe.tcm.size: unknown key 'size' in section 'pe.tcm'; did you mean "
+            "'size_bytes'?");
+}
+
 TEST(TopologyLoader, SetBadValue) {
   EXPECT_EQ(set_error("sip.cubes_x=0"), "--set sip.cubes_x=0: must be >= 1, got 0");
   EXPECT_EQ(set_error("pe.clock_ghz=fast"),
