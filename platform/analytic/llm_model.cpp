@@ -426,8 +426,7 @@ namespace {
 // group's sweeps, reduce and normalisation; then the output's broadcast in
 // the group. Adds what the attention model leaves unpriced to `unpriced`.
 LlmStepModel::Phase attention_phase(const TpMapping& map, const Shape& s, const LlmRun& run,
-                                    const TopologyConfig& cfg,
-                                    std::vector<std::string>& unpriced) {
+                                    const TopologyConfig& cfg, std::vector<std::string>& unpriced) {
   const unsigned R = map.ranks_per_group();
   const auto groups = static_cast<unsigned>(map.ranks().size() / R);
   LlmStepModel::Phase worst = make_phase("attention", -1, 0, "");
@@ -440,8 +439,8 @@ LlmStepModel::Phase attention_phase(const TpMapping& map, const Shape& s, const 
     nlohmann::json t = nlohmann::json::object();
     std::string mode;
     for (int64_t b0 = 0; b0 < s.B; b0 += chunk) {
-      const AttentionModel am = group_decode_model(cfg, grp, blocks, std::min(chunk, s.B - b0),
-                                                   s.G, s.d, run.tile, run.variant);
+      const AttentionModel am = group_decode_model(cfg, grp, blocks, std::min(chunk, s.B - b0), s.G,
+                                                   s.d, run.tile, run.variant);
       ns += am.total_ns;
       for (const auto& [k, v] : am.terms) t[k] = t.value(k, 0.0) + v;
       mode = am.mode;

@@ -123,8 +123,7 @@ class TpMapping {
   // With the partial sums in HBM, every rank's all-reduce of them can stage
   // each reducing peer's slots in TCM beside the `layer_bytes` a layer keeps
   // there (fw::tx::stream_reduce_sources).
-  void check_reduce_staging(const TopologyConfig& cfg, uint64_t arena,
-                            uint64_t layer_bytes) const;
+  void check_reduce_staging(const TopologyConfig& cfg, uint64_t arena, uint64_t layer_bytes) const;
 
   // How a KV-head group gathers its QKV and merges its attention, for describe().
   std::string group_collectives() const;

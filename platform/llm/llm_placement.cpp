@@ -175,9 +175,9 @@ std::vector<fw::TransformerStepArgs> place_step(HostRuntime& rt, const TpMapping
     a.attn_chunk = map.attn_chunk();
     const int64_t nf = rp.ffn.count, nv = rp.vocab.count;
     for (int64_t l = 0; l < run.layers; ++l)
-      a.layers.push_back(place_layer(rt, map, model, run, rp,
-                                     data ? &data->layers[static_cast<size_t>(run.first_layer + l)]
-                                          : nullptr));
+      a.layers.push_back(
+          place_layer(rt, map, model, run, rp,
+                      data ? &data->layers[static_cast<size_t>(run.first_layer + l)] : nullptr));
     if (run.has_head) {
       a.final_norm = rt.alloc_hbm(pe, {1, H}, DType::kFp32);
       a.lm_head = tiled_weight(rt, pe, H, nv, dt);

@@ -869,7 +869,8 @@ TEST(LlmDecode, ATcmTooSmallForTheReduceStagingIsRefusedUpFront) {
   // 3 peers x 16 KiB beside the layer's 47360 bytes fit the arena of 98304.
   const nlohmann::json half = run_json(with("327680", "16"), tmp, "half.json");
   EXPECT_EQ(half["metrics"]["mapping"]["tcm"]["partial_sums"], "hbm");
-  const nlohmann::json more_tcm = run_json(with(std::to_string(327680 + more), "32"), tmp, "more.json");
+  const nlohmann::json more_tcm =
+      run_json(with(std::to_string(327680 + more), "32"), tmp, "more.json");
   EXPECT_FALSE(more_tcm.empty());
 }
 

@@ -607,10 +607,10 @@ namespace {
 // it, and a bad preset or a page that is not whole columns is an error that
 // names the keys.
 TEST(TopologyLoader, BankedHbmPresetAndItsErrors) {
-  const TopologyConfig hbm2e =
-      load_topology_text("pe:\n  hbm:\n    model: banked\n    banked:\n      preset: hbm2e\n"
-                         "      tFAW_ns: 30\n",
-                         "t.yaml");
+  const TopologyConfig hbm2e = load_topology_text(
+      "pe:\n  hbm:\n    model: banked\n    banked:\n      preset: hbm2e\n"
+      "      tFAW_ns: 30\n",
+      "t.yaml");
   EXPECT_EQ(hbm2e.pe.hbm.model, HbmModel::kBanked);
   EXPECT_DOUBLE_EQ(hbm2e.pe.hbm.banked.tCL_ns, dram_preset(DramPreset::kHbm2e).tCL_ns);
   EXPECT_DOUBLE_EQ(hbm2e.pe.hbm.banked.tFAW_ns, 30);
