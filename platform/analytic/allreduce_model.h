@@ -62,8 +62,9 @@ struct AllReduceModel {
   // each counted once: the bytes each memory reads and writes, the bytes on
   // each link direction (headers included), the data bytes through each
   // router, the DMA bursts, the doorbell and credit of each chunk, and the
-  // MATH adds, times the topology's energy knobs. Not priced: the ring
-  // opening's grants. Static energy is static power x time.
+  // MATH adds, times the topology's energy knobs; allreduce_model adds a
+  // grant per ring it opens (the ordered-list models below open none).
+  // Static energy is static power x time.
   EnergyByClass dynamic_pj{};
   double dynamic_total_pj() const;
 

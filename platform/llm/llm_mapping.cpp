@@ -27,6 +27,18 @@ std::string str(int64_t v) {
   return std::to_string(v);
 }
 
+// What a decode layer keeps in TCM from its first phase to its last (bytes):
+// the group's QKV rows and their rotation, the attention output, gate, up
+// and h, each rounded up to `align`.
+uint64_t layer_persistent_bytes(const fw::TransformerShape& s, int64_t B, int64_t nf,
+                                int64_t align = 1) {
+  const auto e = static_cast<int64_t>(dtype_bytes(s.dtype));
+  const int64_t G = s.group(), d = s.d_head;
+  auto up = [align](int64_t bytes) { return (bytes + align - 1) / align * align; };
+  return static_cast<uint64_t>(2 * up(B * (G + 2) * d * e) + up(B * G * d * e) +
+                               2 * up(B * nf * 4) + up(B * nf * e));
+}
+
 // The TCM a rank's kernel holds across one layer's phases (bytes): the
 // group's QKV rows twice (as gathered and rotated), the attention output,
 // the FFN slice's gate, up and h, and the larger of the attention phase's
@@ -34,14 +46,6 @@ std::string str(int64_t v) {
 // reduce root, one more for each of its `children`, each received into its
 // own buffer) and the QKV gather's own buffers; 64 bytes of alignment for
 // each allocation.
-// What a decode layer keeps in TCM from its first phase to its last: the
-// group's QKV rows and their rotation, the attention output, gate, up and h.
-uint64_t layer_persistent_bytes(const fw::TransformerShape& s, int64_t B, int64_t nf) {
-  const auto e = static_cast<int64_t>(dtype_bytes(s.dtype));
-  const int64_t G = s.group(), d = s.d_head;
-  return static_cast<uint64_t>(2 * B * (G + 2) * d * e + B * G * d * e + B * nf * (4 + 4 + e));
-}
-
 uint64_t layer_tcm_bytes(const fw::TransformerShape& s, int64_t B, int64_t tile, int64_t nf,
                          int64_t chunk, int64_t children) {
   const auto e = static_cast<int64_t>(dtype_bytes(s.dtype));
@@ -189,7 +193,7 @@ void TpMapping::check_fits(const TopologyConfig& cfg) {
     // the GEMM phases load xn when it takes up to half of it with them.
     partial_tcm_limit_ = tcm_budget_ / 4;
     xn_tcm_limit_ = tcm_budget_ / 2;
-    check_reduce_staging(cfg, arena, 0);  // a prefill layer keeps nothing in TCM
+    check_reduce_staging(cfg, arena);
     return;
   }
   // TCM: a layer's buffers, and room for row chunks of the hidden width.
@@ -240,32 +244,43 @@ void TpMapping::check_fits(const TopologyConfig& cfg) {
   tcm_budget_ = room - kept;
   partial_tcm_limit_ = std::min(kept > norm_side ? kept - norm_side : 0, beside_attention);
   xn_tcm_limit_ = room > slack ? room - slack : 0;
-  check_reduce_staging(cfg, arena, layer_persistent_bytes(shape(), run_.batch, nf_max));
+  check_reduce_staging(cfg, arena);
 }
 
-void TpMapping::check_reduce_staging(const TopologyConfig& cfg, uint64_t arena,
-                                     uint64_t layer_bytes) const {
+void TpMapping::check_reduce_staging(const TopologyConfig& cfg, uint64_t arena) const {
   if (residency().partial_in_tcm) return;
   const IpcqConfig& q = cfg.pe.ipcq;
   const uint64_t per_source = 2 * uint64_t{q.slots} * q.slot_bytes;
+  // Every buffer is one allocation, at a 64-byte boundary; a prefill layer
+  // keeps nothing in TCM across its phases.
+  const uint64_t staging = (per_source + 63) / 64 * 64;
+  // The rank that needs the most (the first of equals).
+  const RankPlan* worst = nullptr;
+  uint64_t n = 0, layer_bytes = 0, need = 0;
   for (const RankPlan& rp : ranks_) {
-    const auto n = static_cast<uint64_t>(fw::tx::stream_reduce_sources(step_args(rp)).size());
-    // Each staging buffer is one allocation, aligned to 64 bytes.
-    const uint64_t need = layer_bytes + n * (per_source + 64);
-    if (need > arena)
-      throw UsageError(
-          "llm: the partial sums (" + str(stream_rows(run_)) + " rows of " + str(model_.hidden) +
-          ", fp32) stay in HBM, so " + to_string(rp.pe) + " stages what " +
-          str(static_cast<int64_t>(n)) + " peers send for their all-reduce in TCM, " +
-          "2 x pe.ipcq.slots x slot_bytes = " + str(static_cast<int64_t>(per_source)) +
-          " bytes per peer" +
-          (layer_bytes ? ", beside the layer's " + str(static_cast<int64_t>(layer_bytes)) +
-                             " bytes of buffers"
-                       : std::string()) +
-          ": " + str(static_cast<int64_t>(need)) + " bytes with alignment, but the TCM arena has " +
-          str(static_cast<int64_t>(arena)) + "; raise pe.tcm.size_bytes by " +
-          str(static_cast<int64_t>(need - arena)) + " or more, or lower pe.ipcq.slots");
+    const auto peers = static_cast<uint64_t>(fw::tx::stream_reduce_sources(step_args(rp)).size());
+    const uint64_t layer =
+        run_.prefill ? 0 : layer_persistent_bytes(shape(), run_.batch, rp.ffn.count, 64);
+    if (!worst || layer + peers * staging > need) {
+      worst = &rp;
+      n = peers;
+      layer_bytes = layer;
+      need = layer + peers * staging;
+    }
   }
+  if (!worst || need <= arena) return;
+  throw UsageError(
+      "llm: the partial sums (" + str(stream_rows(run_)) + " rows of " + str(model_.hidden) +
+      ", fp32) stay in HBM, so " + to_string(worst->pe) + " stages what " +
+      str(static_cast<int64_t>(n)) + " peers send for their all-reduce in TCM, " +
+      "2 x pe.ipcq.slots x slot_bytes = " + str(static_cast<int64_t>(per_source)) +
+      " bytes per peer" +
+      (layer_bytes
+           ? ", beside the layer's " + str(static_cast<int64_t>(layer_bytes)) + " bytes of buffers"
+           : std::string()) +
+      ": " + str(static_cast<int64_t>(need)) + " bytes with alignment, but the TCM arena has " +
+      str(static_cast<int64_t>(arena)) + "; raise pe.tcm.size_bytes by " +
+      str(static_cast<int64_t>(need - arena)) + " or more, or lower pe.ipcq.slots");
 }
 
 fw::StreamResidency TpMapping::residency() const {

@@ -121,9 +121,9 @@ class TpMapping {
   // Every rank can open the IPCQ ring of each peer it receives from (in TCM).
   void check_rings(const TopologyConfig& cfg) const;
   // With the partial sums in HBM, every rank's all-reduce of them can stage
-  // each reducing peer's slots in TCM beside the `layer_bytes` a layer keeps
-  // there (fw::tx::stream_reduce_sources).
-  void check_reduce_staging(const TopologyConfig& cfg, uint64_t arena, uint64_t layer_bytes) const;
+  // each reducing peer's slots (fw::tx::stream_reduce_sources) in the TCM
+  // `arena` beside what a layer keeps there.
+  void check_reduce_staging(const TopologyConfig& cfg, uint64_t arena) const;
 
   // How a KV-head group gathers its QKV and merges its attention, for describe().
   std::string group_collectives() const;

@@ -837,7 +837,7 @@ INSTANTIATE_TEST_SUITE_P(
                  "pe.ipcq.ring_bytes=64KiB"},
                 kTiny,
                 "sip0.cube0.pe0 stages what 3 peers send for their all-reduce in TCM, 2 x "
-                "pe.ipcq.slots x slot_bytes = 32768 bytes per peer, beside the layer's 47360 "
+                "pe.ipcq.slots x slot_bytes = 32768 bytes per peer, beside the layer's 46720 "
                 "bytes of buffers"},
         BadCase{"prefill_reduce_staging_does_not_fit_tcm",
                 {"-p", "phase=prefill", "-p", "prompt=23", "--set", "pe.tcm.size_bytes=288KiB",
@@ -866,7 +866,7 @@ TEST(LlmDecode, ATcmTooSmallForTheReduceStagingIsRefusedUpFront) {
   ASSERT_NE(at, std::string::npos) << line;
   const uint64_t more = std::stoull(line.substr(at + key.size()));
 
-  // 3 peers x 16 KiB beside the layer's 47360 bytes fit the arena of 98304.
+  // 3 peers x 16 KiB beside the layer's 46720 bytes fit the arena of 98304.
   const nlohmann::json half = run_json(with("327680", "16"), tmp, "half.json");
   EXPECT_EQ(half["metrics"]["mapping"]["tcm"]["partial_sums"], "hbm");
   const nlohmann::json more_tcm =
