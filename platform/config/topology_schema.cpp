@@ -286,11 +286,24 @@ const std::vector<std::string>& TopologySchema::children(const std::string& sect
   return it == children_.end() ? kNone : it->second;
 }
 
+namespace {
+
+// Whether `name` is `word` followed by a unit suffix: "_bytes", "_ns", ...
+bool is_unit_suffixed(const std::string& word, const std::string& name) {
+  static const char* const kUnits[] = {"bytes", "ns", "mw", "gbps", "ghz", "cycles", "tflops"};
+  const std::string w = lower(word) + "_", n = lower(name);
+  if (n.size() <= w.size() || n.compare(0, w.size(), w) != 0) return false;
+  const std::string unit = n.substr(w.size());
+  return std::find(std::begin(kUnits), std::end(kUnits), unit) != std::end(kUnits);
+}
+
+}  // namespace
+
 std::string TopologySchema::suggest_child(const std::string& section,
                                           const std::string& key) const {
-  // The key without its unit suffix ("size" for "size_bytes").
+  // The knob's name without its unit suffix ("size" for "size_bytes").
   for (const std::string& c : children(section))
-    if (lower(c).rfind(lower(key) + "_", 0) == 0) return c;
+    if (!is_section(section.empty() ? c : section + "." + c) && is_unit_suffixed(key, c)) return c;
   std::string best;
   size_t best_d = std::numeric_limits<size_t>::max();
   for (const std::string& c : children(section)) {
@@ -319,7 +332,7 @@ std::vector<std::string> TopologySchema::suggest_knob_paths(const std::string& p
   }
   // 2. The path without its unit suffix ("pe.tcm.size" for "pe.tcm.size_bytes").
   for (const Knob& k : knobs_)
-    if (lower(k.path).rfind(lower(path) + "_", 0) == 0) best.push_back(k.path);
+    if (is_unit_suffixed(path, k.path)) best.push_back(k.path);
   if (!best.empty()) return best;
   // 3. A full path within a few edits.
   size_t best_d = std::numeric_limits<size_t>::max();

@@ -566,6 +566,10 @@ TEST(TopologyLoader, AKeyWithoutItsUnitSuffixSuggestsTheKnob) {
   EXPECT_EQ(text_error("pe:\n  tcm:\n    size: 1MiB\n"),
             "t.yaml:3:5: pe.tcm.size: unknown key 'size' in section 'pe.tcm'; did you mean "
             "'size_bytes'?");
+  // Only a unit: 'pe' is one edit from 'pes', not the section 'pe_link'.
+  EXPECT_EQ(set_error("cube.pe=4"),
+            "--set 'cube.pe=4': unknown key 'cube.pe'; did you mean 'cube.pes'?");
+  EXPECT_TRUE(HasSubstr(text_error("cube:\n  pe: 4\n"), "did you mean 'pes'?"));
 }
 
 TEST(TopologyLoader, SetBadValue) {
