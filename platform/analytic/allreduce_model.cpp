@@ -30,6 +30,11 @@ struct Route {
   std::vector<const BitEnergyConfig*> routers;
 };
 
+// to += from, class by class.
+void add_energy(EnergyByClass& to, const EnergyByClass& from) {
+  for (unsigned i = 0; i < kNumEnergyClasses; ++i) to[i] += from[i];
+}
+
 // What one chunk of a step occupies, per resource (ns), its latency, and the
 // dynamic energy it spends (pJ, by class).
 struct Cost {
@@ -38,7 +43,7 @@ struct Cost {
   EnergyByClass pj{};
   void add(const Cost& o) {
     for (const auto& [k, v] : o.busy) busy[k] += v;
-    for (unsigned i = 0; i < kNumEnergyClasses; ++i) pj[i] += o.pj[i];
+    add_energy(pj, o.pj);
   }
   void spend(EnergyClass c, double e) { pj[static_cast<unsigned>(c)] += e; }
   std::pair<std::string, double> busiest() const {
@@ -171,23 +176,22 @@ class Fabric {
   // A memory's share of a transfer: its port time, and its energy per byte
   // read or written.
   void load_memory(Cost& cost, const Place& x, double bytes, bool write) const {
-    const MemoryEnergyConfig& e = x.mem == RingSpace::kTcm   ? c_.pe.tcm.energy
-                                  : x.mem == RingSpace::kHbm ? c_.pe.hbm.energy
-                                                             : c_.cube.sram.energy;
-    cost.spend(x.mem == RingSpace::kTcm   ? EnergyClass::kTcm
-               : x.mem == RingSpace::kHbm ? EnergyClass::kHbm
-                                          : EnergyClass::kSram,
-               bytes * (write ? e.write_pj_per_byte : e.read_pj_per_byte));
+    auto energy = [&](EnergyClass c, const MemoryEnergyConfig& e) {
+      cost.spend(c, bytes * (write ? e.write_pj_per_byte : e.read_pj_per_byte));
+    };
     switch (x.mem) {
       case RingSpace::kTcm:
         cost.busy["TCM " + pe_name(x.pe)] += bytes / c_.pe.tcm.bandwidth_gbps;
+        energy(EnergyClass::kTcm, c_.pe.tcm.energy);
         break;
       case RingSpace::kHbm:
         cost.busy["HBM " + pe_name(x.pe)] += bytes / c_.pe_hbm_bandwidth_gbps();
+        energy(EnergyClass::kHbm, c_.pe.hbm.energy);
         break;
       case RingSpace::kSram:
         cost.busy["SRAM " + std::to_string(x.pe.sip) + "." + std::to_string(x.pe.cube)] +=
             bytes / c_.cube.sram.bandwidth_gbps;
+        energy(EnergyClass::kSram, c_.cube.sram.energy);
         break;
     }
   }
@@ -358,7 +362,7 @@ class Model {
     f_.load(c, r, msg);
     Fabric::route_energy(c, r, msg);
     c.spend(EnergyClass::kIpcq, c_.pe.ipcq.energy.pj_per_message);
-    for (unsigned i = 0; i < kNumEnergyClasses; ++i) pj[i] += c.pj[i];
+    add_energy(pj, c.pj);
   }
 
   double fill_ns(const std::vector<Hop>& first_hops, unsigned sources) const {
@@ -607,9 +611,10 @@ void binomial(Builder& b, const std::vector<std::vector<PeAddr>>& trees, double 
     std::vector<std::pair<unsigned, unsigned>> pairs;
     for (unsigned i = mask; i < p; i += 2 * mask) pairs.emplace_back(i, i - mask);
     if (!reduce) continue;
-    b.charge(hops_of(pairs), bytes, true);
+    const std::vector<Hop> hops = hops_of(pairs);
+    b.charge(hops, bytes, true);
     AllReduceModel::Phase lv =
-        b.level("reduce level " + std::to_string(levels + 1), hops_of(pairs), bytes, true);
+        b.level("reduce level " + std::to_string(levels + 1), hops, bytes, true);
     const double root = ready[0];
     for (const auto& [i, j] : pairs) ready[j] = std::max(ready[j], ready[i] + lv.ns);
     lv.ns = std::max(0.0, ready[mask] - root + lv.ns);
@@ -677,8 +682,9 @@ void halving_doubling(Builder& b, const std::vector<std::vector<PeAddr>>& lists,
     std::vector<Hop> hops;
     for (const auto& l : lists)
       for (unsigned i = 0; i < p; ++i) hops.push_back({l[i], l[i ^ masks[k]]});
-    b.charge(hops, bytes / static_cast<double>(2u << k), reduce);
-    AllReduceModel::Phase lv = b.level(name, hops, bytes / static_cast<double>(2u << k), reduce);
+    const double share = bytes / static_cast<double>(2u << k);
+    b.charge(hops, share, reduce);
+    AllReduceModel::Phase lv = b.level(name, hops, share, reduce);
     // The send, after the previous level's wait.
     if ((!reduce || k > 0) && !first_in_fill) lv.ns += dispatch;
     first_in_fill = false;

@@ -30,18 +30,27 @@ BenchResult run_allreduce(Platform& p, const std::vector<std::string>& params, b
   return bench.run(ctx);
 }
 
+// Every algorithm in every buffer kind at `sizes` on tiny.yaml with
+// `cube_topology` cube links: 6 x 3 points per size.
+BenchResult every_algorithm_and_buffer(const std::string& cube_topology, const std::string& sizes,
+                                       bool data) {
+  Platform p(topo("tiny.yaml", {"sip.topology=" + cube_topology}));
+  p.set_data_mode(data);
+  BenchResult r = run_allreduce(p,
+                                {"algo=ring,ring_bidir,2d,hierarchical,chain,binomial",
+                                 "buffer=tcm,hbm,sram", "bytes_per_pe=" + sizes},
+                                data);
+  EXPECT_EQ(r.points.size(), 6u * 3u * 3u);
+  return r;
+}
+
 // Every algorithm, every buffer kind, at sizes that are a multiple of
 // neither the slot size nor the PE count (1028 B, 37 KiB + 12 B) and one
 // that spans many slots (192 KiB): every PE ends with the exact sum.
 class AllReduceExact : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(AllReduceExact, EveryAlgorithmGivesTheExactSumOnEveryPe) {
-  Platform p(topo("tiny.yaml", {"sip.topology=" + GetParam()}));
-  p.set_data_mode(true);
-  const BenchResult r = run_allreduce(p,
-                                      {"algo=ring,ring_bidir,2d,hierarchical,chain,binomial",
-                                       "buffer=tcm,hbm,sram", "bytes_per_pe=1028,37900,192KiB"},
-                                      true);
+  const BenchResult r = every_algorithm_and_buffer(GetParam(), "1028,37900,192KiB", true);
   ASSERT_EQ(r.points.size(), 6u * 3u * 3u);
   for (const auto& pt : r.points) {
     SCOPED_TRACE(pt.dump());
@@ -122,11 +131,7 @@ TEST(AllReduceTiming, EveryAlgorithmCompletesOnTheDefaultSip) {
 class AllReduceEnergy : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(AllReduceEnergy, TheModelPricesEveryClassOfTheDynamicEnergy) {
-  Platform p(topo("tiny.yaml", {"sip.topology=" + GetParam()}));
-  const BenchResult r = run_allreduce(p,
-                                      {"algo=ring,ring_bidir,2d,hierarchical,chain,binomial",
-                                       "buffer=tcm,hbm,sram", "bytes_per_pe=16KiB,96KiB,1028"},
-                                      false);
+  const BenchResult r = every_algorithm_and_buffer(GetParam(), "16KiB,96KiB,1028", false);
   ASSERT_EQ(r.points.size(), 6u * 3u * 3u);
   for (const auto& pt : r.points) {
     SCOPED_TRACE(pt.dump());
