@@ -92,7 +92,7 @@ void ServiceQueue::enqueue(Request r) {
   if (!busy_ && !selecting_) kick_.notify(sc_core::SC_ZERO_TIME);
 }
 
-void ServiceQueue::insert_sorted(std::deque<Request>& q, const Request& r) {
+void ServiceQueue::insert_sorted(RingQueue<Request>& q, const Request& r) {
   insert_in_service_order(q, r);
 }
 

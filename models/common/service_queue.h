@@ -26,7 +26,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <systemc>
 #include <utility>
 #include <vector>
@@ -34,6 +33,7 @@
 #include "models/common/calendar.h"
 #include "models/common/completion.h"
 #include "models/common/instrumented.h"
+#include "models/common/ring_queue.h"
 #include "models/common/settled_peak.h"
 
 namespace kb {
@@ -112,12 +112,12 @@ class ServiceQueue : public sc_core::sc_module, public Instrumented {
   void start_next();
   void enqueue(Request r);
   void admit_stalled();
-  static void insert_sorted(std::deque<Request>& q, const Request& r);
+  static void insert_sorted(RingQueue<Request>& q, const Request& r);
   void update_depth();
 
   unsigned capacity_;
-  std::deque<Request> queue_;
-  std::deque<Request> stalled_;  // arrived at a full bounded queue; `arrival` = attempt
+  RingQueue<Request> queue_;
+  RingQueue<Request> stalled_;  // arrived at a full bounded queue; `arrival` = attempt
   // Requests pushed ahead of their arrival (push_after): a min-heap on
   // (arrival, call sequence), taken in by arrive() when their instant comes.
   struct Future {

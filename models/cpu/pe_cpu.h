@@ -10,7 +10,6 @@
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -22,6 +21,7 @@
 #include "models/commands/cost_model.h"
 #include "models/common/address_map.h"
 #include "models/common/instrumented.h"
+#include "models/common/ring_queue.h"
 #include "models/cpu/cpu_config.h"
 #include "models/gemm/gemm_config.h"
 #include "models/pe/stage.h"
@@ -98,7 +98,7 @@ class PeCpu : public sc_core::sc_module, public Instrumented {
   Location self_;
   std::string pe_path_;
   uint64_t next_id_ = 1;
-  std::deque<std::unique_ptr<InFlight>> in_flight_;
+  RingQueue<std::unique_ptr<InFlight>> in_flight_;
   unsigned running_ = 0;
   bool dispatching_ = false;
   uint64_t last_cmd_ = 0;

@@ -42,6 +42,7 @@
 #include "models/common/calendar.h"
 #include "models/common/due_timers.h"
 #include "models/common/idle_workers.h"
+#include "models/common/ring_queue.h"
 #include "models/common/settled_peak.h"
 #include "models/dma/dma_config.h"
 #include "models/dma/dma_transfer.h"
@@ -148,9 +149,9 @@ class PeDma : public PeEngine {
           issued_all((std::string(to_string(c)) + "_issued_all").c_str()),
           setup_done((std::string(to_string(c)) + "_setup_done").c_str()) {}
     Channel id;
-    std::deque<std::unique_ptr<Pending>> waiting;   // not started
-    std::deque<std::unique_ptr<Pending>> inflight;  // started, completion in order
-    std::deque<Burst> ready;                        // issued, waiting for a worker
+    RingQueue<std::unique_ptr<Pending>> waiting;   // not started
+    RingQueue<std::unique_ptr<Pending>> inflight;  // started, completion in order
+    RingQueue<Burst> ready;                        // issued, waiting for a worker
     sc_core::sc_event kick;
     // Where the channel's method stands (channel_step): idle (asleep on
     // kick), in a transfer's setup (asleep on setup_done, or one delta), or

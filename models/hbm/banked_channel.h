@@ -41,13 +41,13 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <systemc>
 #include <vector>
 
 #include "models/common/completion.h"
 #include "models/common/instrumented.h"
+#include "models/common/ring_queue.h"
 #include "models/common/settled_peak.h"
 #include "models/hbm/dram_timing.h"
 
@@ -156,15 +156,15 @@ class BankedChannel : public sc_core::sc_module, public Instrumented {
   std::vector<sc_core::sc_time> last_col_group_, last_act_group_;
   bool any_col_ = false, any_act_ = false;
   sc_core::sc_time last_col_, last_act_;
-  std::deque<sc_core::sc_time> act_window_;  // the last four ACTs
-  sc_core::sc_time bus_free_;                // data bus free from
-  sc_core::sc_time write_data_end_;          // end of the last write's data
-  sc_core::sc_time committed_until_;         // latest committed command
-  sc_core::sc_time refresh_block_;           // no ACT before (REF + tRFC)
+  RingQueue<sc_core::sc_time> act_window_;  // the last four ACTs
+  sc_core::sc_time bus_free_;               // data bus free from
+  sc_core::sc_time write_data_end_;         // end of the last write's data
+  sc_core::sc_time committed_until_;        // latest committed command
+  sc_core::sc_time refresh_block_;          // no ACT before (REF + tRFC)
   sc_core::sc_time next_refresh_;
 
-  std::deque<Entry> queue_;
-  std::deque<Entry> stalled_;
+  RingQueue<Entry> queue_;
+  RingQueue<Entry> stalled_;
   std::vector<InFlight> in_flight_;
   uint64_t next_seq_ = 0;
   bool settling_ = false;

@@ -38,7 +38,6 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -50,6 +49,7 @@
 #include "models/common/address_map.h"
 #include "models/common/calendar.h"
 #include "models/common/due_timers.h"
+#include "models/common/ring_queue.h"
 #include "models/ipcq/ipcq_config.h"
 #include "models/pe/pe_engine.h"
 
@@ -113,7 +113,7 @@ class PeIpcq : public PeEngine {
     unsigned slots = 0;
     std::vector<bool> credit;  // per slot: we may write it
     unsigned tail = 0;         // next slot to write
-    std::deque<SendJob> jobs;
+    RingQueue<SendJob> jobs;
     sc_core::sc_event kick;
     // The job being chunked (send_step's place in it).
     bool active = false;
@@ -140,7 +140,7 @@ class PeIpcq : public PeEngine {
     std::vector<uint64_t> slot_bytes;            // payload of a full slot
     std::vector<uint64_t> slot_msg;              // its doorbell's trace id
     unsigned head = 0;                           // next slot to consume
-    std::deque<RecvJob*> waiting;                // not started, in issue order
+    RingQueue<RecvJob*> waiting;                 // not started, in issue order
     std::vector<std::unique_ptr<RecvJob>> jobs;  // every unfinished job
     // Chunks to forward, in the order they came in: a chunk is forwarded
     // once it and every chunk before it are consumed, so the stream a peer
@@ -150,7 +150,7 @@ class PeIpcq : public PeEngine {
       uint64_t chunk;
       bool ready;
     };
-    std::deque<Forward> forwards;
+    RingQueue<Forward> forwards;
     sc_core::sc_event kick;
   };
 

@@ -21,7 +21,6 @@
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 #include <systemc>
@@ -31,6 +30,7 @@
 #include "models/common/calendar.h"
 #include "models/common/due_timers.h"
 #include "models/common/instrumented.h"
+#include "models/common/ring_queue.h"
 #include "models/common/settled_peak.h"
 #include "models/common/sim_time.h"
 #include "models/pe/stage.h"
@@ -133,7 +133,7 @@ class PeEngine : public sc_core::sc_module, public Instrumented {
     Lane(const std::string& event_name, PeEngine& e, unsigned i)
         : arrived(event_name.c_str()), engine(e), index(i) {}
     void on_time() override { engine.end_service(*this); }
-    std::deque<TileToken*> queue;
+    RingQueue<TileToken*> queue;
     sc_core::sc_event arrived;    // thread lanes: a token was queued
     bool worker_started = false;  // a thread lane's worker starts at its first token
     PeEngine& engine;
