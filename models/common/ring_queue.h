@@ -9,6 +9,9 @@
 //
 // T must be default-constructible and move-assignable: a popped or erased
 // slot is reset to T() so that what it owned (a unique_ptr) goes at once.
+// Unlike a deque's, a reference to an entry does not survive a push that
+// grows the buffer nor an insert or erase before it, and an iterator is a
+// position: after a pop_front it names the next entry.
 #pragma once
 
 #include <cstddef>
@@ -34,7 +37,10 @@ class RingQueue {
 
     Iter() = default;
     Iter(Owner* q, std::size_t i) : q_(q), i_(i) {}
-    operator Iter<true>() const { return Iter<true>(q_, i_); }  // NOLINT: as std iterators
+    template <bool C = Const, std::enable_if_t<!C, int> = 0>
+    operator Iter<true>() const {  // NOLINT(google-explicit-constructor): as std iterators
+      return Iter<true>(q_, i_);
+    }
 
     reference operator*() const { return (*q_)[i_]; }
     pointer operator->() const { return &(*q_)[i_]; }
@@ -67,6 +73,7 @@ class RingQueue {
     }
     Iter operator+(difference_type n) const { return Iter(q_, i_ + n); }
     Iter operator-(difference_type n) const { return Iter(q_, i_ - n); }
+    friend Iter operator+(difference_type n, const Iter& it) { return it + n; }
     difference_type operator-(const Iter& o) const {
       return static_cast<difference_type>(i_) - static_cast<difference_type>(o.i_);
     }
@@ -91,6 +98,21 @@ class RingQueue {
   using iterator = Iter<false>;
   using const_iterator = Iter<true>;
 
+  RingQueue() = default;
+  RingQueue(const RingQueue&) = default;
+  RingQueue& operator=(const RingQueue&) = default;
+  // A moved-from queue is empty, as a moved-from std::deque is in practice.
+  RingQueue(RingQueue&& o) noexcept { *this = std::move(o); }
+  RingQueue& operator=(RingQueue&& o) noexcept {
+    buf_ = std::move(o.buf_);
+    head_ = std::exchange(o.head_, 0);
+    mask_ = std::exchange(o.mask_, 0);
+    size_ = std::exchange(o.size_, 0);
+    o.buf_.clear();
+    return *this;
+  }
+  ~RingQueue() = default;
+
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
 
@@ -113,9 +135,10 @@ class RingQueue {
   }
   template <class... A>
   T& emplace_back(A&&... a) {
+    T v(std::forward<A>(a)...);  // before make_room: the arguments may refer into the queue
     make_room();
     T& slot = (*this)[size_];
-    slot = T(std::forward<A>(a)...);
+    slot = std::move(v);
     ++size_;
     return slot;
   }

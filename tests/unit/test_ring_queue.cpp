@@ -78,6 +78,21 @@ TEST(RingQueue, APoppedOrErasedEntryLetsGoOfWhatItOwned) {
   EXPECT_EQ(c.use_count(), 1);
 }
 
+TEST(RingQueue, AMovedFromQueueIsEmptyAndAnEmplaceMayCopyItsOwnEntry) {
+  RingQueue<int> q;
+  for (int i = 0; i < 8; ++i) q.push_back(i);  // full: the next push grows it
+  q.emplace_back(q.front());
+  EXPECT_EQ(q.size(), 9u);
+  EXPECT_EQ(q.back(), 0);
+  RingQueue<int> moved(std::move(q));
+  EXPECT_TRUE(q.empty());  // NOLINT(bugprone-use-after-move): the state is defined
+  EXPECT_EQ(moved.size(), 9u);
+  q.push_back(5);
+  EXPECT_EQ(q.front(), 5);
+  RingQueue<int>::const_iterator it = moved.begin();
+  EXPECT_EQ(*(2 + it), 2);
+}
+
 // The service order passes only same-instant arrivals with a worse key, in a
 // RingQueue as in a deque.
 TEST(RingQueue, KeepsTheServiceOrder) {
