@@ -5,10 +5,11 @@
 // caller (which may be another module's timer in the middle of its own work).
 // A module's DueTimers runs such timers from one SC_METHOD of the module,
 // notified at once, in the order they were given. The method starts at the
-// first timer due now, so a module that never has one keeps no process.
+// first timer due now, so a module that never has one keeps no process and
+// no event (a 64-SIP system has tens of thousands of engines that never do).
 #pragma once
 
-#include <string>
+#include <memory>
 #include <systemc>
 #include <vector>
 
@@ -19,9 +20,10 @@ namespace kb {
 
 class DueTimers {
  public:
-  // `method` names the module's method (a child of `owner`); `event` its event.
+  // `method` names the module's method (a child of `owner`); `event` its
+  // event. Both are string literals: they are kept, not copied.
   DueTimers(sc_core::sc_module& owner, const char* method, const char* event)
-      : owner_(owner), method_(method), due_now_(event) {}
+      : owner_(owner), method_(method), event_(event) {}
 
   // Runs timer.on_time() `delay` from now: the calendar's when delay > 0,
   // else this delta's method.
@@ -30,12 +32,15 @@ class DueTimers {
       Calendar::get().call_in(timer, delay);
       return;
     }
-    if (!started_) {
-      started_ = true;
-      start_method_on_first_use(owner_, method_.c_str(), due_now_, [this] { run_due(); });
+    if (!due_now_) {
+      {
+        const SpawnUnder scope(owner_);  // named under the module, as if elaborated
+        due_now_ = std::make_unique<sc_core::sc_event>(event_);
+      }
+      start_method_on_first_use(owner_, method_, *due_now_, [this] { run_due(); });
     }
     due_.push_back(&timer);
-    if (!running_) due_now_.notify();
+    if (!running_) due_now_->notify();
   }
 
  private:
@@ -52,11 +57,11 @@ class DueTimers {
   }
 
   sc_core::sc_module& owner_;
-  std::string method_;
+  const char* method_;
+  const char* event_;
   std::vector<Calendar::Timer*> due_;
-  sc_core::sc_event due_now_;
-  bool started_ = false;
-  bool running_ = false;  // in run_due()
+  std::unique_ptr<sc_core::sc_event> due_now_;  // made with the method
+  bool running_ = false;                        // in run_due()
 };
 
 }  // namespace kb

@@ -44,7 +44,7 @@ PeEngine::PeEngine(const sc_core::sc_module_name& name, EngineKind kind,
   stage_in.register_b_transport(this, &PeEngine::b_transport);
   for (std::string& label : lanes) {
     const auto i = static_cast<unsigned>(lanes_.size());
-    lanes_.push_back(std::make_unique<Lane>("lane" + std::to_string(i) + "_arrived", *this, i));
+    lanes_.push_back(std::make_unique<Lane>(*this, i));
     lanes_.back()->process_name = full + ".lane_" + std::to_string(i);
     lanes_.back()->stats.label = std::move(label);
   }
@@ -76,14 +76,18 @@ void PeEngine::accept(TileToken* token) {
     run_lane(l);
     return;
   }
-  if (!l.worker_started) {  // runs in this evaluation, as if woken by the notify below
-    l.worker_started = true;
+  if (!l.arrived) {  // the worker runs in this evaluation, as if woken by the notify below
+    {
+      const SpawnUnder scope(*this);  // named under the engine, as if elaborated
+      l.arrived =
+          std::make_unique<sc_core::sc_event>(("lane" + std::to_string(lane) + "_arrived").c_str());
+    }
     start_thread_on_first_use(*this, ("lane_" + std::to_string(lane)).c_str(), false,
                               [this, lane] { worker(lane); });
   }
   l.queue.push_back(token);
   update_depth(l);
-  l.arrived.notify();
+  l.arrived->notify();
 }
 
 void PeEngine::update_depth(Lane& l) {
@@ -143,7 +147,7 @@ void PeEngine::end_service(Lane& l) {
 void PeEngine::worker(unsigned lane) {
   Lane& l = *lanes_[lane];
   for (;;) {
-    while (l.queue.empty()) sc_core::wait(l.arrived);
+    while (l.queue.empty()) sc_core::wait(*l.arrived);
     TileToken* token = l.queue.front();
     l.queue.pop_front();
     l.busy = true;

@@ -128,14 +128,12 @@ class PeEngine : public sc_core::sc_module, public Instrumented {
  private:
   // The lane's end-of-service timer calls back into its engine.
   struct Lane final : Calendar::Timer {
-    // Events made while elaborating are named: an unnamed one gets a
-    // generated unique name, the costliest part of elaborating a big system.
-    Lane(const std::string& event_name, PeEngine& e, unsigned i)
-        : arrived(event_name.c_str()), engine(e), index(i) {}
+    Lane(PeEngine& e, unsigned i) : engine(e), index(i) {}
     void on_time() override { engine.end_service(*this); }
     RingQueue<TileToken*> queue;
-    sc_core::sc_event arrived;    // thread lanes: a token was queued
-    bool worker_started = false;  // a thread lane's worker starts at its first token
+    // Thread lanes: a token was queued. Made with the lane's worker, at its
+    // first token: timer lanes, nearly all of them, never need one.
+    std::unique_ptr<sc_core::sc_event> arrived;
     PeEngine& engine;
     unsigned index;
     std::string process_name;      // what a thread lane is named: <engine>.lane_<i>
