@@ -24,6 +24,12 @@ class DueTimers {
   // event. Both are string literals: they are kept, not copied.
   DueTimers(sc_core::sc_module& owner, const char* method, const char* event)
       : owner_(owner), method_(method), event_(event) {}
+  // The method holds `this`.
+  DueTimers(const DueTimers&) = delete;
+  DueTimers& operator=(const DueTimers&) = delete;
+  DueTimers(DueTimers&&) = delete;
+  DueTimers& operator=(DueTimers&&) = delete;
+  ~DueTimers() = default;
 
   // Runs timer.on_time() `delay` from now: the calendar's when delay > 0,
   // else this delta's method.

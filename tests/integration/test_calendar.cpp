@@ -190,7 +190,8 @@ TEST(ServiceQueuePushAfter, AnEarlierArrivalGoesBeforeABetterKeyArrivingNow) {
 // A timer due now runs later in the same delta, where a thread woken by an
 // immediate notification runs; one due later runs at its instant, in the
 // delta of the kernel's timed wait. A timer due now that gives another one
-// due now has it run in that delta too. The method is the owner's child.
+// due now has it run in that delta too. The method and its event, made at
+// the first timer due now, are the owner's children.
 TEST(DueTimers, ATimerDueNowRunsInThisDeltaAndALaterOneAtItsInstant) {
   struct Owner : sc_core::sc_module {
     explicit Owner(const sc_core::sc_module_name& n) : sc_core::sc_module(n) {}
@@ -228,6 +229,7 @@ TEST(DueTimers, ATimerDueNowRunsInThisDeltaAndALaterOneAtItsInstant) {
   EXPECT_EQ(later.at, kernel);
   EXPECT_EQ(kernel.first, 7.0);
   EXPECT_NE(sc_core::sc_find_object("owner.due"), nullptr);
+  EXPECT_NE(sc_core::sc_find_event("owner.due_now"), nullptr);  // made with it, named under owner
 }
 
 }  // namespace
