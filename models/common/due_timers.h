@@ -39,10 +39,7 @@ class DueTimers {
       return;
     }
     if (!due_now_) {
-      {
-        const SpawnUnder scope(owner_);  // named under the module, as if elaborated
-        due_now_ = std::make_unique<sc_core::sc_event>(event_);
-      }
+      due_now_ = make_event_on_first_use(owner_, event_);
       start_method_on_first_use(owner_, method_, *due_now_, [this] { run_due(); });
     }
     due_.push_back(&timer);

@@ -12,6 +12,7 @@
 // static sensitivity is used, so a thread may still notify its own event.
 #pragma once
 
+#include <memory>
 #include <systemc>
 #include <utility>
 
@@ -47,6 +48,14 @@ void start_thread_on_first_use(sc_core::sc_module& owner, const char* name, bool
         body();
       },
       name, &opts);
+}
+
+// An event the first-use process waits on, made with it: named `name` under
+// `owner`, as an event made while elaborating the owner would be.
+inline std::unique_ptr<sc_core::sc_event> make_event_on_first_use(sc_core::sc_module& owner,
+                                                                  const char* name) {
+  const SpawnUnder scope(owner);
+  return std::make_unique<sc_core::sc_event>(name);
 }
 
 // The same for an SC_METHOD sensitive to `ev`: not run until `ev` is

@@ -77,11 +77,8 @@ void PeEngine::accept(TileToken* token) {
     return;
   }
   if (!l.arrived) {  // the worker runs in this evaluation, as if woken by the notify below
-    {
-      const SpawnUnder scope(*this);  // named under the engine, as if elaborated
-      l.arrived =
-          std::make_unique<sc_core::sc_event>(("lane" + std::to_string(lane) + "_arrived").c_str());
-    }
+    l.arrived =
+        make_event_on_first_use(*this, ("lane" + std::to_string(lane) + "_arrived").c_str());
     start_thread_on_first_use(*this, ("lane_" + std::to_string(lane)).c_str(), false,
                               [this, lane] { worker(lane); });
   }
