@@ -37,10 +37,10 @@ class RingQueue {
 
     Iter() = default;
     Iter(Owner* q, std::size_t i) : q_(q), i_(i) {}
-    template <bool C = Const, std::enable_if_t<!C, int> = 0>
-    operator Iter<true>() const {  // NOLINT(google-explicit-constructor): as std iterators
-      return Iter<true>(q_, i_);
-    }
+    // A const iterator from a mutable one, as std iterators convert.
+    template <bool C = Const, std::enable_if_t<C, int> = 0>
+    Iter(const Iter<false>& o)  // NOLINT(google-explicit-constructor)
+        : q_(o.q_), i_(o.i_) {}
 
     reference operator*() const { return (*q_)[i_]; }
     pointer operator->() const { return &(*q_)[i_]; }
@@ -86,6 +86,8 @@ class RingQueue {
     std::size_t index() const { return i_; }
 
    private:
+    template <bool>
+    friend class Iter;
     Owner* q_ = nullptr;
     std::size_t i_ = 0;
   };
