@@ -20,7 +20,7 @@ double Tl::now_ns() const {
   return to_ns(sc_core::sc_time_stamp());
 }
 
-Tensor Tl::ref(uint64_t addr, std::vector<int64_t> shape, DType dtype) {
+Tensor Tl::ref(uint64_t addr, Shape shape, DType dtype) {
   Tensor t;
   t.h.id = ids_.next();
   t.h.addr = addr;
@@ -29,7 +29,7 @@ Tensor Tl::ref(uint64_t addr, std::vector<int64_t> shape, DType dtype) {
   return t;
 }
 
-TensorHandle Tl::tcm_handle(std::vector<int64_t> shape, DType dtype) {
+TensorHandle Tl::tcm_handle(Shape shape, DType dtype) {
   TensorHandle h;
   h.id = ids_.next();
   h.shape = std::move(shape);
@@ -45,7 +45,7 @@ TensorHandle Tl::tcm_handle(std::vector<int64_t> shape, DType dtype) {
   return h;
 }
 
-Tensor Tl::empty(std::vector<int64_t> shape, DType dtype) {
+Tensor Tl::empty(Shape shape, DType dtype) {
   Tensor t;
   t.h = tcm_handle(std::move(shape), dtype);
   return t;
@@ -145,7 +145,7 @@ Tensor Tl::issue_recv(const PeAddr& peer, const Tensor& dst, bool reduce, const 
   return out;
 }
 
-Tensor Tl::recv(const PeAddr& peer, std::vector<int64_t> shape, DType dtype) {
+Tensor Tl::recv(const PeAddr& peer, Shape shape, DType dtype) {
   Tensor t = recv_async(peer, empty(std::move(shape), dtype));
   resolve(t);
   t.pending = nullptr;
@@ -191,7 +191,7 @@ Tensor Tl::math(const std::string& kind, std::vector<Tensor> inputs,
   // Without an explicit output the result takes the op's result shape: like
   // the first input, with the last two dimensions swapped for a transpose and
   // the reduced (last, unless reduce_axis says otherwise) dimension kept as 1.
-  std::vector<int64_t> shape = inputs.at(0).h.shape;
+  Shape shape = inputs.at(0).h.shape;
   if (kind == "trans" && shape.size() >= 2)
     std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
   if ((kind == "rmax" || kind == "rsum") && !shape.empty()) {
@@ -245,7 +245,7 @@ void Tl::bind_recipe_operands(const Recipe& r, const RecipeCall& call, Composite
 void Tl::bind_recipe_scratch(const Recipe& r, const RecipeCall& call, const CompositeArgs& args,
                              RecipeSlots& slots, std::optional<Tensor>& primary) {
   for (const RecipeScratch& sc : r.scratch) {
-    std::vector<int64_t> shape = recipe_slot(r, slots, sc.shape_from).shape;
+    Shape shape = recipe_slot(r, slots, sc.shape_from).shape;
     if (sc.reduce_last && !shape.empty()) shape.back() = 1;
     DType dt = recipe_slot(r, slots, sc.shape_from).dtype;
     if (sc.primary_out && args.b) dt = args.b->h.dtype;

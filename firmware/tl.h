@@ -41,7 +41,7 @@ class IdSource {
 struct Tensor {
   TensorHandle h;
   CommandHandle pending;
-  const std::vector<int64_t>& shape() const { return h.shape; }
+  const Shape& shape() const { return h.shape; }
   uint64_t addr() const { return h.addr; }
 };
 
@@ -88,9 +88,9 @@ class Tl {
      IdSource& ids, LaunchPosition pos);
 
   // Data already in memory (no movement).
-  Tensor ref(uint64_t addr, std::vector<int64_t> shape, DType dtype = DType::kFp16);
+  Tensor ref(uint64_t addr, Shape shape, DType dtype = DType::kFp16);
   // A fresh TCM tensor from the arena (contents undefined).
-  Tensor empty(std::vector<int64_t> shape, DType dtype = DType::kFp16);
+  Tensor empty(Shape shape, DType dtype = DType::kFp16);
   // DMA into TCM; lazy: returns at once, the first consumer waits.
   Tensor load(const Tensor& src);
   // DMA into an existing TCM tensor `dst` (same shape); lazy like load().
@@ -142,7 +142,7 @@ class Tl {
   // before wait() on it.
   Tensor send(const PeAddr& peer, const Tensor& src);
   // Receives the next message from `peer` into a fresh TCM tensor (blocks).
-  Tensor recv(const PeAddr& peer, std::vector<int64_t> shape, DType dtype = DType::kFp32);
+  Tensor recv(const PeAddr& peer, Shape shape, DType dtype = DType::kFp32);
   // Receives into `dst`; returns `dst` pending (the first consumer waits).
   Tensor recv_async(const PeAddr& peer, const Tensor& dst);
   // dst += the next message from `peer` (PE_MATH add), async.
@@ -173,7 +173,7 @@ class Tl {
                            RecipeSlots& slots, std::optional<Tensor>& primary);
   const TensorHandle& recipe_slot(const Recipe& r, const RecipeSlots& slots,
                                   const std::string& name);
-  TensorHandle tcm_handle(std::vector<int64_t> shape, DType dtype);
+  TensorHandle tcm_handle(Shape shape, DType dtype);
   Tensor issue_recv(const PeAddr& peer, const Tensor& dst, bool reduce, const PeAddr* to);
 
   PeCpu& cpu_;

@@ -38,7 +38,7 @@ namespace {
 
 // The product of dims [0, end); hosts check shapes with checked_numel()
 // before they allocate, so an overflow here is a bug, not an input error.
-int64_t product(const std::vector<int64_t>& shape, size_t end) {
+int64_t product(const Shape& shape, size_t end) {
   uint64_t n = 1;
   for (size_t i = 0; i < end; ++i) {
     const auto p = checked_product({static_cast<int64_t>(n), shape[i]});
@@ -50,7 +50,7 @@ int64_t product(const std::vector<int64_t>& shape, size_t end) {
 
 }  // namespace
 
-std::optional<uint64_t> checked_numel_bytes(const std::vector<int64_t>& shape, DType dtype) {
+std::optional<uint64_t> checked_numel_bytes(const Shape& shape, DType dtype) {
   uint64_t n = 1;
   for (int64_t d : shape) {
     const auto p = checked_product({static_cast<int64_t>(n), d});

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "models/commands/shape.h"
+
 namespace kb {
 
 enum class DType : uint8_t { kFp16, kBf16, kFp32, kInt32 };
@@ -15,13 +17,13 @@ unsigned dtype_bytes(DType t);
 
 // The bytes of a dense tensor of `shape`, or nothing when a dimension is
 // negative or the size does not fit in 63 bits.
-std::optional<uint64_t> checked_numel_bytes(const std::vector<int64_t>& shape, DType dtype);
+std::optional<uint64_t> checked_numel_bytes(const Shape& shape, DType dtype);
 const char* to_string(DType t);
 
 struct TensorHandle {
-  uint64_t id = 0;             // identity (hazards compare ids); 0 = none
-  uint64_t addr = 0;           // platform address of element [0, 0, ...]
-  std::vector<int64_t> shape;  // row-major; the last dimension is contiguous
+  uint64_t id = 0;    // identity (hazards compare ids); 0 = none
+  uint64_t addr = 0;  // platform address of element [0, 0, ...]
+  Shape shape;        // row-major; the last dimension is contiguous
   DType dtype = DType::kFp16;
   int64_t row_stride = 0;  // elements between rows in memory; 0 = shape.back()
   // Tiled layout (2-D, HBM operands of a composite): the matrix is stored as

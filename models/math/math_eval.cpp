@@ -15,7 +15,7 @@ int64_t NdArray::numel() const {
 
 namespace {
 
-std::string shape_str(const std::vector<int64_t>& s) {
+std::string shape_str(const Shape& s) {
   std::string out = "[";
   for (size_t i = 0; i < s.size(); ++i) out += (i ? "," : "") + std::to_string(s[i]);
   return out + "]";
@@ -36,8 +36,7 @@ double extra_number(const std::vector<std::pair<std::string, ExtraValue>>& extra
 
 }  // namespace
 
-int64_t broadcast_index(int64_t flat, const std::vector<int64_t>& out_shape,
-                        const std::vector<int64_t>& shape) {
+int64_t broadcast_index(int64_t flat, const Shape& out_shape, const Shape& shape) {
   int64_t idx = 0, stride = 1;
   const size_t off = out_shape.size() - shape.size();
   for (size_t d = out_shape.size(); d-- > 0;) {
@@ -55,7 +54,7 @@ int64_t broadcast_index(int64_t flat, const std::vector<int64_t>& out_shape,
 namespace {
 
 NdArray elementwise(const std::vector<NdArray>& in, const std::function<float(const float*)>& f) {
-  std::vector<int64_t> shape = in.at(0).shape;
+  Shape shape = in.at(0).shape;
   for (size_t i = 1; i < in.size(); ++i) shape = broadcast_shape(shape, in[i].shape);
   NdArray out;
   out.shape = shape;
@@ -146,9 +145,9 @@ NdArray mask(NdArray out, int64_t offset) {
 
 }  // namespace
 
-std::vector<int64_t> broadcast_shape(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+Shape broadcast_shape(const Shape& a, const Shape& b) {
   const size_t n = std::max(a.size(), b.size());
-  std::vector<int64_t> out(n);
+  Shape out(n, 0);
   for (size_t i = 0; i < n; ++i) {
     const int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     const int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];

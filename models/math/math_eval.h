@@ -30,7 +30,7 @@
 namespace kb {
 
 struct NdArray {
-  std::vector<int64_t> shape;
+  Shape shape;
   std::vector<float> data;
   int64_t numel() const;
 };
@@ -46,11 +46,10 @@ NdArray math_eval(const std::string& kind, const std::vector<NdArray>& inputs,
                   const std::vector<std::pair<std::string, ExtraValue>>& extra);
 
 // The broadcast shape of two shapes, or MathError.
-std::vector<int64_t> broadcast_shape(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
+Shape broadcast_shape(const Shape& a, const Shape& b);
 
 // Index of element `flat` of `out_shape` in an operand of `shape` broadcast
 // to it (shapes aligned at the right; a dimension of 1 stretches).
-int64_t broadcast_index(int64_t flat, const std::vector<int64_t>& out_shape,
-                        const std::vector<int64_t>& shape);
+int64_t broadcast_index(int64_t flat, const Shape& out_shape, const Shape& shape);
 
 }  // namespace kb

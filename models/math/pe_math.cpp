@@ -100,7 +100,7 @@ void PeMath::compute(TileToken& token, Stage& stage, const Evaluator& eval) {
       NdArray r = eval(stage.op_kind, ins, extra);
       // Same element count is not enough: a transpose into an untransposed
       // handle would read back as a reshape.
-      std::vector<int64_t> rs = r.shape, os = stage.output.shape;
+      Shape rs = r.shape, os = stage.output.shape;
       while (rs.size() > 1 && rs.front() == 1) rs.erase(rs.begin());
       while (os.size() > 1 && os.front() == 1) os.erase(os.begin());
       if (rs != os)

@@ -159,7 +159,7 @@ int64_t chunk_rows(uint64_t budget, int64_t total, int64_t per_row) {
       1, std::min<int64_t>(total, static_cast<int64_t>(budget) / std::max<int64_t>(per_row, 1)));
 }
 
-struct Shape {
+struct StepDims {
   int64_t B, H, G, d, e;
   uint64_t budget;
   bool partial_tcm, xn_tcm;
@@ -167,7 +167,7 @@ struct Shape {
 };
 
 // RMSNorm over B rows (firmware/kernels/transformer_ops.cpp, rmsnorm).
-double rmsnorm_ns(const TopologyConfig& c, const Shape& s) {
+double rmsnorm_ns(const TopologyConfig& c, const StepDims& s) {
   PeClock pe(c);
   const double g = pe.load(static_cast<uint64_t>(s.H) * 4);
   const int64_t rc = chunk_rows(s.budget, s.B, s.H * (4 + 4 + s.e));
@@ -189,7 +189,7 @@ double rmsnorm_ns(const TopologyConfig& c, const Shape& s) {
 // x += partial over `units` units of `unit` elements, as many units at once
 // as the budget holds: the whole stream in rows (transformer_ops.cpp,
 // residual) or a rank's shard in elements (residual_shard).
-double residual_ns(const TopologyConfig& c, const Shape& s, int64_t units, int64_t unit) {
+double residual_ns(const TopologyConfig& c, const StepDims& s, int64_t units, int64_t unit) {
   PeClock pe(c);
   const int64_t rc = chunk_rows(s.budget, units, unit * (s.partial_tcm ? 4 : 8));
   for (int64_t r0 = 0; r0 < units; r0 += rc) {
@@ -206,7 +206,7 @@ double residual_ns(const TopologyConfig& c, const Shape& s, int64_t units, int64
 // RMSNorm of one rank's shard of the flattened stream, [lo, lo + len)
 // (transformer_ops.cpp, rmsnorm_shard): the per-row sums of squares, their
 // all-reduce over every rank (`ss_allreduce_ns`), the scaling, the store.
-double rmsnorm_shard_ns(const TopologyConfig& c, const Shape& s, int64_t lo, int64_t len,
+double rmsnorm_shard_ns(const TopologyConfig& c, const StepDims& s, int64_t lo, int64_t len,
                         double ss_allreduce_ns) {
   PeClock pe(c);
   if (len <= 0) return 0;
@@ -252,8 +252,8 @@ double rmsnorm_shard_ns(const TopologyConfig& c, const Shape& s, int64_t lo, int
 // and sharing the HBM with the next chunk's load, the last chunk's writing
 // out (the accumulating add epilogue, a MATH pass per output tile beside a
 // tile's weight stream, is left out).
-double gemm_phase_ns(const TopologyConfig& c, const Shape& s, bool xn_operand, int64_t M, int64_t K,
-                     const std::vector<int64_t>& Ns, bool out_hbm, std::string* how) {
+double gemm_phase_ns(const TopologyConfig& c, const StepDims& s, bool xn_operand, int64_t M,
+                     int64_t K, const std::vector<int64_t>& Ns, bool out_hbm, std::string* how) {
   PeClock pe(c);
   int64_t col_tiles = 0;
   for (int64_t N : Ns) col_tiles += ceil_div(N, c.pe.gemm.tile_n);
@@ -326,7 +326,7 @@ struct StreamPhases {
   AllReduceModel scatter, gather;
 };
 
-StreamPhases stream_phases(const TpMapping& map, const Shape& s, const TopologyConfig& cfg,
+StreamPhases stream_phases(const TpMapping& map, const StepDims& s, const TopologyConfig& cfg,
                            RingSpace partial_space) {
   StreamPhases sp;
   sp.norm = make_phase("", rmsnorm_ns(cfg, s), 0, "PE_MATH chain of RMSNorm");
@@ -364,7 +364,7 @@ double ring_opening_ns(const TpMapping& map, const TopologyConfig& cfg) {
 
 // The QKV gather on the slowest group: the rank's columns loaded, the
 // group's all-reduce, the copy out.
-LlmStepModel::Phase qkv_gather_phase(const TpMapping& map, const Shape& s,
+LlmStepModel::Phase qkv_gather_phase(const TpMapping& map, const StepDims& s,
                                      const TopologyConfig& cfg) {
   const unsigned R = map.ranks_per_group();
   const auto groups = static_cast<unsigned>(map.ranks().size() / R);
@@ -425,7 +425,7 @@ namespace {
 // Attention, on the slowest KV-head group: per chunk of sequences, the
 // group's sweeps, reduce and normalisation; then the output's broadcast in
 // the group. Adds what the attention model leaves unpriced to `unpriced`.
-LlmStepModel::Phase attention_phase(const TpMapping& map, const Shape& s, const LlmRun& run,
+LlmStepModel::Phase attention_phase(const TpMapping& map, const StepDims& s, const LlmRun& run,
                                     const TopologyConfig& cfg, std::vector<std::string>& unpriced) {
   const unsigned R = map.ranks_per_group();
   const auto groups = static_cast<unsigned>(map.ranks().size() / R);
@@ -463,7 +463,7 @@ LlmStepModel llm_decode_model(const TpMapping& map, const LlmRun& run, const Top
   LlmStepModel m;
   m.layers = run.layers;
   const fw::TransformerShape sh = map.shape();
-  Shape s;
+  StepDims s;
   s.B = run.batch;
   s.H = sh.hidden;
   s.G = sh.group();

@@ -29,7 +29,7 @@ void check_tensor_size(const TensorHandle& h, const char* memory, const PeId& pe
 
 }  // namespace
 
-fw::Tensor HostRuntime::alloc_hbm(const PeId& pe, std::vector<int64_t> shape, DType dtype,
+fw::Tensor HostRuntime::alloc_hbm(const PeId& pe, Shape shape, DType dtype,
                                   uint64_t align) {
   fw::Tensor t;
   t.h.id = ids_.next();
@@ -49,7 +49,7 @@ fw::Tensor HostRuntime::alloc_hbm(const PeId& pe, std::vector<int64_t> shape, DT
   return t;
 }
 
-fw::Tensor HostRuntime::alloc_tcm(const PeId& pe, std::vector<int64_t> shape, DType dtype) {
+fw::Tensor HostRuntime::alloc_tcm(const PeId& pe, Shape shape, DType dtype) {
   fw::Tensor t;
   t.h.id = ids_.next();
   t.h.shape = std::move(shape);
@@ -68,7 +68,7 @@ fw::Tensor HostRuntime::alloc_tcm(const PeId& pe, std::vector<int64_t> shape, DT
   return t;
 }
 
-fw::Tensor HostRuntime::alloc_sram(unsigned sip, unsigned cube, std::vector<int64_t> shape,
+fw::Tensor HostRuntime::alloc_sram(unsigned sip, unsigned cube, Shape shape,
                                    DType dtype, uint64_t align) {
   fw::Tensor t;
   t.h.id = ids_.next();
@@ -156,7 +156,7 @@ fw::Tensor HostRuntime::from_npy(const PeId& pe, const std::string& path) {
 
 void HostRuntime::to_npy(const fw::Tensor& t, const std::string& path) {
   NpyArray a;
-  a.shape = t.h.shape;
+  a.shape = t.h.shape.vec();
   a.dtype = t.h.dtype == DType::kBf16 ? DType::kFp32 : t.h.dtype;
   const std::vector<float> v = read(t);
   a.bytes.resize(v.size() * dtype_bytes(a.dtype));

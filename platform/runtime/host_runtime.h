@@ -26,13 +26,13 @@ class HostRuntime {
   ~HostRuntime();
 
   // A tensor in `pe`'s HBM, `align`-byte aligned. Throws UsageError when full.
-  fw::Tensor alloc_hbm(const PeId& pe, std::vector<int64_t> shape, DType dtype = DType::kFp16,
+  fw::Tensor alloc_hbm(const PeId& pe, Shape shape, DType dtype = DType::kFp16,
                        uint64_t align = 64);
   // A tensor in `pe`'s TCM, taken from its arena below what kernels allocate
   // (kernels see it as data already there). Throws UsageError when full.
-  fw::Tensor alloc_tcm(const PeId& pe, std::vector<int64_t> shape, DType dtype = DType::kFp16);
+  fw::Tensor alloc_tcm(const PeId& pe, Shape shape, DType dtype = DType::kFp16);
   // A tensor in a cube's SRAM (below PE_IPCQ's reserved top). Throws UsageError when full.
-  fw::Tensor alloc_sram(unsigned sip, unsigned cube, std::vector<int64_t> shape,
+  fw::Tensor alloc_sram(unsigned sip, unsigned cube, Shape shape,
                         DType dtype = DType::kFp16, uint64_t align = 64);
   // Frees every host allocation (HBM, TCM, SRAM) at once, between the points
   // of a sweep. Needs no kernel running.

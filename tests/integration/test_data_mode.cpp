@@ -516,7 +516,7 @@ TEST(DataMode, TransWithoutAnOutputHasTheTransposedShape) {
   const std::vector<float> w = random_values(N * K, -1, 1, 61, DType::kFp16);
   const fw::Tensor W = t.rt.alloc_hbm(kPe0, {N, K});
   t.rt.write(W, w);
-  std::vector<int64_t> shape;
+  Shape shape;
   t.rt.launch([&](fw::Tl& tl) {
     const fw::Tensor wt = tl.math("trans", {tl.load(W)});
     tl.wait(wt);
@@ -533,7 +533,7 @@ TEST(DataMode, TransWithoutAnOutputHasTheTransposedShape) {
   // compares element counts only (pe_math.cpp: r.numel() != output.numel()).
   // A consumer then sees a reshape, which data mode must not
   // do; a dot(A, Wt) with A [M,K] faults with "mismatched shapes".
-  EXPECT_EQ(shape, (std::vector<int64_t>{K, N}));
+  EXPECT_EQ(shape, (Shape{K, N}));
 }
 
 // ---------------------------------------------------------------------------

@@ -23,7 +23,6 @@ namespace kb {
 namespace {
 
 using Extra = std::vector<std::pair<std::string, ExtraValue>>;
-using Shape = std::vector<int64_t>;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 const float kNan = std::numeric_limits<float>::quiet_NaN();
