@@ -281,11 +281,12 @@ std::optional<Tensor> Tl::lower_recipes(const CompositeArgs& args, CompositeCmd&
       OpSpec op;
       op.kind = st.op_kind;
       op.scope = Scope::kKernel;
+      op.operands.reserve(st.reads.size());
       for (const auto& name : st.reads)
         op.operands.emplace_back(name, recipe_slot(*r, slots, name));
       op.out = recipe_slot(*r, slots, st.writes);
       op.extra = st.extra;
-      cmd.ops.push_back(op);
+      cmd.ops.push_back(std::move(op));
     }
   }
   return primary;
@@ -337,11 +338,12 @@ CompositeCmd Tl::build_composite(const CompositeArgs& args, Tensor* out_tensor) 
       out = empty(args.a->h.shape, args.out_dtype.value_or(args.a->h.dtype));
   }
   if (out.h.valid()) head.out = out.h;
-  cmd.ops.push_back(head);
+  cmd.ops.push_back(std::move(head));
   for (const OpArgs& e : args.epilogue) {
     OpSpec op;
     op.kind = e.op;
     op.scope = e.scope;
+    op.operands.reserve(e.operands.size());
     for (const auto& [name, t] : e.operands) {
       // The accumulate form (an epilogue naming the composite's own output, or
       // a handle in rw) is ordered by the scheduler, not awaited here.
@@ -352,7 +354,7 @@ CompositeCmd Tl::build_composite(const CompositeArgs& args, Tensor* out_tensor) 
     }
     op.extra = e.extra;
     if (e.out) op.out = e.out->h;
-    cmd.ops.push_back(op);
+    cmd.ops.push_back(std::move(op));
   }
   for (const Tensor& t : args.rw) cmd.rw_handles.push_back(t.h);
   if (out_tensor) *out_tensor = out;
