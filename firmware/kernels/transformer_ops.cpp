@@ -78,8 +78,7 @@ void Step::end() {
   if (a.phase_done) a.phase_done(r);
 }
 
-Tensor view_of(Tl& tl, const Tensor& t, uint64_t byte_offset, Shape shape,
-               int64_t row_stride) {
+Tensor view_of(Tl& tl, const Tensor& t, uint64_t byte_offset, Shape shape, int64_t row_stride) {
   Tensor v = tl.ref(t.addr() + byte_offset, std::move(shape), t.h.dtype);
   v.h.row_stride = row_stride;
   v.pending = t.pending;

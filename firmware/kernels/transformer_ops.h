@@ -38,8 +38,7 @@ struct Step {
 
 // A view of part of `t`: its own handle, still pending on what produces t
 // (so a consumer of the view waits for it as for t).
-Tensor view_of(Tl& tl, const Tensor& t, uint64_t byte_offset, Shape shape,
-               int64_t row_stride);
+Tensor view_of(Tl& tl, const Tensor& t, uint64_t byte_offset, Shape shape, int64_t row_stride);
 // Rows r0 .. r0+n-1 of a 2-D tensor (the same row stride).
 Tensor rows_of(Tl& tl, const Tensor& t, int64_t r0, int64_t n);
 // Columns c0 .. c0+n-1 of a 2-D tensor: a strided view.

@@ -29,8 +29,7 @@ void check_tensor_size(const TensorHandle& h, const char* memory, const PeId& pe
 
 }  // namespace
 
-fw::Tensor HostRuntime::alloc_hbm(const PeId& pe, Shape shape, DType dtype,
-                                  uint64_t align) {
+fw::Tensor HostRuntime::alloc_hbm(const PeId& pe, Shape shape, DType dtype, uint64_t align) {
   fw::Tensor t;
   t.h.id = ids_.next();
   t.h.shape = std::move(shape);
@@ -68,8 +67,8 @@ fw::Tensor HostRuntime::alloc_tcm(const PeId& pe, Shape shape, DType dtype) {
   return t;
 }
 
-fw::Tensor HostRuntime::alloc_sram(unsigned sip, unsigned cube, Shape shape,
-                                   DType dtype, uint64_t align) {
+fw::Tensor HostRuntime::alloc_sram(unsigned sip, unsigned cube, Shape shape, DType dtype,
+                                   uint64_t align) {
   fw::Tensor t;
   t.h.id = ids_.next();
   t.h.shape = std::move(shape);

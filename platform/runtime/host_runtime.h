@@ -32,8 +32,8 @@ class HostRuntime {
   // (kernels see it as data already there). Throws UsageError when full.
   fw::Tensor alloc_tcm(const PeId& pe, Shape shape, DType dtype = DType::kFp16);
   // A tensor in a cube's SRAM (below PE_IPCQ's reserved top). Throws UsageError when full.
-  fw::Tensor alloc_sram(unsigned sip, unsigned cube, Shape shape,
-                        DType dtype = DType::kFp16, uint64_t align = 64);
+  fw::Tensor alloc_sram(unsigned sip, unsigned cube, Shape shape, DType dtype = DType::kFp16,
+                        uint64_t align = 64);
   // Frees every host allocation (HBM, TCM, SRAM) at once, between the points
   // of a sweep. Needs no kernel running.
   void release_all();
