@@ -3,15 +3,12 @@
 #include <algorithm>
 
 #include "models/commands/commands.h"
+#include "models/common/checked_math.h"
 
 namespace kb {
 namespace fw {
 
 namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 
 // The [rows, cols] block at (r0, c0) of the 2-D tensor `t`, in place: the same
 // memory (TCM or HBM), so its rows are `t`'s row length apart

@@ -17,7 +17,7 @@ using namespace tx;
 
 // Alignment slack of a chunk's allocations, so a chunk sized to the budget
 // still fits.
-constexpr int64_t kSlack = 64 * 64;
+constexpr int64_t kSlack = int64_t{64} * 64;
 
 int64_t budget_of(const Step& s) {
   return std::max<int64_t>(0, static_cast<int64_t>(s.a.tcm_budget) - kSlack);
@@ -139,12 +139,12 @@ void attend_tile(Tl& tl, HeadState& st, const Tensor& kt, const Tensor& v, int64
 // Causal attention of the rank's query rows (its KV block's tokens), every
 // sequence, every head of the group, into attn_mine; query chunks sized so
 // the G heads' states and a tile's scratch fit the budget.
-void attention(Step& s) {
+void prefill_attention(Step& s) {
   Tl& tl = s.tl;
   const TransformerStepArgs& a = s.a;
   const auto e = static_cast<int64_t>(dtype_bytes(s.dt));
   const int64_t G = s.G, d = s.d, tile = a.tile;
-  const int64_t fixed = 2 * 3 * tile * d * e;
+  const int64_t fixed = tile * 2 * 3 * d * e;
   const int64_t per_row = G * (d * e + 8 + d * 4 + tile * (4 + 2 * e) + d * 4 + 32);
   const int64_t qc = std::max<int64_t>(1, std::min(a.kv.count, (budget_of(s) - fixed) / per_row));
   const double scale = 1.0 / std::sqrt(static_cast<double>(d));
@@ -220,7 +220,7 @@ void silu_mul(Step& s) {
   }
 }
 
-void layer(Step& s, const LayerShard& w) {
+void prefill_layer(Step& s, const LayerShard& w) {
   Tl& tl = s.tl;
   const TransformerStepArgs& a = s.a;
   const int64_t qw = a.shape.qkv_width();
@@ -245,7 +245,7 @@ void layer(Step& s, const LayerShard& w) {
   s.end();
 
   s.begin("attention");
-  attention(s);
+  prefill_attention(s);
   s.end();
 
   s.begin("attn_gather");
@@ -273,7 +273,7 @@ void layer(Step& s, const LayerShard& w) {
   sum_into_stream(s, "ffn_allreduce", "ffn_reduce_scatter", "ffn_residual");
 }
 
-void check_args(const TransformerStepArgs& a) {
+void check_prefill_args(const TransformerStepArgs& a) {
   if (a.ranks.empty() || a.group.empty() || a.tokens <= 0 || a.o.count <= 0 || a.ffn.count <= 0 ||
       a.vocab.count <= 0 || a.kv.count <= 0)
     throw std::invalid_argument(
@@ -282,7 +282,7 @@ void check_args(const TransformerStepArgs& a) {
 }
 
 // Only each prompt's last row goes on to the LM head.
-void tail(Step& s) {
+void prefill_tail(Step& s) {
   Tl& tl = s.tl;
   const TransformerStepArgs& a = s.a;
   s.layer = -1;
@@ -307,25 +307,25 @@ void tail(Step& s) {
 }  // namespace
 
 void prefill_step(Tl& tl, const TransformerStepArgs& a, std::vector<PhaseRecord>* phases) {
-  check_args(a);
+  check_prefill_args(a);
   Step s(tl, a, phases, a.batch * a.tokens);
   open_rings(tl, a);
-  run_layers(s, 0, layer);
-  tail(s);
+  run_layers(s, 0, prefill_layer);
+  prefill_tail(s);
 }
 
 void prefill_layers(Tl& tl, const TransformerStepArgs& a, std::vector<PhaseRecord>* phases,
                     int first_layer) {
-  check_args(a);
+  check_prefill_args(a);
   auto scope = tl.scratch_scope();
   Step s(tl, a, phases, a.batch * a.tokens);
-  run_layers(s, first_layer, layer);
+  run_layers(s, first_layer, prefill_layer);
 }
 
 void prefill_tail(Tl& tl, const TransformerStepArgs& a, std::vector<PhaseRecord>* phases) {
   auto scope = tl.scratch_scope();
   Step s(tl, a, phases, a.batch * a.tokens);
-  tail(s);
+  prefill_tail(s);
 }
 
 }  // namespace fw

@@ -9,6 +9,11 @@
 
 namespace kb {
 
+// ceil(a / b) for a >= 0 and b > 0.
+constexpr int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
 // a * b, or nothing when it does not fit in uint64_t.
 inline std::optional<uint64_t> checked_mul(uint64_t a, uint64_t b) {
   uint64_t r = 0;

@@ -24,7 +24,7 @@
 namespace kb {
 
 namespace {
-constexpr const char* kMsgType = "/kernbench/pe_dma";
+constexpr const char* kDmaMsgType = "/kernbench/pe_dma";
 constexpr uint64_t kBurstSeqMask = (uint64_t{1} << 38) - 1;
 
 // An async burst's payload carries its AsyncBurst, for the responses.
@@ -470,7 +470,7 @@ void PeDma::check_rows_stay_in_region(const Pending& p) {
         << (src ? "source" : "destination") << " stride " << stride << " carries row " << t.rows - 1
         << " out of the first row's memory region"
         << (wraps ? " (the address overflows 64 bits)" : " to " + format_address(last));
-    raise_fault(kMsgType, msg.str());
+    raise_fault(kDmaMsgType, msg.str());
   }
 }
 
@@ -482,7 +482,7 @@ void PeDma::fault(const Pending& p, uint64_t addr, uint64_t len, const char* wha
   msg << name() << ": DMA command #" << p.transfer.cmd_id << " (" << format_address(p.transfer.src)
       << " -> " << format_address(p.transfer.dst) << ", " << p.transfer.total_bytes()
       << " bytes): burst " << what << " failed: " << why;
-  raise_fault(kMsgType, msg.str());
+  raise_fault(kDmaMsgType, msg.str());
 }
 
 void PeDma::report_stats(StatsSink& out, double now_ns) const {

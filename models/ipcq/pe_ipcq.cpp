@@ -68,7 +68,7 @@ PeIpcq::~PeIpcq() = default;
 
 namespace {
 
-constexpr const char* kMsgType = "/kernbench/pe_ipcq";
+constexpr const char* kIpcqMsgType = "/kernbench/pe_ipcq";
 
 // The content of a control message, carried beside its wire bytes, and the
 // sender's record of it (for the response).
@@ -122,7 +122,7 @@ void PeIpcq::fault(uint64_t cmd_id, const std::string& why) const {
   msg << name() << ": ";
   if (cmd_id) msg << "command #" << cmd_id << ": ";
   msg << why;
-  raise_fault(kMsgType, msg.str());
+  raise_fault(kIpcqMsgType, msg.str());
 }
 
 uint64_t PeIpcq::ring_capacity(RingSpace s) const {

@@ -8,6 +8,34 @@
 
 namespace kb {
 
+// Named rather than internal: TilePlanner::Gemm (a member of a class with
+// linkage) holds a GemmTiler.
+namespace tile_plan_detail {
+
+// A GEMM op with its operands and output checked: present, 2-D, one dtype,
+// shapes that agree with each other and with its m, k, n extras.
+struct CheckedGemm {
+  const OpSpec* op;
+  const TensorHandle *a, *b, *out;
+  int64_t M, K, N;
+};
+
+// The stages of the GEMM's tile tokens.
+struct GemmTiler {
+  CheckedGemm g;
+  TilingConfig tiling;
+  std::vector<const OpSpec*> k_ops;
+  std::vector<const OpSpec*> out_ops;
+  unsigned k_tiles;
+
+  std::vector<Stage> stages(unsigned mi, unsigned ni, unsigned ki) const;
+};
+
+}  // namespace tile_plan_detail
+
+using tile_plan_detail::CheckedGemm;
+using tile_plan_detail::GemmTiler;
+
 namespace {
 
 std::string shape_str(const TensorHandle& h) {
@@ -106,14 +134,6 @@ std::vector<Stage> math_op_stages(const OpSpec& op, size_t i, const TilingConfig
   return stages;
 }
 
-// A GEMM op with its operands and output checked: present, 2-D, one dtype,
-// shapes that agree with each other and with its m, k, n extras.
-struct CheckedGemm {
-  const OpSpec* op;
-  const TensorHandle *a, *b, *out;
-  int64_t M, K, N;
-};
-
 CheckedGemm check_gemm(const OpSpec& gemm) {
   const TensorHandle* a = gemm.operand("a");
   const TensorHandle* b = gemm.operand("b");
@@ -187,16 +207,7 @@ void plan_epilogue(const CompositeCmd& cmd, size_t gemm_idx, const TensorHandle&
   }
 }
 
-// The stages of the GEMM's tile tokens.
-struct GemmTiler {
-  CheckedGemm g;
-  TilingConfig tiling;
-  std::vector<const OpSpec*> k_ops;
-  std::vector<const OpSpec*> out_ops;
-  unsigned k_tiles;
-
-  std::vector<Stage> stages(unsigned mi, unsigned ni, unsigned ki) const;
-};
+}  // namespace
 
 std::vector<Stage> GemmTiler::stages(unsigned mi, unsigned ni, unsigned ki) const {
   const TensorHandle* a = g.a;
@@ -262,8 +273,6 @@ std::vector<Stage> GemmTiler::stages(unsigned mi, unsigned ni, unsigned ki) cons
   }
   return st;
 }
-
-}  // namespace
 
 uint64_t math_elements(const OpSpec& op) {
   if (op.out) return static_cast<uint64_t>(op.out->numel());

@@ -9,6 +9,7 @@
 #include "firmware/recipes.h"
 #include "models/commands/commands.h"
 #include "models/commands/cost_model.h"
+#include "models/common/checked_math.h"
 #include "models/topology/cube_grid.h"
 #include "platform/analytic/command_shapes.h"
 #include "platform/analytic/pe_paths.h"
@@ -77,10 +78,6 @@ namespace {
 
 using namespace attn_class;
 
-int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
-
 // ---- The dispatch of the commands the kernels issue (real descriptors) --------
 
 OpSpec gemm_op() {
@@ -109,10 +106,6 @@ MathCmd math_cmd(const std::string& kind, size_t inputs, std::vector<ExtraArg> e
   return math_shape(kind, inputs, std::move(extra));
 }
 
-const std::pair<std::string, ExtraValue> kReduceAxis{"reduce_axis", int64_t{-1}};
-const std::pair<std::string, ExtraValue> kBcastRows{"bcast_axis", int64_t{0}};
-const std::pair<std::string, ExtraValue> kBcastCols{"bcast_axis", int64_t{1}};
-
 // Every dispatch on the attention kernels' critical paths, ns.
 struct Dispatch {
   explicit Dispatch(const TopologyConfig& c) : cm(c.pe.cost_model, c.pe.clock_ghz) {
@@ -131,8 +124,8 @@ struct Dispatch {
     send = d(IpcqSendCmd{});
     recv = d(IpcqRecvCmd{});
     copycmd = d(CopyCmd{});
-    rmax = d(math_cmd("rmax", 1, {kReduceAxis}));
-    rsum = d(math_cmd("rsum", 1, {kReduceAxis}));
+    rmax = d(math_cmd("rmax", 1, {kReduceLastAxis}));
+    rsum = d(math_cmd("rsum", 1, {kReduceLastAxis}));
     exp_b = d(math_cmd("exp_diff", 2, {kBcastRows}));
     exp = d(math_cmd("exp_diff", 2));
     max = d(math_cmd("max_elem", 2));

@@ -17,6 +17,11 @@
 
 namespace kb {
 
+// Attention shapes are bounded so that every product of them fits in 64 bits
+// (16 Mi positions, 64 Ki-position tiles, 4096 heads or head dimensions); the
+// attention benches check their parameters against these.
+constexpr long long kMaxPositions = 1 << 24, kMaxTile = 1 << 16, kMaxHeads = 4096;
+
 // The classes of work the critical path is split into.
 namespace attn_class {
 inline constexpr const char* kDispatch = "pe_cpu_dispatch";

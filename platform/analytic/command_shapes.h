@@ -13,6 +13,11 @@ namespace kb {
 
 using ExtraArg = std::pair<std::string, ExtraValue>;
 
+// The extras of the firmware's row reductions and broadcasts.
+inline const ExtraArg kReduceLastAxis{"reduce_axis", int64_t{-1}};
+inline const ExtraArg kBcastRows{"bcast_axis", int64_t{0}};
+inline const ExtraArg kBcastCols{"bcast_axis", int64_t{1}};
+
 // One op of a composite: `kind` over the named operands, with an output or not.
 OpSpec op_shape(const std::string& kind, std::vector<std::string> operands, bool out,
                 std::vector<ExtraArg> extra);

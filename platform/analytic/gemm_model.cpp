@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/commands/commands.h"
+#include "models/common/checked_math.h"
 #include "models/hbm/pc_mapping.h"
 #include "platform/analytic/command_shapes.h"
 #include "platform/config/topology_config.h"
@@ -16,10 +17,6 @@ namespace kb {
 namespace {
 
 constexpr unsigned kElem = 2;  // fp16
-
-uint64_t ceil_div(int64_t a, int64_t b) {
-  return static_cast<uint64_t>((a + b - 1) / b);
-}
 
 // One DMA burst as the pseudo-channels see it: its bytes on each channel.
 using BurstLoad = std::vector<std::pair<unsigned, double>>;

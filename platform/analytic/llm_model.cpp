@@ -13,6 +13,7 @@
 #include "firmware/kernels/transformer_step.h"
 #include "models/commands/commands.h"
 #include "models/commands/cost_model.h"
+#include "models/common/checked_math.h"
 #include "platform/analytic/allreduce_model.h"
 #include "platform/analytic/attention_model.h"
 #include "platform/analytic/command_shapes.h"
@@ -25,10 +26,6 @@ namespace {
 // The one-GEMM composite tl.composite issues.
 CompositeCmd gemm_composite() {
   return composite_shape({gemm_op_shape()}, 0);
-}
-
-int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
 }
 
 // One rank's commands within a phase, in issue order: the PE_CPU dispatches
@@ -150,9 +147,6 @@ class PeClock {
   double cpu_ = 0, rd_ = 0, wr_ = 0, math_ = 0, gemm_ = 0, end_ = 0;
 };
 
-const ExtraArg kReduceLast{"reduce_axis", int64_t{-1}};
-const ExtraArg kBcastCols{"bcast_axis", int64_t{1}};
-
 // Rows a row-chunked phase takes at once within the TCM budget.
 int64_t chunk_rows(uint64_t budget, int64_t total, int64_t per_row) {
   return std::max<int64_t>(
@@ -175,7 +169,7 @@ double rmsnorm_ns(const TopologyConfig& c, const StepDims& s) {
     const int64_t n = std::min(rc, s.B - r0), nh = n * s.H;
     const double x = pe.load(static_cast<uint64_t>(nh) * 4);
     double t = pe.math(math_shape("mul", 2), nh, x);
-    t = pe.math(math_shape("rsum", 1, {kReduceLast}), n, t);
+    t = pe.math(math_shape("rsum", 1, {kReduceLastAxis}), n, t);
     t = pe.math(math_shape("scale", 1, {{"factor", 0.0}}), n, t);
     t = pe.math(math_shape("rsqrt", 1, {{"eps", 0.0}}), n, t);
     t = pe.math(math_shape("mul_bcast", 2, {kBcastCols}), nh, t);
@@ -221,7 +215,7 @@ double rmsnorm_shard_ns(const TopologyConfig& c, const StepDims& s, int64_t lo, 
     const double x = one_load ? kept : pe.load(static_cast<uint64_t>(n) * 4);
     const double sq = pe.math(math_shape("mul", 2), n, x);
     for (const fw::tx::RowPiece& p : fw::tx::row_pieces(lo + off, n, H)) {
-      const double r = pe.math(math_shape("rsum", 1, {kReduceLast}), p.rows, sq);
+      const double r = pe.math(math_shape("rsum", 1, {kReduceLastAxis}), p.rows, sq);
       pe.math(math_shape("add", 2), p.rows, std::max(r, ss));
     }
     pe.wait();

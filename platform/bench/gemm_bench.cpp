@@ -12,10 +12,8 @@ namespace kb {
 
 namespace {
 
-const std::vector<std::string> kVariants = {"load_ref", "ref_ref", "load_load"};
-
 void check_variant(const std::string& v) {
-  for (const auto& k : kVariants)
+  for (const auto& k : kGemmVariants)
     if (k == v) return;
   throw UsageError("--param variant=" + v + ": expected load_ref, ref_ref or load_load");
 }

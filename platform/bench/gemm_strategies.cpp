@@ -7,8 +7,10 @@
 #include <sstream>
 
 #include "models/commands/commands.h"
+#include "models/common/checked_math.h"
 #include "models/common/errors.h"
 #include "models/trace/op_log.h"
+#include "platform/bench/gemm_study.h"
 #include "platform/config/topology_config.h"
 #include "platform/fabric/pe.h"
 #include "platform/platform.h"
@@ -21,10 +23,6 @@ using fw::GemmOperands;
 namespace {
 
 constexpr uint64_t kAlign = 64;  // the TCM arena's allocation alignment
-
-int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 
 }  // namespace
 
@@ -271,8 +269,6 @@ nlohmann::json run_gemm_strategy_point(HostRuntime& rt, const GemmShape& s,
 
 namespace {
 
-const std::vector<std::string> kVariants = {"load_ref", "ref_ref", "load_load"};
-
 void check_in(const std::string& key, const std::string& v, const std::vector<std::string>& ok) {
   if (std::find(ok.begin(), ok.end(), v) != ok.end()) return;
   std::string list;
@@ -301,7 +297,7 @@ BenchResult GemmStrategiesBench::run(BenchContext& ctx) {
   }
   const std::vector<std::string> variants = ctx.params.list("variants");
   const std::vector<std::string> strategies = ctx.params.list("strategies");
-  for (const auto& v : variants) check_in("variants", v, kVariants);
+  for (const auto& v : variants) check_in("variants", v, kGemmVariants);
   for (const auto& st : strategies) check_in("strategies", st, gemm_strategy_names());
   const std::string sync_text = ctx.params.str("sync");
   check_in("sync", sync_text, {"wait", "nowait"});

@@ -21,14 +21,15 @@ namespace kb {
 
 namespace {
 
-constexpr unsigned kElem = 2;  // fp16
+constexpr unsigned kFp16Bytes = 2;  // fp16
 
-struct Interval {
+struct BusyInterval {
   double a, b;
 };
 
-double union_ns(std::vector<Interval> v, double lo, double hi) {
-  std::sort(v.begin(), v.end(), [](const Interval& x, const Interval& y) { return x.a < y.a; });
+double union_ns(std::vector<BusyInterval> v, double lo, double hi) {
+  std::sort(v.begin(), v.end(),
+            [](const BusyInterval& x, const BusyInterval& y) { return x.a < y.a; });
   double total = 0, cur_a = 0, cur_b = -1;
   for (auto iv : v) {
     iv.a = std::max(iv.a, lo);
@@ -65,7 +66,7 @@ void check_gemm_size(const TopologyConfig& cfg, const GemmShape& s) {
   for (const auto& [name, rows, cols] : {std::tuple<const char*, int64_t, int64_t>{"A", s.m, s.k},
                                          {"W", s.k, s.n},
                                          {"C", s.m, s.n}}) {
-    const auto bytes = checked_product({rows, cols, static_cast<int64_t>(kElem)});
+    const auto bytes = checked_product({rows, cols, static_cast<int64_t>(kFp16Bytes)});
     if (!bytes || *bytes > UINT64_MAX - total)
       throw UsageError("gemm " + shape + ": operand " + name + " [" + std::to_string(rows) + ", " +
                        std::to_string(cols) + "] is larger than 2^63 bytes");
@@ -82,8 +83,8 @@ std::string gemm_fit(const TopologyConfig& cfg, const GemmShape& s, const std::s
   const uint64_t arena = tcm_arena_capacity(cfg);
   uint64_t need = 0;
   check_gemm_size(cfg, s);  // so the products below fit
-  if (!gemm_streams_a(variant)) need += static_cast<uint64_t>(s.m * s.k) * kElem + 64;
-  if (!gemm_streams_b(variant)) need += static_cast<uint64_t>(s.k * s.n) * kElem + 64;
+  if (!gemm_streams_a(variant)) need += static_cast<uint64_t>(s.m * s.k) * kFp16Bytes + 64;
+  if (!gemm_streams_b(variant)) need += static_cast<uint64_t>(s.k * s.n) * kFp16Bytes + 64;
   if (need <= arena) return "";
   return "pre-loaded operands need " + std::to_string(need) + " bytes of TCM but the arena has " +
          std::to_string(arena) + " (TCM " + std::to_string(cfg.pe.tcm.size_bytes) + " minus " +
@@ -138,7 +139,7 @@ nlohmann::json run_gemm_point(HostRuntime& rt, const GemmShape& s, const std::st
   const EnergyReport all_energy = EnergyReport::between(all_before, p.energy(), launch_window);
 
   const double t0 = h->dispatch_start_ns, t1 = h->done_ns, window = t1 - t0;
-  std::map<std::string, std::vector<Interval>> by_stage;
+  std::map<std::string, std::vector<BusyInterval>> by_stage;
   uint64_t dma_bytes = 0, flops = 0;
   unsigned n_tiles = 0;
   for (const OpRecord& r : p.op_log().records()) {

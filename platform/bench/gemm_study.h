@@ -13,10 +13,14 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "platform/analytic/gemm_model.h"
 
 namespace kb {
+
+// The operand-staging variants above, in that order.
+inline const std::vector<std::string> kGemmVariants = {"load_ref", "ref_ref", "load_load"};
 
 class Platform;
 class HostRuntime;

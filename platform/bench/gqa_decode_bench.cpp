@@ -15,10 +15,6 @@
 
 namespace kb {
 
-// Attention shapes are bounded so that every product of them fits in 64 bits
-// (16 Mi positions, 64 Ki-position tiles, 4096 heads or head dimensions).
-constexpr long long kMaxPositions = 1 << 24, kMaxTile = 1 << 16, kMaxHeads = 4096;
-
 std::vector<ParamSpec> GqaDecodeBench::params() const {
   return {{"variant", "opt2", "opt1 | opt2 | opt3 (comma-separated to compare several)"},
           {"S_kv", "1024", "KV positions (any; a short last tile when not a multiple of tile)"},

@@ -17,15 +17,7 @@
 
 namespace kb {
 
-// Attention shapes are bounded so that every product of them fits in 64 bits
-// (16 Mi positions, 64 Ki-position tiles, 4096 heads or head dimensions).
-constexpr long long kMaxPositions = 1 << 24, kMaxTile = 1 << 16, kMaxHeads = 4096;
-
 namespace {
-
-std::string str(int64_t v) {
-  return std::to_string(v);
-}
 
 // The TCM a rank needs (bytes, generous): Q rows, the sweep buffers, its
 // packed state, a packed state per child and merge scratch.
@@ -52,8 +44,8 @@ LongDecodeSpec resolve_long_decode(const LongDecodeSpec& spec, const TopologyCon
   if (s.s_kv <= 0 || s.tile <= 0 || s.heads <= 0 || s.kv_heads <= 0 || s.d_head <= 0)
     throw UsageError("gqa-long: S_kv, tile, heads, kv_heads and d_head must be > 0");
   if (s.heads % s.kv_heads != 0)
-    throw UsageError("gqa-long: heads=" + str(s.heads) +
-                     " is not a multiple of kv_heads=" + str(s.kv_heads));
+    throw UsageError("gqa-long: heads=" + std::to_string(s.heads) +
+                     " is not a multiple of kv_heads=" + std::to_string(s.kv_heads));
   const unsigned cps = cfg.cubes_per_sip(), total_cubes = cps * cfg.system.n_sips;
   if (s.pes == 0) s.pes = cfg.cube.pes;
   if (s.cubes == 0) {
@@ -63,46 +55,51 @@ LongDecodeSpec resolve_long_decode(const LongDecodeSpec& spec, const TopologyCon
         break;
       }
     if (s.cubes == 0)
-      throw UsageError("gqa-long: kv_heads=" + str(s.kv_heads) +
-                       " need a cube each, the platform has " + str(total_cubes) + " cubes");
+      throw UsageError("gqa-long: kv_heads=" + std::to_string(s.kv_heads) +
+                       " need a cube each, the platform has " + std::to_string(total_cubes) +
+                       " cubes");
   }
   const unsigned C = s.cubes, P = s.pes;
   if (P > cfg.cube.pes || C > cps)
-    throw UsageError("gqa-long: C x P = " + str(C) + " x " + str(P) +
-                     " is larger than the platform: a group fits in one SIP of " + str(cps) +
-                     " cubes x " + str(cfg.cube.pes) + " PEs");
+    throw UsageError("gqa-long: C x P = " + std::to_string(C) + " x " + std::to_string(P) +
+                     " is larger than the platform: a group fits in one SIP of " +
+                     std::to_string(cps) + " cubes x " + std::to_string(cfg.cube.pes) + " PEs");
   if (static_cast<uint64_t>(C) * static_cast<uint64_t>(s.kv_heads) > total_cubes)
-    throw UsageError("gqa-long: " + str(s.kv_heads) + " KV heads x C=" + str(C) + " cubes = " +
-                     str(C * s.kv_heads) + " cubes; the platform has " + str(total_cubes) +
+    throw UsageError("gqa-long: " + std::to_string(s.kv_heads) + " KV heads x C=" +
+                     std::to_string(C) + " cubes = " + std::to_string(C * s.kv_heads) +
+                     " cubes; the platform has " + std::to_string(total_cubes) +
                      " (lower kv_heads or C, or use topologies/llama70b_4sip.yaml)");
   const int64_t G = s.heads / s.kv_heads;
   if (mode.pe == fw::PeSplit::kTp && G % P != 0)
-    throw UsageError("gqa-long: case " + str(s.case_no) + " (PE-TP) splits the G=" + str(G) +
-                     " query heads of a KV head over P=" + str(P) + " PEs; P must divide G");
+    throw UsageError("gqa-long: case " + std::to_string(s.case_no) + " (PE-TP) splits the G=" +
+                     std::to_string(G) + " query heads of a KV head over P=" + std::to_string(P) +
+                     " PEs; P must divide G");
   const int64_t ranks = int64_t{mode.cube == fw::CubeSplit::kSp ? C : 1} * P;
   if (s.s_kv < ranks)
-    throw UsageError("gqa-long: S_kv=" + str(s.s_kv) + " leaves a rank without KV positions: " +
+    throw UsageError("gqa-long: S_kv=" + std::to_string(s.s_kv) +
+                     " leaves a rank without KV positions: " +
                      (mode.cube == fw::CubeSplit::kSp ? "C x " : std::string()) +
-                     "P = " + str(ranks) + " blocks need at least one position each");
+                     "P = " + std::to_string(ranks) + " blocks need at least one position each");
   if (s.groups.empty()) {
     for (int64_t h = 0; h < s.kv_heads; ++h) s.groups.push_back(static_cast<unsigned>(h) * C);
   } else if (static_cast<int64_t>(s.groups.size()) != s.kv_heads) {
     throw UsageError("gqa-long: --param groups lists " +
-                     str(static_cast<int64_t>(s.groups.size())) +
-                     " first cubes for kv_heads=" + str(s.kv_heads));
+                     std::to_string(static_cast<int64_t>(s.groups.size())) +
+                     " first cubes for kv_heads=" + std::to_string(s.kv_heads));
   }
   for (size_t h = 0; h < s.groups.size(); ++h) {
     const unsigned g = s.groups[h];
     if (g + C > total_cubes || g / cps != (g + C - 1) / cps)
-      throw UsageError("gqa-long: the group of KV head " + str(static_cast<int64_t>(h)) +
-                       " (cubes " + str(g) + ".." + str(g + C - 1) +
-                       ") does not lie inside one SIP of " + str(cps) + " cubes");
+      throw UsageError("gqa-long: the group of KV head " + std::to_string(static_cast<int64_t>(h)) +
+                       " (cubes " + std::to_string(g) + ".." + std::to_string(g + C - 1) +
+                       ") does not lie inside one SIP of " + std::to_string(cps) + " cubes");
     for (size_t o = 0; o < h; ++o)
       if (s.groups[o] < g + C && g < s.groups[o] + C)
-        throw UsageError("gqa-long: the cube groups of KV heads " + str(static_cast<int64_t>(o)) +
-                         " and " + str(static_cast<int64_t>(h)) + " overlap (cubes " +
-                         str(s.groups[o]) + ".." + str(s.groups[o] + C - 1) + " and " + str(g) +
-                         ".." + str(g + C - 1) + ")");
+        throw UsageError("gqa-long: the cube groups of KV heads " +
+                         std::to_string(static_cast<int64_t>(o)) + " and " +
+                         std::to_string(static_cast<int64_t>(h)) + " overlap (cubes " +
+                         std::to_string(s.groups[o]) + ".." + std::to_string(s.groups[o] + C - 1) +
+                         " and " + std::to_string(g) + ".." + std::to_string(g + C - 1) + ")");
   }
   DecodeShape shape;
   shape.d_head = s.d_head;

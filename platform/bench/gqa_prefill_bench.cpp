@@ -16,10 +16,6 @@
 
 namespace kb {
 
-// Attention shapes are bounded so that every product of them fits in 64 bits
-// (16 Mi positions, 64 Ki-position tiles, 4096 heads or head dimensions).
-constexpr long long kMaxPositions = 1 << 24, kMaxTile = 1 << 16, kMaxHeads = 4096;
-
 std::vector<ParamSpec> GqaPrefillBench::params() const {
   return {{"S", "8192", "KV positions, the query chunk included (comma-separated for several)"},
           {"T_q", "128", "query tokens of the chunk (positions S-T_q .. S-1), at most S/C"},
@@ -31,10 +27,6 @@ std::vector<ParamSpec> GqaPrefillBench::params() const {
 }
 
 namespace {
-
-std::string str(long long v) {
-  return std::to_string(v);
-}
 
 // The cubes cube_start .. cube_start+C-1 in a ring whose neighbours are one
 // cube link apart where the grid allows: row by row, every other row reversed.
@@ -65,20 +57,21 @@ BenchResult GqaPrefillBench::run(BenchContext& ctx) {
   if (!(score_std > 0 && score_std <= 1000))
     throw UsageError("--param score_std must be in (0, 1000]");
   if (start + C > cfg.cubes_per_sip())
-    throw UsageError("gqa-prefill: cubes " + str(start) + ".." + str(start + C - 1) +
-                     " are more than the " + str(cfg.cubes_per_sip()) + " cubes of a SIP");
+    throw UsageError("gqa-prefill: cubes " + std::to_string(start) + ".." +
+                     std::to_string(start + C - 1) + " are more than the " +
+                     std::to_string(cfg.cubes_per_sip()) + " cubes of a SIP");
   std::vector<long long> sizes;
   for (const long long S : p.integers("S")) {
     if (S > kMaxPositions || S < -kMaxPositions)
       throw UsageError("--param S=" + std::to_string(S) + ": out of range, at most " +
                        std::to_string(kMaxPositions));
-    if (S <= 0) throw UsageError("--param S=" + str(S) + ": expected a positive size");
+    if (S <= 0) throw UsageError("--param S=" + std::to_string(S) + ": expected a positive size");
     if (S % (C * T) != 0)
-      throw UsageError("gqa-prefill: S=" + str(S) + " is not a multiple of C x tile = " +
-                       str(C * T) + ": every cube's block must be whole tiles");
+      throw UsageError("gqa-prefill: S=" + std::to_string(S) + " is not a multiple of C x tile = " +
+                       std::to_string(C * T) + ": every cube's block must be whole tiles");
     if (Tq > S / C)
-      throw UsageError("gqa-prefill: T_q=" + str(Tq) + " is more than S/C=" + str(S / C) +
-                       " (the chunk must fit in the last cube's block)");
+      throw UsageError("gqa-prefill: T_q=" + std::to_string(Tq) + " is more than S/C=" +
+                       std::to_string(S / C) + " (the chunk must fit in the last cube's block)");
     sizes.push_back(S);
   }
   if (sizes.empty()) throw UsageError("--param S is empty");
@@ -88,17 +81,18 @@ BenchResult GqaPrefillBench::run(BenchContext& ctx) {
                             Tq * T * (4 + 2) + Tq * 8 * 4 + Tq * d * 4) +
       uint64_t{64} * 32;
   if (need > tcm_arena_capacity(cfg))
-    throw UsageError("gqa-prefill: T_q=" + str(Tq) + " and tile=" + str(T) + " need about " +
-                     str(static_cast<long long>(need)) + " bytes of TCM per rank; the arena has " +
-                     str(static_cast<long long>(tcm_arena_capacity(cfg))));
+    throw UsageError("gqa-prefill: T_q=" + std::to_string(Tq) + " and tile=" + std::to_string(T) +
+                     " need about " + std::to_string(static_cast<long long>(need)) +
+                     " bytes of TCM per rank; the arena has " +
+                     std::to_string(static_cast<long long>(tcm_arena_capacity(cfg))));
 
   const std::vector<unsigned> cubes =
       snake(static_cast<unsigned>(start), static_cast<unsigned>(C), cfg.sip.cubes_x);
   HostRuntime rt(platform);
   PointWindows windows(platform);
   BenchResult res;
-  SummaryTable table{"gqa-prefill: ring KV over " + str(C) + " cubes, T_q=" + str(Tq) +
-                         ", tile=" + str(T) + ", causal",
+  SummaryTable table{"gqa-prefill: ring KV over " + std::to_string(C) + " cubes, T_q=" +
+                         std::to_string(Tq) + ", tile=" + std::to_string(T) + ", causal",
                      {"S", "latency_us", "model_us", "meas/model", "ipcq_ops", "dma_ops",
                       "cube_link_MB", "peak_TCM_KiB", "wall_s", "max_abs_err"},
                      {}};
@@ -170,10 +164,10 @@ BenchResult GqaPrefillBench::run(BenchContext& ctx) {
       pt["max_abs_err"] = worst;
       err = fmt(worst, 5);
     }
-    table.rows.push_back({str(S), fmt((t_end - t0) / 1e3, 2), fmt(model.total_ns / 1e3, 2),
-                          fmt(pt["measured_over_model"], 4),
-                          str(static_cast<long long>(act.ipcq_ops)),
-                          str(static_cast<long long>(act.dma_ops())),
+    table.rows.push_back({std::to_string(S), fmt((t_end - t0) / 1e3, 2),
+                          fmt(model.total_ns / 1e3, 2), fmt(pt["measured_over_model"], 4),
+                          std::to_string(static_cast<long long>(act.ipcq_ops)),
+                          std::to_string(static_cast<long long>(act.dma_ops())),
                           fmt(static_cast<double>(act.traffic.cube_link_bytes) / 1e6, 3),
                           fmt(static_cast<double>(peak) / 1024, 1), fmt(wall, 2), err});
     windows.stamp(pt);

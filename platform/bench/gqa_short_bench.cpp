@@ -1,6 +1,7 @@
 #include "platform/bench/gqa_short_bench.h"
 
 #include "models/common/errors.h"
+#include "platform/analytic/attention_model.h"
 #include "platform/bench/gqa_long_bench.h"
 #include "platform/config/topology_config.h"
 #include "platform/fabric/pe.h"
@@ -8,10 +9,6 @@
 #include "platform/runtime/host_runtime.h"
 
 namespace kb {
-
-// Attention shapes are bounded so that every product of them fits in 64 bits
-// (16 Mi positions, 64 Ki-position tiles, 4096 heads or head dimensions).
-constexpr long long kMaxPositions = 1 << 24, kMaxTile = 1 << 16, kMaxHeads = 4096;
 
 std::vector<ParamSpec> GqaShortBench::params() const {
   return {{"kv_per_cube", "1,2,4,8", "KV heads each cube owns (comma-separated for several)"},
@@ -24,14 +21,6 @@ std::vector<ParamSpec> GqaShortBench::params() const {
           {"variant", "opt2", "decode loop of every PE: opt1 | opt2 | opt3"},
           {"kv_layout", "tiled", "KV in HBM: tiled (native GEMM blocks) | rowmajor"}};
 }
-
-namespace {
-
-std::string str(long long v) {
-  return std::to_string(v);
-}
-
-}  // namespace
 
 BenchResult GqaShortBench::run(BenchContext& ctx) {
   const BenchParams& p = ctx.params;
@@ -49,8 +38,8 @@ BenchResult GqaShortBench::run(BenchContext& ctx) {
       kv_heads > 4096)
     throw UsageError("gqa-short: kv_heads, heads, d_head, S_kv and tile must be > 0");
   if (heads % kv_heads != 0)
-    throw UsageError("gqa-short: heads=" + str(heads) +
-                     " is not a multiple of kv_heads=" + str(kv_heads));
+    throw UsageError("gqa-short: heads=" + std::to_string(heads) +
+                     " is not a multiple of kv_heads=" + std::to_string(kv_heads));
   if (!(shape.score_std > 0 && shape.score_std <= 1000))
     throw UsageError("--param score_std must be in (0, 1000]");
   if (shape.variant != "opt1" && shape.variant != "opt2" && shape.variant != "opt3")
@@ -64,19 +53,19 @@ BenchResult GqaShortBench::run(BenchContext& ctx) {
   std::vector<std::pair<long long, std::vector<HeadPlan>>> points;
   for (const long long n : p.integers("kv_per_cube")) {
     if (n <= 0 || n > pes || pes % n != 0)
-      throw UsageError("gqa-short: kv_per_cube=" + str(n) + " must divide the " + str(pes) +
-                       " PEs of a cube");
+      throw UsageError("gqa-short: kv_per_cube=" + std::to_string(n) + " must divide the " +
+                       std::to_string(pes) + " PEs of a cube");
     if (kv_heads % n != 0)
-      throw UsageError("gqa-short: kv_per_cube=" + str(n) +
-                       " does not divide kv_heads=" + str(kv_heads));
+      throw UsageError("gqa-short: kv_per_cube=" + std::to_string(n) +
+                       " does not divide kv_heads=" + std::to_string(kv_heads));
     if (kv_heads / n > total_cubes)
-      throw UsageError("gqa-short: kv_heads=" + str(kv_heads) + " at " + str(n) +
-                       " per cube need " + str(kv_heads / n) + " cubes; the platform has " +
-                       str(total_cubes));
+      throw UsageError("gqa-short: kv_heads=" + std::to_string(kv_heads) + " at " +
+                       std::to_string(n) + " per cube need " + std::to_string(kv_heads / n) +
+                       " cubes; the platform has " + std::to_string(total_cubes));
     const unsigned per_head = pes / static_cast<unsigned>(n);
     if (shape.s_kv < per_head)
-      throw UsageError("gqa-short: S_kv=" + str(shape.s_kv) + " leaves one of the " +
-                       str(per_head) + " PEs per head without KV positions");
+      throw UsageError("gqa-short: S_kv=" + std::to_string(shape.s_kv) + " leaves one of the " +
+                       std::to_string(per_head) + " PEs per head without KV positions");
     std::vector<HeadPlan> plans;
     for (long long h = 0; h < kv_heads; ++h) {
       const auto cube = static_cast<unsigned>(h / n);
@@ -92,8 +81,9 @@ BenchResult GqaShortBench::run(BenchContext& ctx) {
   HostRuntime rt(ctx.platform);
   PointWindows windows(ctx.platform);
   BenchResult res;
-  SummaryTable table{"gqa-short: S_kv=" + str(shape.s_kv) + ", " + str(kv_heads) +
-                         " KV heads x G=" + str(shape.g) + ", chain reduce inside each cube",
+  SummaryTable table{"gqa-short: S_kv=" + std::to_string(shape.s_kv) + ", " +
+                         std::to_string(kv_heads) + " KV heads x G=" + std::to_string(shape.g) +
+                         ", chain reduce inside each cube",
                      {"kv_per_cube", "cubes", "PEs/head", "latency_us", "model_us", "meas/model",
                       "KV MiB/cube", "ipcq_ops", "dma_ops", "max_abs_err"},
                      {}};
@@ -105,13 +95,14 @@ BenchResult GqaShortBench::run(BenchContext& ctx) {
     pt["pes_per_head"] = plans.front().at.pes;
     // A cube holds the KV of all its heads.
     pt["kv_bytes_per_cube"] = pt["kv_bytes_per_cube"].get<uint64_t>() * static_cast<uint64_t>(n);
-    table.rows.push_back({str(n), str(kv_heads / n), str(plans.front().at.pes),
-                          fmt(pt["latency_ns"].get<double>() / 1e3, 2),
-                          fmt(pt["model_ns"].get<double>() / 1e3, 2),
-                          fmt(pt["measured_over_model"], 4),
-                          fmt(pt["kv_bytes_per_cube"].get<double>() / (1 << 20), 2),
-                          str(pt["ipcq_ops"].get<long long>()), str(pt["dma_ops"].get<long long>()),
-                          pt.contains("max_abs_err") ? fmt(pt["max_abs_err"], 5) : "-"});
+    table.rows.push_back(
+        {std::to_string(n), std::to_string(kv_heads / n), std::to_string(plans.front().at.pes),
+         fmt(pt["latency_ns"].get<double>() / 1e3, 2), fmt(pt["model_ns"].get<double>() / 1e3, 2),
+         fmt(pt["measured_over_model"], 4),
+         fmt(pt["kv_bytes_per_cube"].get<double>() / (1 << 20), 2),
+         std::to_string(pt["ipcq_ops"].get<long long>()),
+         std::to_string(pt["dma_ops"].get<long long>()),
+         pt.contains("max_abs_err") ? fmt(pt["max_abs_err"], 5) : "-"});
     res.points.push_back(pt);
   }
   res.tables.push_back(table);

@@ -23,10 +23,6 @@ int64_t stream_rows(const LlmRun& run) {
 
 namespace {
 
-std::string str(int64_t v) {
-  return std::to_string(v);
-}
-
 // What a decode layer keeps in TCM from its first phase to its last (bytes):
 // the group's QKV rows and their rotation, the attention output, gate, up
 // and h, each rounded up to `align`.
@@ -65,29 +61,31 @@ TpMapping::TpMapping(const ModelSpec& model, const LlmRun& run, const TopologyCo
   const unsigned total = cfg.total_pes() - std::min(run.first_pe, cfg.total_pes());
   const unsigned W = run.ranks == 0 ? total : run.ranks;
   if (W > total)
-    throw UsageError("llm: mapping tp over " + str(W) + " PEs needs more PEs than the topology " +
-                     cfg.name + " has (" + str(total) + ")");
+    throw UsageError("llm: mapping tp over " + std::to_string(W) +
+                     " PEs needs more PEs than the topology " + cfg.name + " has (" +
+                     std::to_string(total) + ")");
   const auto kv = static_cast<unsigned>(model.kv_heads);
   if (W < kv || W % kv != 0)
-    throw UsageError("llm: mapping tp places each of the " + str(kv) +
-                     " KV heads on its own group of PEs; " + str(W) + " PEs do not split into " +
-                     str(kv) + " equal groups (use --param ranks=N with N a multiple of " +
-                     str(kv) + ")");
+    throw UsageError("llm: mapping tp places each of the " + std::to_string(kv) +
+                     " KV heads on its own group of PEs; " + std::to_string(W) +
+                     " PEs do not split into " + std::to_string(kv) +
+                     " equal groups (use --param ranks=N with N a multiple of " +
+                     std::to_string(kv) + ")");
   per_group_ = W / kv;
   set_allreduce(run, W, cfg);
   const fw::TransformerShape sh = shape();
   const int64_t R = per_group_, positions = kv_positions(run);
   auto need = [&](int64_t have, int64_t ranks, const std::string& what) {
     if (have < ranks)
-      throw UsageError("llm: mapping tp gives every one of " + str(ranks) + " ranks a slice of " +
-                       what + " (" + str(have) + "); use fewer ranks (--param ranks=N) or a " +
-                       "larger shape");
+      throw UsageError("llm: mapping tp gives every one of " + std::to_string(ranks) +
+                       " ranks a slice of " + what + " (" + std::to_string(have) +
+                       "); use fewer ranks (--param ranks=N) or a " + "larger shape");
   };
   need(sh.group() * sh.d_head, R,
-       "the " + str(sh.group()) + " x " + str(sh.d_head) +
+       "the " + std::to_string(sh.group()) + " x " + std::to_string(sh.d_head) +
            " attention features of a KV head (the O projection rows)");
   need(positions, R,
-       (run.prefill ? "the prompt's " : "the context + 1 = ") + str(positions) +
+       (run.prefill ? "the prompt's " : "the context + 1 = ") + std::to_string(positions) +
            " KV positions of a KV head");
   need(model.ffn, W, "the FFN width");
   need(model.vocab, W, "the vocabulary");
@@ -163,14 +161,15 @@ void TpMapping::check_fits(const TopologyConfig& cfg) {
   const uint64_t need = worst->hbm_bytes() + 64 * tensors;
   if (need > hbm)
     throw UsageError("llm: " + model_.name + " does not fit HBM: " + to_string(worst->pe) +
-                     " needs " + str(static_cast<int64_t>(need)) + " bytes (weights " +
-                     str(static_cast<int64_t>(worst->weight_bytes)) + ", KV cache " +
-                     str(static_cast<int64_t>(worst->kv_bytes)) + " for batch " + str(run_.batch) +
-                     (run_.prefill ? " x prompt " : " x context ") + str(kv_positions(run_)) +
-                     ", activations " + str(static_cast<int64_t>(worst->activation_bytes)) +
-                     "), its HBM slice has " + str(static_cast<int64_t>(hbm)) +
-                     " beside PE_IPCQ's rings: " + str(static_cast<int64_t>(need - hbm)) +
-                     " bytes short");
+                     " needs " + std::to_string(static_cast<int64_t>(need)) + " bytes (weights " +
+                     std::to_string(static_cast<int64_t>(worst->weight_bytes)) + ", KV cache " +
+                     std::to_string(static_cast<int64_t>(worst->kv_bytes)) + " for batch " +
+                     std::to_string(run_.batch) + (run_.prefill ? " x prompt " : " x context ") +
+                     std::to_string(kv_positions(run_)) + ", activations " +
+                     std::to_string(static_cast<int64_t>(worst->activation_bytes)) +
+                     "), its HBM slice has " + std::to_string(static_cast<int64_t>(hbm)) +
+                     " beside PE_IPCQ's rings: " +
+                     std::to_string(static_cast<int64_t>(need - hbm)) + " bytes short");
   const uint64_t arena = tcm_arena_capacity(cfg);
   if (run_.prefill) {
     // Every prefill phase streams its rows through TCM in chunks within the
@@ -183,10 +182,11 @@ void TpMapping::check_fits(const TopologyConfig& cfg) {
                          model_.hidden * (8 + e);
     tcm_budget_ = arena / 2;
     if (static_cast<uint64_t>(need) > tcm_budget_)
-      throw UsageError("llm: the prefill's attention buffers on one PE (tile " + str(run_.tile) +
-                       ", " + str(G) + " heads of " + str(d) + ": about " + str(need) +
-                       " bytes) do not fit half the TCM arena (" +
-                       str(static_cast<int64_t>(tcm_budget_)) + " bytes); lower the tile");
+      throw UsageError(
+          "llm: the prefill's attention buffers on one PE (tile " + std::to_string(run_.tile) +
+          ", " + std::to_string(G) + " heads of " + std::to_string(d) + ": about " +
+          std::to_string(need) + " bytes) do not fit half the TCM arena (" +
+          std::to_string(static_cast<int64_t>(tcm_budget_)) + " bytes); lower the tile");
     attn_chunk_ = run_.batch;
     // The prefill's phases take their chunks from the budget less a slack
     // of their own; partial sums of up to a quarter of it stay in TCM, and
@@ -212,11 +212,12 @@ void TpMapping::check_fits(const TopologyConfig& cfg) {
     while (chunk > 1 && tcm_need(chunk) + 2 * row > arena) --chunk;
   const uint64_t layer = tcm_need(chunk);
   if (layer + 2 * row > arena)
-    throw UsageError("llm: a layer's TCM buffers on one PE (batch " + str(run_.batch) + ", tile " +
-                     str(run_.tile) + ": about " + str(static_cast<int64_t>(layer)) +
-                     " bytes, plus " + str(static_cast<int64_t>(2 * row)) +
-                     " for a row of the hidden width) do not fit the TCM arena of " +
-                     str(static_cast<int64_t>(arena)) + " bytes; lower the batch or the tile");
+    throw UsageError(
+        "llm: a layer's TCM buffers on one PE (batch " + std::to_string(run_.batch) + ", tile " +
+        std::to_string(run_.tile) + ": about " + std::to_string(static_cast<int64_t>(layer)) +
+        " bytes, plus " + std::to_string(static_cast<int64_t>(2 * row)) +
+        " for a row of the hidden width) do not fit the TCM arena of " +
+        std::to_string(static_cast<int64_t>(arena)) + " bytes; lower the batch or the tile");
   attn_chunk_ = chunk;
   // Beside the layer's buffers (with one received state: the others only
   // exist inside the attention phase, which no elementwise phase overlaps)
@@ -270,17 +271,18 @@ void TpMapping::check_reduce_staging(const TopologyConfig& cfg, uint64_t arena) 
   }
   if (!worst || need <= arena) return;
   throw UsageError(
-      "llm: the partial sums (" + str(stream_rows(run_)) + " rows of " + str(model_.hidden) +
-      ", fp32) stay in HBM, so " + to_string(worst->pe) + " stages what " +
-      str(static_cast<int64_t>(n)) + " peers send for their all-reduce in TCM, " +
-      "2 x pe.ipcq.slots x slot_bytes = " + str(static_cast<int64_t>(per_source)) +
-      " bytes per peer" +
-      (layer_bytes
-           ? ", beside the layer's " + str(static_cast<int64_t>(layer_bytes)) + " bytes of buffers"
-           : std::string()) +
-      ": " + str(static_cast<int64_t>(need)) + " bytes with alignment, but the TCM arena has " +
-      str(static_cast<int64_t>(arena)) + "; raise pe.tcm.size_bytes by " +
-      str(static_cast<int64_t>(need - arena)) + " or more, or lower pe.ipcq.slots");
+      "llm: the partial sums (" + std::to_string(stream_rows(run_)) + " rows of " +
+      std::to_string(model_.hidden) + ", fp32) stay in HBM, so " + to_string(worst->pe) +
+      " stages what " + std::to_string(static_cast<int64_t>(n)) +
+      " peers send for their all-reduce in TCM, " + "2 x pe.ipcq.slots x slot_bytes = " +
+      std::to_string(static_cast<int64_t>(per_source)) + " bytes per peer" +
+      (layer_bytes ? ", beside the layer's " + std::to_string(static_cast<int64_t>(layer_bytes)) +
+                         " bytes of buffers"
+                   : std::string()) +
+      ": " + std::to_string(static_cast<int64_t>(need)) +
+      " bytes with alignment, but the TCM arena has " +
+      std::to_string(static_cast<int64_t>(arena)) + "; raise pe.tcm.size_bytes by " +
+      std::to_string(static_cast<int64_t>(need - arena)) + " or more, or lower pe.ipcq.slots");
 }
 
 fw::StreamResidency TpMapping::residency() const {
@@ -322,12 +324,14 @@ void TpMapping::check_rings(const TopologyConfig& cfg) const {
     const uint64_t peers = ring_sources(rp).size() + (rp.rank == 0 && run_.first_layer > 0 ? 1 : 0);
     if (peers > fit)
       throw UsageError(
-          "llm: " + to_string(rp.pe) + " receives from " + str(static_cast<int64_t>(peers)) +
+          "llm: " + to_string(rp.pe) + " receives from " +
+          std::to_string(static_cast<int64_t>(peers)) +
           " peers in the step's collectives, one IPCQ ring each of pe.ipcq.slots x "
           "slot_bytes = " +
-          str(static_cast<int64_t>(ring)) + " bytes, but pe.ipcq.ring_bytes = " +
-          str(static_cast<int64_t>(q.ring_bytes)) + " holds " + str(static_cast<int64_t>(fit)) +
-          "; raise pe.ipcq.ring_bytes to " + str(static_cast<int64_t>(peers * ring)) + " or more");
+          std::to_string(static_cast<int64_t>(ring)) +
+          " bytes, but pe.ipcq.ring_bytes = " + std::to_string(static_cast<int64_t>(q.ring_bytes)) +
+          " holds " + std::to_string(static_cast<int64_t>(fit)) + "; raise pe.ipcq.ring_bytes to " +
+          std::to_string(static_cast<int64_t>(peers * ring)) + " or more");
   }
 }
 
@@ -418,10 +422,11 @@ void TpMapping::set_allreduce(const LlmRun& run, unsigned W, const TopologyConfi
   if (run.cube_allreduce || run.halving_allreduce || (run.auto_allreduce && whole_cubes && W > 1)) {
     const char* asked = run.halving_allreduce ? "halving" : "hierarchical";
     if (!whole_cubes)
-      throw UsageError("llm: --param allreduce=" + std::string(asked) + " needs whole cubes: " +
-                       str(W) + " ranks are not a multiple of the " + str(cfg.cube.pes) +
+      throw UsageError("llm: --param allreduce=" + std::string(asked) +
+                       " needs whole cubes: " + std::to_string(W) +
+                       " ranks are not a multiple of the " + std::to_string(cfg.cube.pes) +
                        " PEs of a cube (use --param ranks=N with N a multiple of " +
-                       str(cfg.cube.pes) + ", or allreduce=tree)");
+                       std::to_string(cfg.cube.pes) + ", or allreduce=tree)");
     allreduce_per_cube_ = std::min(W, cfg.cube.pes);
     if (run.auto_allreduce && fw::cube_allreduce_halves(W, allreduce_per_cube_))
       allreduce_across_ = fw::CrossCube::kHalving;
@@ -430,8 +435,8 @@ void TpMapping::set_allreduce(const LlmRun& run, unsigned W, const TopologyConfi
         throw UsageError(
             "llm: --param allreduce=halving needs a power of two of cubes, at least "
             "two: " +
-            str(W) + " ranks fill " + str(W / allreduce_per_cube_) +
-            " (use --param ranks=N with N/" + str(allreduce_per_cube_) +
+            std::to_string(W) + " ranks fill " + std::to_string(W / allreduce_per_cube_) +
+            " (use --param ranks=N with N/" + std::to_string(allreduce_per_cube_) +
             " a power of two, or allreduce=hierarchical)");
       allreduce_across_ = fw::CrossCube::kHalving;
     }

@@ -64,7 +64,7 @@ TEST_P(AllReduceExact, EveryAlgorithmGivesTheExactSumOnEveryPe) {
 INSTANTIATE_TEST_SUITE_P(Topologies, AllReduceExact, ::testing::Values("mesh", "ring", "torus2d"),
                          [](const auto& info) { return info.param; });
 
-void expect_within(const BenchResult& r, double lo, double hi) {
+void expect_ratio_within(const BenchResult& r, double lo, double hi) {
   for (const auto& pt : r.points) {
     SCOPED_TRACE(pt.dump());
     const double ratio = pt.at("measured_over_analytic").get<double>();
@@ -78,7 +78,7 @@ void expect_within(const BenchResult& r, double lo, double hi) {
 // configured latencies along the critical path: within 1% in every buffer.
 TEST(AllReduceTiming, LatencyBoundRingMatchesTheModelInEveryBuffer) {
   Platform p(load_default_topology({"sip.topology=ring"}));
-  expect_within(
+  expect_ratio_within(
       run_allreduce(p, {"algo=ring", "buffer=tcm,hbm,sram", "bytes_per_pe=4KiB,16KiB"}, false),
       0.99, 1.01);
 }
@@ -88,14 +88,14 @@ TEST(AllReduceTiming, LatencyBoundRingMatchesTheModelInEveryBuffer) {
 // every buffer (the cube's eight PEs share its SRAM).
 TEST(AllReduceTiming, BandwidthBoundTwoDIsWithinTenPercentOfTheModel) {
   Platform p(load_default_topology({"sip.topology=torus2d"}));
-  expect_within(
+  expect_ratio_within(
       run_allreduce(p, {"algo=2d", "buffer=tcm,hbm", "bytes_per_pe=256KiB,512KiB"}, false), 0.9,
       1.1);
 }
 
 TEST(AllReduceTiming, HierarchicalIsWithinTenPercentOfTheModelInEveryBuffer) {
   Platform p(load_default_topology({"sip.topology=torus2d"}));
-  expect_within(
+  expect_ratio_within(
       run_allreduce(p, {"algo=hierarchical", "buffer=tcm,hbm,sram", "bytes_per_pe=64KiB,256KiB"},
                     false),
       0.9, 1.1);

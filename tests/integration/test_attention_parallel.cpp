@@ -223,7 +223,8 @@ TEST(LongDecode, FourSipLlamaDecodeReportsSipToSipTraffic) {
   EXPECT_GE(pt["sip_link_bytes"].get<uint64_t>(), 6u * 8 * 128 * 4);
 }
 
-BenchResult run_bench(Bench& b, Platform& p, const std::vector<std::string>& params, bool data) {
+BenchResult run_parallel_bench(Bench& b, Platform& p, const std::vector<std::string>& params,
+                               bool data) {
   BenchParams prm(b.name(), b.params(), params);
   BenchContext ctx{p, prm, data, "", {}, ""};
   return b.run(ctx);
@@ -235,7 +236,7 @@ TEST(RingPrefill, CausalResultMatchesTheReferenceOnEveryHead) {
   Platform p(load_default_topology());
   p.set_data_mode(true);
   GqaPrefillBench b;
-  const auto pts = run_bench(b, p, {"S=2048", "T_q=96", "tile=32"}, true).points;
+  const auto pts = run_parallel_bench(b, p, {"S=2048", "T_q=96", "tile=32"}, true).points;
   ASSERT_EQ(pts.size(), 1u);
   std::cout << "prefill S=2048: " << pts[0]["latency_ns"] << " ns, err " << pts[0]["max_abs_err"]
             << "\n";
@@ -249,7 +250,7 @@ TEST(RingPrefill, CausalResultMatchesTheReferenceOnEveryHead) {
 TEST(RingPrefill, TcmUseIsBoundedAsSGrows) {
   Platform p(load_default_topology());
   GqaPrefillBench b;
-  const auto pts = run_bench(b, p, {"S=2048,16384"}, false).points;
+  const auto pts = run_parallel_bench(b, p, {"S=2048,16384"}, false).points;
   ASSERT_EQ(pts.size(), 2u);
   std::cout << "prefill peak TCM: S=2048 " << pts[0]["peak_tcm_bytes"] << " B, S=16384 "
             << pts[1]["peak_tcm_bytes"] << " B\n";
@@ -261,7 +262,7 @@ TEST(ShortContext, EveryKvPerCubeMatchesTheReference) {
   Platform p(load_default_topology());
   p.set_data_mode(true);
   GqaShortBench b;
-  const auto pts = run_bench(b, p, {"S_kv=512"}, true).points;
+  const auto pts = run_parallel_bench(b, p, {"S_kv=512"}, true).points;
   ASSERT_EQ(pts.size(), 4u);
   for (const auto& pt : pts) {
     EXPECT_LE(pt["max_abs_err"].get<double>(), kTol) << pt.dump();

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "tests/support/cli_run.h"
+#include "tests/support/test_support.h"
 
 namespace kb {
 namespace {
@@ -35,7 +36,7 @@ using test::RunResult;
 using test::TempDir;
 using test::write_text;
 
-const std::string kTiny = KB_SOURCE_DIR "/topologies/tiny.yaml";
+using test::kTiny;
 
 struct BadInput {
   const char* name;

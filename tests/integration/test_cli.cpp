@@ -24,6 +24,7 @@
 #include "platform/config/topology_loader.h"
 #include "platform/config/topology_schema.h"
 #include "tests/support/cli_run.h"
+#include "tests/support/test_support.h"
 
 namespace kb {
 namespace {
@@ -31,7 +32,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string kSource = KB_SOURCE_DIR;
-const std::string kTiny = kSource + "/topologies/tiny.yaml";
+using test::kTiny;
 
 using test::contains;
 using test::describe;

@@ -44,7 +44,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kTiny = KB_SOURCE_DIR "/topologies/tiny.yaml";
+using test::kTiny;
 const PeId kPe0{0, 0, 0};
 constexpr double kU32 = 5.9604644775390625e-08;  // 2^-24: unit roundoff of fp32
 

@@ -13,14 +13,12 @@
 #include "platform/fabric/sip.h"
 #include "platform/fabric/system.h"
 #include "platform/platform.h"
+#include "tests/support/test_support.h"
 
-using namespace kb;
-
+namespace kb {
 namespace {
 
-TopologyConfig tiny(const std::vector<std::string>& sets = {}) {
-  return load_topology_file(KB_SOURCE_DIR "/topologies/tiny.yaml", sets);
-}
+using test::tiny;
 
 double cls(const EnergyReport& r, EnergyClass c) {
   return r.dynamic_pj[static_cast<unsigned>(c)];
@@ -187,3 +185,5 @@ TEST(Energy, ACubesPowerTrackDrawsTheEnergyItsBlocksSpent) {
   for (size_t k = 1; k < tracks.size(); ++k)
     for (double pj : tracks[k].bins_pj) EXPECT_EQ(pj, 0.0) << k;
 }
+
+}  // namespace kb

@@ -20,7 +20,7 @@
 namespace kb {
 namespace {
 
-const std::string kTiny = KB_SOURCE_DIR "/topologies/tiny.yaml";
+using test::kTiny;
 
 // PE_MATH at half the rate of the TLM model: twice its stage time.
 class HalfRateMath : public PeMath {

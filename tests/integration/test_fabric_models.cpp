@@ -189,9 +189,7 @@ TEST(HbmCtrlModel, OutOfRangeIsAnAddressError) {
   EXPECT_EQ(init.request(a).status, tlm::TLM_ADDRESS_ERROR_RESPONSE);
 }
 
-TopologyConfig tiny() {
-  return load_topology_file(KB_SOURCE_DIR "/topologies/tiny.yaml");
-}
+using test::tiny;
 
 TEST(PeDmaModel, BackToBackTransfersPipeline) {
   Platform p(tiny());

@@ -328,7 +328,8 @@ TEST(GemmStrategies, WindowExcludesPreloadsAndDefinesThroughput) {
 // --- the cost model: one process per configuration ---------------------------------
 
 // Runs kernbench with `args`; returns its JSON result.
-nlohmann::json run_kernbench(const std::vector<std::string>& args, const std::string& json_path) {
+nlohmann::json run_strategies_kernbench(const std::vector<std::string>& args,
+                                        const std::string& json_path) {
   std::vector<std::string> all = {KB_KERNBENCH_BIN};
   all.insert(all.end(), args.begin(), args.end());
   all.emplace_back("--json");
@@ -360,12 +361,12 @@ TEST(GemmStrategies, RaisingTheSingleOpFixedCostWidensTheGap) {
     for (const std::string sync : {"wait", "nowait"}) {
       const std::string path = "/tmp/kb_gemm_strategies_" + std::to_string(getpid()) + "_" + sync +
                                std::to_string(fixed) + ".json";
-      const nlohmann::json j =
-          run_kernbench({"--bench", "gemm-strategies", "--set",
-                         "pe.cost_model.fixed_per_single_op_cmd_cycles=" + std::to_string(fixed),
-                         "--param", "shapes=32x3072x32", "--param", "variants=load_ref", "--param",
-                         "strategies=composite,async-tiled", "--param", "sync=" + sync},
-                        path);
+      const nlohmann::json j = run_strategies_kernbench(
+          {"--bench", "gemm-strategies", "--set",
+           "pe.cost_model.fixed_per_single_op_cmd_cycles=" + std::to_string(fixed), "--param",
+           "shapes=32x3072x32", "--param", "variants=load_ref", "--param",
+           "strategies=composite,async-tiled", "--param", "sync=" + sync},
+          path);
       ASSERT_EQ(j["points"].size(), 2u);
       const nlohmann::json& comp = j["points"][0];
       const nlohmann::json& tiled = j["points"][1];

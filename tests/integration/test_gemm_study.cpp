@@ -15,6 +15,7 @@
 #include "platform/config/topology_loader.h"
 #include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
+#include "tests/support/cli_run.h"
 
 namespace kb {
 namespace {
@@ -30,9 +31,7 @@ std::string label(const GemmShape& s, const std::string& v) {
   return std::to_string(s.m) + "x" + std::to_string(s.k) + "x" + std::to_string(s.n) + " " + v;
 }
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using test::contains;
 
 TEST(GemmStudy, SweepCoversTheAcceptanceShapes) {
   std::string shapes;

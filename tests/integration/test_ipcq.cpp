@@ -18,7 +18,7 @@ namespace {
 
 // 8 KiB slots, 4 per ring (unless a test says otherwise): messages of a few
 // slots and rings that wrap quickly.
-TopologyConfig tiny(std::vector<std::string> overrides = {}) {
+TopologyConfig ipcq_tiny(std::vector<std::string> overrides = {}) {
   overrides.insert(overrides.begin(), {"pe.ipcq.slot_bytes=8KiB", "pe.ipcq.slots=4"});
   return load_topology_file(test::source_path("topologies/tiny.yaml"), overrides);
 }
@@ -36,7 +36,7 @@ std::vector<float> iota(size_t n, float base) {
 const PeAddr kA{0, 0, 0}, kB{0, 3, 1}, kC{0, 1, 0};
 
 TEST(Ipcq, MessageCrossesTheFabricIntoEachRingSpace) {
-  Platform p(tiny());
+  Platform p(ipcq_tiny());
   p.set_data_mode(true);
   HostRuntime rt(p);
   const int64_t n = 5000;  // 20000 bytes: 3 chunks of at most 8 KiB
@@ -64,7 +64,7 @@ TEST(Ipcq, MessageCrossesTheFabricIntoEachRingSpace) {
 class IpcqRingSpace : public ::testing::TestWithParam<RingSpace> {};
 
 TEST_P(IpcqRingSpace, ReduceLandsExactlyWhateverTheRingAndDestination) {
-  Platform p(tiny());
+  Platform p(ipcq_tiny());
   p.set_data_mode(true);
   HostRuntime rt(p);
   const int64_t n = 45000;  // 180000 bytes: 22 chunks, the last of 180000 - 21 * 8192 = 7968
@@ -100,7 +100,7 @@ INSTANTIATE_TEST_SUITE_P(Spaces, IpcqRingSpace,
 // A slow receiver stalls the sender: with 2 slots, message k >= 2 cannot land
 // before the receiver consumed message k-2.
 TEST(Ipcq, SlowReceiverStallsTheSenderAndNoSlotIsOverwrittenAcrossWraps) {
-  Platform p(tiny({"pe.ipcq.slots=2", "pe.ipcq.slot_bytes=1KiB"}));
+  Platform p(ipcq_tiny({"pe.ipcq.slots=2", "pe.ipcq.slot_bytes=1KiB"}));
   p.set_data_mode(true);
   HostRuntime rt(p);
   const int kMessages = 9;  // wraps the 2-slot ring four times
@@ -141,7 +141,7 @@ TEST(Ipcq, SlowReceiverStallsTheSenderAndNoSlotIsOverwrittenAcrossWraps) {
 }
 
 TEST(Ipcq, RecvForwardRelaysChunkByChunk) {
-  Platform p(tiny());
+  Platform p(ipcq_tiny());
   p.set_data_mode(true);
   HostRuntime rt(p);
   const int64_t n = 6000;
@@ -171,7 +171,7 @@ TEST(Ipcq, RecvForwardRelaysChunkByChunk) {
 // name: the name is the IPCQ's child and the peer's, whichever process opened
 // the queue (here B's send queue to C opens when C's grant is delivered).
 TEST(Ipcq, EachPeersQueueProcessIsNamedUnderItsIpcq) {
-  Platform p(tiny());
+  Platform p(ipcq_tiny());
   HostRuntime rt(p);
   const int64_t n = 3000;
   fw::Tensor src = rt.alloc_hbm({0, 0, 0}, {n}, DType::kFp32);
@@ -195,7 +195,7 @@ TEST(Ipcq, EachPeersQueueProcessIsNamedUnderItsIpcq) {
 }
 
 TEST(Ipcq, ControlMessagesRouteToThePeersRegisters) {
-  Platform p(tiny());
+  Platform p(ipcq_tiny());
   const auto& map = p.address_map();
   const FabricPath local = p.route({0, 0, 0}, map.ipcq(0, 0, 0));
   EXPECT_TRUE(local.links.empty());
@@ -207,7 +207,7 @@ TEST(Ipcq, ControlMessagesRouteToThePeersRegisters) {
 }
 
 TEST(Ipcq, ARecvFromAPeerThatNeverSendsIsReportedWhenTheSimulationRunsDry) {
-  Platform p(tiny());
+  Platform p(ipcq_tiny());
   HostRuntime rt(p);
   fw::Tensor dst = rt.alloc_hbm({0, 3, 1}, {64}, DType::kFp32);
   launch_on(rt, {0, 0, 0}, [&](fw::Tl& tl) { tl.overhead(10); });  // never sends
@@ -227,7 +227,7 @@ TEST(Ipcq, ARecvFromAPeerThatNeverSendsIsReportedWhenTheSimulationRunsDry) {
 }
 
 TEST(Ipcq, ASendToAPeerThatNeverOpensARingIsReported) {
-  Platform p(tiny());
+  Platform p(ipcq_tiny());
   HostRuntime rt(p);
   fw::Tensor src = rt.alloc_hbm({0, 0, 0}, {64}, DType::kFp32);
   launch_on(rt, {0, 0, 0}, [&](fw::Tl& tl) { tl.wait(tl.send(kB, src)); });
@@ -243,7 +243,7 @@ TEST(Ipcq, ASendToAPeerThatNeverOpensARingIsReported) {
 }
 
 TEST(Ipcq, AMessageOfTheWrongSizeIsAFaultNamingBothPes) {
-  Platform p(tiny());
+  Platform p(ipcq_tiny());
   HostRuntime rt(p);
   fw::Tensor src = rt.alloc_hbm({0, 0, 0}, {100}, DType::kFp32);
   fw::Tensor dst = rt.alloc_hbm({0, 3, 1}, {64}, DType::kFp32);
@@ -263,7 +263,7 @@ TEST(Ipcq, AMessageOfTheWrongSizeIsAFaultNamingBothPes) {
 }
 
 TEST(Ipcq, ChunkingFollowsTheSlotSize) {
-  Platform p(tiny({"pe.ipcq.slot_bytes=4KiB"}));
+  Platform p(ipcq_tiny({"pe.ipcq.slot_bytes=4KiB"}));
   HostRuntime rt(p);
   fw::Tensor src = rt.alloc_hbm({0, 0, 0}, {3 * 1024 + 1}, DType::kFp32);  // 12292 B
   fw::Tensor dst = rt.alloc_hbm({0, 3, 1}, {3 * 1024 + 1}, DType::kFp32);

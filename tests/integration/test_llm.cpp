@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tests/support/cli_run.h"
+#include "tests/support/test_support.h"
 
 namespace kb {
 namespace {
@@ -17,7 +18,7 @@ using test::contains;
 using test::run_kernbench;
 using test::TempDir;
 
-const std::string kTiny = KB_SOURCE_DIR "/topologies/tiny.yaml";
+using test::kTiny;
 
 // A model with no power of two in it: 3 layers, hidden 120, 6 heads over 3
 // KV heads of 20 dimensions, FFN 200, vocabulary 250; on 6 PEs of tiny.yaml.

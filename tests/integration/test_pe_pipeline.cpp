@@ -28,25 +28,22 @@
 #include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
 #include "tests/support/cli_run.h"
+#include "tests/support/test_support.h"
 
 namespace kb {
 namespace {
 
-const std::string kPe0 = "system.sip0.cube0.pe0";
-const std::string kTinyYaml = KB_SOURCE_DIR "/topologies/tiny.yaml";
+const std::string kPe0Path = "system.sip0.cube0.pe0";
 
-TopologyConfig tiny(const std::vector<std::string>& overrides = {}) {
-  return load_topology_file(kTinyYaml, overrides);
-}
+using test::kTiny;
+using test::tiny;
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using test::contains;
 
 // SystemC time has a 1 ps resolution (set_time_resolution): a dispatch cost
 // that is not a whole number of picoseconds (e.g. 8 + 37/16 = 10.3125 ns)
 // advances simulated time by the nearest picosecond.
-constexpr double kPs = 0.001 + 1e-9;
+constexpr double kPsSlack = 0.001 + 1e-9;
 
 // Records of one command on one PE, in log order.
 std::vector<OpRecord> records_of(Platform& p, const std::string& pe, uint64_t cmd_id) {
@@ -110,13 +107,13 @@ TEST(PePipeline, LoadIsLazyAndItsFirstConsumerWaits) {
   ASSERT_TRUE(load && relu);
   // tl.load returns as soon as the DmaRead is dispatched: the kernel's clock
   // advances by the dispatch cost only (8 + 37/16 cycles), not by the transfer.
-  EXPECT_NEAR(after - before, 8 + 37 * 0.0625, kPs);
+  EXPECT_NEAR(after - before, 8 + 37 * 0.0625, kPsSlack);
   EXPECT_FALSE(done_at_return);
   EXPECT_GT(load->done_ns - after, 64 * 1024 / 256.0);  // 64 KiB at 256 GB/s at least
   // The consumer's dispatch starts only once the load has completed.
   EXPECT_GE(relu->dispatch_start_ns, load->done_ns);
-  const auto dma = records_of(p, kPe0, load->id);
-  const auto math = records_of(p, kPe0, relu->id);
+  const auto dma = records_of(p, kPe0Path, load->id);
+  const auto math = records_of(p, kPe0Path, relu->id);
   const OpRecord* rd = find_stage(dma, "DMA_READ");
   const OpRecord* mt = find_stage(math, "MATH");
   ASSERT_NE(rd, nullptr);
@@ -125,7 +122,7 @@ TEST(PePipeline, LoadIsLazyAndItsFirstConsumerWaits) {
   EXPECT_EQ(mt->op_kind, "relu");
   EXPECT_GE(mt->t_start_ns, rd->t_end_ns);
   // ... and after the MATH command's own dispatch (8 + 27/16 cycles).
-  EXPECT_GE(mt->t_start_ns, rd->t_end_ns + 8 + 27 * 0.0625 - kPs);
+  EXPECT_GE(mt->t_start_ns, rd->t_end_ns + 8 + 27 * 0.0625 - kPsSlack);
   // MATH: ceil(32768 / 64) cycles.
   EXPECT_DOUBLE_EQ(mt->t_end_ns - mt->t_start_ns, 512.0);
 }
@@ -150,8 +147,8 @@ TEST(PePipeline, KernelRunsAheadOfItsLoads) {
   });
   rt.run();
   ASSERT_EQ(t.size(), 4u);
-  EXPECT_NEAR(t[1] - t[0], 10.3125, kPs);
-  EXPECT_NEAR(t[2] - t[1], 10.3125, kPs);
+  EXPECT_NEAR(t[1] - t[0], 10.3125, kPsSlack);
+  EXPECT_NEAR(t[2] - t[1], 10.3125, kPsSlack);
   EXPECT_LT(ly->dispatch_start_ns, lx->done_ns);  // both in flight together
   EXPECT_DOUBLE_EQ(t[3], ly->done_ns);            // tl.wait(y) returns when y is there
 }
@@ -193,7 +190,7 @@ TEST(PePipeline, OneOpGemmCompositeDispatchCosts42_875Ns) {
   // Nothing was dispatched on any other PE.
   EXPECT_EQ(p.pe({0, 0, 1}).cpu.stats().commands, 0u);
   // The GEMM work starts once the composite has left PE_CPU.
-  const auto recs = records_of(p, kPe0, h->id);
+  const auto recs = records_of(p, kPe0Path, h->id);
   ASSERT_FALSE(recs.empty());
   EXPECT_GE(first_start(recs), h->issued_ns);
 }
@@ -205,7 +202,7 @@ TEST(PePipeline, DispatchCostFollowsAPerByteOverrideOfTheDefaultTopology) {
 
 TEST(PePipeline, DispatchCostAtALowerPerByteRate) {
   Platform p(tiny({"pe.cost_model.per_byte_cycles=0.03125"}));
-  EXPECT_NEAR(composite_call_ns(p), 40 + 46 * 0.03125, kPs);  // 41.4375 ns
+  EXPECT_NEAR(composite_call_ns(p), 40 + 46 * 0.03125, kPsSlack);  // 41.4375 ns
 }
 
 TEST(PePipeline, SingleOpCommandsAndExplicitOverheadInSimulatedTime) {
@@ -224,7 +221,7 @@ TEST(PePipeline, SingleOpCommandsAndExplicitOverheadInSimulatedTime) {
   });
   rt.run();
   ASSERT_EQ(t.size(), 4u);
-  EXPECT_NEAR(t[1] - t[0], 8 + 42 * 0.0625, kPs);  // 10.625 ns
+  EXPECT_NEAR(t[1] - t[0], 8 + 42 * 0.0625, kPsSlack);  // 10.625 ns
   EXPECT_DOUBLE_EQ(t[3] - t[2], 123.0);
   const PeCpu::Stats& s = p.pe({0, 0, 0}).cpu.stats();
   EXPECT_DOUBLE_EQ(s.dispatch_ns_by_kind.at("Gemm"), 8 + 42 * 0.0625);
@@ -250,7 +247,7 @@ TEST(PePipeline, CompositeOverTheCapIsRejectedAtIssue) {
     }
     tl.composite(args);
   });
-  EXPECT_TRUE(contains(msg, kPe0)) << msg;
+  EXPECT_TRUE(contains(msg, kPe0Path)) << msg;
   EXPECT_TRUE(contains(msg, std::to_string(46 + n_epilogue * 20))) << msg;
   EXPECT_TRUE(contains(msg, "1024")) << msg;
   // Nothing reached the scheduler.
@@ -264,7 +261,7 @@ TEST(PePipeline, TcmOverflowGivesTheSizes) {
     tl.empty({512, 256});   // 256 KiB: fits
     tl.empty({1024, 512});  // 1 MiB more: does not
   });
-  EXPECT_TRUE(contains(msg, kPe0)) << msg;
+  EXPECT_TRUE(contains(msg, kPe0Path)) << msg;
   EXPECT_TRUE(contains(msg, "overflow")) << msg;
   EXPECT_TRUE(contains(msg, std::to_string(1024 * 512 * 2))) << msg;  // requested
   EXPECT_TRUE(contains(msg, std::to_string(512 * 256 * 2))) << msg;   // in use
@@ -281,7 +278,7 @@ TEST(PePipeline, LoadLargerThanTheTcmOverflows) {
     FAIL() << "expected a TCM overflow";
   } catch (const std::exception& e) {
     const std::string msg = e.what();
-    EXPECT_TRUE(contains(msg, kPe0)) << msg;
+    EXPECT_TRUE(contains(msg, kPe0Path)) << msg;
     EXPECT_TRUE(contains(msg, "2097152")) << msg;
   }
 }
@@ -304,7 +301,7 @@ TEST(PePipeline, TwoGemmsInOneCompositeAreRejectedNamingThePe) {
     args.epilogue.push_back(second);
     tl.composite(args);
   });
-  EXPECT_TRUE(contains(msg, kPe0)) << msg;
+  EXPECT_TRUE(contains(msg, kPe0Path)) << msg;
   EXPECT_TRUE(contains(msg, "two GEMMs")) << msg;
 }
 
@@ -316,7 +313,7 @@ TEST(PePipeline, MismatchedShapesInACompositeAreRejectedNamingThePe) {
     args.b = tl.empty({128, 32});
     tl.composite(args);
   });
-  EXPECT_TRUE(contains(msg, kPe0)) << msg;
+  EXPECT_TRUE(contains(msg, kPe0Path)) << msg;
   EXPECT_TRUE(contains(msg, "mismatched shapes")) << msg;
 }
 
@@ -341,7 +338,7 @@ TEST(PePipeline, MathPrologueOperandInHbmIsRejectedNamingThePe) {
     FAIL() << "expected the composite to be rejected";
   } catch (const std::exception& e) {
     const std::string msg = e.what();
-    EXPECT_TRUE(contains(msg, kPe0)) << msg;
+    EXPECT_TRUE(contains(msg, kPe0Path)) << msg;
     EXPECT_TRUE(contains(msg, "must be in TCM")) << msg;
   }
 }
@@ -360,7 +357,7 @@ TEST(PePipeline, UnknownOpKindIsRejectedNamingThePe) {
     args.epilogue.push_back(e);
     tl.composite(args);
   });
-  EXPECT_TRUE(contains(msg, kPe0)) << msg;
+  EXPECT_TRUE(contains(msg, kPe0Path)) << msg;
   EXPECT_TRUE(contains(msg, "unknown op kind 'frobnicate'")) << msg;
 }
 
@@ -370,7 +367,7 @@ TEST(PePipeline, UnknownMathKindIsRejectedNamingThePe) {
     fw::Tensor x = tl.empty({32, 64});
     tl.math("frobnicate", {x});
   });
-  EXPECT_TRUE(contains(msg, kPe0)) << msg;
+  EXPECT_TRUE(contains(msg, kPe0Path)) << msg;
   EXPECT_TRUE(contains(msg, "frobnicate")) << msg;
 }
 
@@ -396,8 +393,8 @@ TEST(PePipeline, CompositesSharingAnRwHandleRunInIssueOrder) {
     hc = tl.composite(args).pending;  // shares nothing: proceeds
   });
   rt.run();
-  const auto ra = records_of(p, kPe0, ha->id), rb = records_of(p, kPe0, hb->id),
-             rc = records_of(p, kPe0, hc->id);
+  const auto ra = records_of(p, kPe0Path, ha->id), rb = records_of(p, kPe0Path, hb->id),
+             rc = records_of(p, kPe0Path, hc->id);
   ASSERT_EQ(ra.size(), 4u * 4 + 1);  // 4 tokens: DMA a, DMA b, FETCH, GEMM (+ 1 STORE)
   ASSERT_EQ(rb.size(), ra.size());
   ASSERT_EQ(rc.size(), ra.size());
@@ -438,7 +435,7 @@ OverlapCount dma_gemm_overlap(const std::string& variant, unsigned ahead) {
   rt.run();
   std::map<unsigned, std::vector<OpRecord>> dma;
   std::map<unsigned, OpRecord> gemm;
-  for (const OpRecord& r : records_of(p, kPe0, h->id)) {
+  for (const OpRecord& r : records_of(p, kPe0Path, h->id)) {
     unsigned k = 0;
     EXPECT_EQ(std::sscanf(r.tile.c_str(), "m0.n0.k%u", &k), 1) << r.tile;
     if (r.stage == "DMA_READ") dma[k].push_back(r);
@@ -609,18 +606,18 @@ using test::read_text;
 using test::RunResult;
 using test::TempDir;
 
-RunResult run_cli(const std::vector<std::string>& args, const TempDir& tmp) {
+RunResult run_pipeline_cli(const std::vector<std::string>& args, const TempDir& tmp) {
   return test::run_kernbench(args, tmp);
 }
 
 TEST(PePipeline, GemmBenchOpLogIsByteIdenticalAcrossRuns) {
   TempDir tmp;
-  const RunResult help = run_cli({"--help"}, tmp);
+  const RunResult help = run_pipeline_cli({"--help"}, tmp);
   ASSERT_EQ(help.exit_code, 0) << help.err;
   if (!contains(help.out, "--oplog")) GTEST_SKIP() << "kernbench has no --oplog option yet";
-  const std::vector<std::string> common = {"--topology", kTinyYaml,         "--bench",
-                                           "gemm",       "--param",         "K=1024",
-                                           "--param",    "variant=ref_ref", "-q"};
+  const std::vector<std::string> common = {"--topology", kTiny,    "--bench", "gemm",
+                                           "--param",    "K=1024", "--param", "variant=ref_ref",
+                                           "-q"};
   std::vector<std::string> a1 = common, a2 = common;
   for (auto* a : {&a1, &a2}) {
     a->push_back("--json");
@@ -628,7 +625,7 @@ TEST(PePipeline, GemmBenchOpLogIsByteIdenticalAcrossRuns) {
     a->push_back("--oplog");
     a->push_back(tmp / (a == &a1 ? "o1.jsonl" : "o2.jsonl"));
   }
-  const RunResult r1 = run_cli(a1, tmp), r2 = run_cli(a2, tmp);
+  const RunResult r1 = run_pipeline_cli(a1, tmp), r2 = run_pipeline_cli(a2, tmp);
   ASSERT_EQ(r1.exit_code, 0) << r1.err;
   ASSERT_EQ(r2.exit_code, 0) << r2.err;
   const std::string o1 = read_text(tmp / "o1.jsonl"), o2 = read_text(tmp / "o2.jsonl");

@@ -49,6 +49,7 @@
 #include <Vvector_unit.h>
 
 #include "models/rtl/pe_math_rtl.h"
+#include "tests/support/cli_run.h"
 #endif
 
 #define KB_REQUIRE_RTL()                                                                   \
@@ -61,14 +62,12 @@
 namespace kb {
 namespace {
 
-const std::string kTiny = KB_SOURCE_DIR "/topologies/tiny.yaml";
+using test::kTiny;
 const PeId kTlmPe{0, 0, 0}, kRtlPe{0, 0, 1};
 const char* const kTlmPath = "system.sip0.cube0.pe0";
 const char* const kRtlPath = "system.sip0.cube0.pe1";
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using test::contains;
 
 std::string hex(float f) {
   char buf[16];
@@ -123,7 +122,7 @@ std::vector<float> interesting_fp32(size_t n, unsigned seed) {
 // ---------------------------------------------------------------------------
 // A minimal VCD reader: the full dotted name of every variable, its id, and
 // its value changes (time in the file's unit, value text).
-struct Vcd {
+struct RtlVcd {
   std::string timescale;
   std::map<std::string, std::string> id_of;                                      // name -> id
   std::map<std::string, std::vector<std::pair<uint64_t, std::string>>> changes;  // id -> ...
@@ -148,10 +147,10 @@ struct Vcd {
   }
 };
 
-Vcd parse_vcd(const std::string& path) {
+RtlVcd parse_rtl_vcd(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot open " + path);
-  Vcd vcd;
+  RtlVcd vcd;
   std::vector<std::string> scopes;
   std::string tok;
   uint64_t now = 0;
@@ -430,7 +429,7 @@ TEST(RtlCosim, VcdHasTheRtlHandshakeSignals) {
                  [&](fw::Tl& tl) { tl.wait(tl.store(Out, tl.math("relu", {tl.load(X)}))); });
   t.rt.run();
   tracer.finish();
-  const Vcd vcd = parse_vcd(path);
+  const RtlVcd vcd = parse_rtl_vcd(path);
   std::remove(path.c_str());
   rmdir(dir_tmpl);
 
@@ -726,7 +725,7 @@ TEST(RtlConfig, DefaultIsTheTlmModel) {
 
 // kernbench --check-topology with pe.math.impl=rtl: exit 2 with the reason and
 // the fix in a build without Verilator; accepted in a build with it.
-int run_kernbench(const std::vector<std::string>& args, std::string* err) {
+int run_rtl_kernbench(const std::vector<std::string>& args, std::string* err) {
   char tmpl[] = "/tmp/kb_rtl_cli_XXXXXX";
   const int fd = mkstemp(tmpl);
   if (fd < 0) return -1;
@@ -755,7 +754,7 @@ int run_kernbench(const std::vector<std::string>& args, std::string* err) {
 
 TEST(RtlConfig, RtlImplWithoutVerilatorIsAConfigError) {
   std::string err;
-  const int code = run_kernbench(
+  const int code = run_rtl_kernbench(
       {"--topology", kTiny, "--set", "pe.math.impl=rtl", "--check-topology", "--quiet"}, &err);
   if (rtl_cosim_available()) {
     EXPECT_EQ(code, 0) << err;
@@ -777,9 +776,9 @@ TEST(RtlCosim, MathBenchCliReportsThePipelineFill) {
   const std::string dir = dir_tmpl, json = dir + "/math.json", vcd = dir + "/math.vcd";
   std::string err;
   const int code =
-      run_kernbench({"--topology", kTiny, "--set", "pe.math.impl=scoreboard", "--bench", "math",
-                     "--data", "--json", json, "--vcd", vcd, "--quiet"},
-                    &err);
+      run_rtl_kernbench({"--topology", kTiny, "--set", "pe.math.impl=scoreboard", "--bench", "math",
+                         "--data", "--json", json, "--vcd", vcd, "--quiet"},
+                        &err);
   ASSERT_EQ(code, 0) << err;
   std::ifstream in(json);
   const nlohmann::json r = nlohmann::json::parse(in);
@@ -790,7 +789,7 @@ TEST(RtlCosim, MathBenchCliReportsThePipelineFill) {
     EXPECT_DOUBLE_EQ(pt.at("tlm_model_ns").get<double>(), 64.0) << pt;
     EXPECT_EQ(pt.at("mismatches"), 0) << pt;
   }
-  const Vcd v = parse_vcd(vcd);
+  const RtlVcd v = parse_rtl_vcd(vcd);
   EXPECT_FALSE(v.find("pe0.math.rtl.in_valid").empty());
   EXPECT_FALSE(v.find("pe0.math.rtl.out_ready").empty());
   std::remove(json.c_str());

@@ -2,6 +2,7 @@
 
 #include <exception>
 
+#include "platform/config/topology_loader.h"
 #include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
 
@@ -10,6 +11,10 @@ namespace test {
 
 std::string source_path(const std::string& rel) {
   return std::string(KB_SOURCE_DIR) + "/" + rel;
+}
+
+TopologyConfig tiny(const std::vector<std::string>& overrides) {
+  return load_topology_file(kTiny, overrides);
 }
 
 std::string run_expecting_error(HostRuntime& rt) {

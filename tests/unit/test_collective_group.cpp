@@ -15,7 +15,7 @@ namespace {
 
 using fw::CollectiveGroup;
 
-TopologyConfig with(const std::string& topology, unsigned cx = 4, unsigned cy = 4) {
+TopologyConfig grid_with(const std::string& topology, unsigned cx = 4, unsigned cy = 4) {
   return load_default_topology({"sip.topology=" + topology, "sip.cubes_x=" + std::to_string(cx),
                                 "sip.cubes_y=" + std::to_string(cy)});
 }
@@ -35,7 +35,7 @@ TEST(CollectiveGroup, RingOrderStepsOverOneCubeLinkOnEveryTopology) {
   for (const char* t : {"mesh", "torus2d", "ring"}) {
     for (auto [cx, cy] : {std::pair{4u, 4u}, {2u, 2u}, {4u, 3u}, {3u, 4u}, {2u, 6u}}) {
       SCOPED_TRACE(std::string(t) + " " + std::to_string(cx) + "x" + std::to_string(cy));
-      const TopologyConfig c = with(t, cx, cy);
+      const TopologyConfig c = grid_with(t, cx, cy);
       const CollectiveGroup g(c.sip_shape(), 0, 1);
       ASSERT_EQ(g.size(), cx * cy);
       std::set<unsigned> cubes;
@@ -47,7 +47,7 @@ TEST(CollectiveGroup, RingOrderStepsOverOneCubeLinkOnEveryTopology) {
 }
 
 TEST(CollectiveGroup, PesOfACubeAreConsecutiveInRingOrder) {
-  const TopologyConfig c = with("torus2d");
+  const TopologyConfig c = grid_with("torus2d");
   const CollectiveGroup g(c.sip_shape(), 0, 8);
   ASSERT_EQ(g.size(), 128u);
   const auto hops = neighbour_hops(c, g);
@@ -61,7 +61,7 @@ TEST(CollectiveGroup, PesOfACubeAreConsecutiveInRingOrder) {
 }
 
 TEST(CollectiveGroup, RowsColumnsAndCubeRingsHaveTheRightNeighbours) {
-  const TopologyConfig c = with("torus2d");
+  const TopologyConfig c = grid_with("torus2d");
   const CollectiveGroup g(c.sip_shape(), 0, 2);
   const PeAddr me{0, 5, 1};  // cube (1,1), PE 1
   const fw::RingView row = g.row_ring(me);

@@ -11,6 +11,7 @@
 #include "models/common/address_map.h"
 #include "platform/config/topology_config.h"
 #include "platform/config/topology_loader.h"
+#include "tests/support/cli_run.h"
 
 namespace kb {
 namespace {
@@ -41,9 +42,7 @@ CostModelConfig defaults() {
   return CostModelConfig{};  // 40 / 8 / 0.0625 / 1024
 }
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using test::contains;
 
 // ---- logical_bytes ------------------------------------------------------------
 

@@ -7,14 +7,14 @@
 
 #include "platform/config/topology_loader.h"
 #include "platform/runtime/dp_policy.h"
+#include "tests/support/cli_run.h"
+#include "tests/support/test_support.h"
 
 namespace kb {
 namespace {
 
 // tiny.yaml: one SIP of 2 x 2 cubes with 2 PEs each.
-TopologyConfig tiny() {
-  return load_topology_file(KB_SOURCE_DIR "/topologies/tiny.yaml");
-}
+using test::tiny;
 
 std::string str(const std::vector<PeId>& v) {
   std::string s;
@@ -34,9 +34,7 @@ std::string place_error(const DpPolicy& policy, const LaunchGrid& grid, const To
   return "";
 }
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using test::contains;
 
 TEST(DpPolicy, DefaultFillsCubesInOrder) {
   const TopologyConfig cfg = tiny();

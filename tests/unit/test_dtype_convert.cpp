@@ -48,7 +48,7 @@ double fp16_reference(uint16_t h) {
   return sign ? -v : v;
 }
 
-constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kInfF32 = std::numeric_limits<float>::infinity();
 
 TEST(DtypeConvert, EveryNonNanHalfRoundTripsThroughFloat) {
   unsigned checked = 0;
@@ -128,18 +128,18 @@ TEST(DtypeConvert, OverflowBecomesInfinity) {
   EXPECT_EQ(float_to_fp16(1e6f), 0x7c00u);
   EXPECT_EQ(float_to_fp16(-1e6f), 0xfc00u);
   EXPECT_EQ(float_to_fp16(std::numeric_limits<float>::max()), 0x7c00u);
-  EXPECT_EQ(float_to_fp16(kInf), 0x7c00u);
-  EXPECT_EQ(float_to_fp16(-kInf), 0xfc00u);
-  EXPECT_EQ(fp16_to_float(0x7c00u), kInf);
-  EXPECT_EQ(fp16_to_float(0xfc00u), -kInf);
+  EXPECT_EQ(float_to_fp16(kInfF32), 0x7c00u);
+  EXPECT_EQ(float_to_fp16(-kInfF32), 0xfc00u);
+  EXPECT_EQ(fp16_to_float(0x7c00u), kInfF32);
+  EXPECT_EQ(fp16_to_float(0xfc00u), -kInfF32);
 
   EXPECT_EQ(float_to_bf16(std::numeric_limits<float>::max()), 0x7f80u);
   EXPECT_EQ(float_to_bf16(-std::numeric_limits<float>::max()), 0xff80u);
   EXPECT_EQ(float_to_bf16(bits_to_float(0x7f7f7fffu)), 0x7f7fu);  // just below the tie: bf16 max
-  EXPECT_EQ(float_to_bf16(kInf), 0x7f80u);
-  EXPECT_EQ(float_to_bf16(-kInf), 0xff80u);
-  EXPECT_EQ(round_to(1e6f, DType::kFp16), kInf);
-  EXPECT_EQ(round_to(-1e6f, DType::kFp16), -kInf);
+  EXPECT_EQ(float_to_bf16(kInfF32), 0x7f80u);
+  EXPECT_EQ(float_to_bf16(-kInfF32), 0xff80u);
+  EXPECT_EQ(round_to(1e6f, DType::kFp16), kInfF32);
+  EXPECT_EQ(round_to(-1e6f, DType::kFp16), -kInfF32);
 }
 
 TEST(DtypeConvert, Fp16SubnormalsAreKeptAndRoundTiesToEven) {
@@ -192,7 +192,7 @@ TEST(DtypeConvert, NanStaysNan) {
 }
 
 TEST(DtypeConvert, Int32RoundsToNearestAndSaturates) {
-  const std::vector<float> in = {3e9f,  -3e9f,         kInf,           -kInf,         2.5f,  3.5f,
+  const std::vector<float> in = {3e9f,  -3e9f,         kInfF32,        -kInfF32,      2.5f,  3.5f,
                                  -2.5f, 2147483520.0f, -2147483648.0f, 2147483648.0f, 0.49f, -7.6f};
   std::vector<uint8_t> bytes(4 * in.size());
   encode_elements(in.data(), in.size(), DType::kInt32, bytes.data());

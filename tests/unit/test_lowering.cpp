@@ -18,11 +18,12 @@ uint64_t at(Space s, unsigned pe, uint64_t off) {
   return encode_address({s, 0, 0, pe, off});
 }
 
-TensorHandle handle(uint64_t id, Space s, std::vector<int64_t> shape, uint64_t off = 0) {
+TensorHandle lowering_handle(uint64_t id, Space s, const std::vector<int64_t>& shape,
+                             uint64_t off = 0) {
   TensorHandle h;
   h.id = id;
   h.addr = at(s, kSelf.pe, off);
-  h.shape = std::move(shape);
+  h.shape = shape;
   h.dtype = DType::kFp16;
   return h;
 }
@@ -30,9 +31,9 @@ TensorHandle handle(uint64_t id, Space s, std::vector<int64_t> shape, uint64_t o
 // A GEMM of edge-tile shape (40x70x33) on TCM handles.
 GemmCmd gemm_40x70x33() {
   GemmCmd g;
-  g.a = handle(1, Space::kTcm, {40, 70});
-  g.b = handle(2, Space::kTcm, {70, 33}, 0x4000);
-  g.out = handle(3, Space::kTcm, {40, 33}, 0x8000);
+  g.a = lowering_handle(1, Space::kTcm, {40, 70});
+  g.b = lowering_handle(2, Space::kTcm, {70, 33}, 0x4000);
+  g.out = lowering_handle(3, Space::kTcm, {40, 33}, 0x8000);
   g.m = 40;
   g.k = 70;
   g.n = 33;
@@ -105,8 +106,8 @@ TEST(Lowering, SingleOpGemm) {
 
 TEST(Lowering, CopyStagesAreBothCopy) {
   CopyCmd c;
-  c.src = handle(1, Space::kTcm, {8, 8});
-  c.dst = handle(2, Space::kTcm, {8, 8}, 0x1000);
+  c.src = lowering_handle(1, Space::kTcm, {8, 8});
+  c.dst = lowering_handle(2, Space::kTcm, {8, 8}, 0x1000);
   const std::vector<Stage> st = lowering::copy_command(c);
   ASSERT_EQ(st.size(), 2u);
   EXPECT_EQ(st[0].op_kind, "copy");
@@ -122,8 +123,8 @@ TEST(Lowering, CopyStagesAreBothCopy) {
 TEST(Lowering, MathVariants) {
   MathCmd m;
   m.kind = "relu";
-  m.inputs = {handle(1, Space::kTcm, {4, 4})};
-  m.out = handle(2, Space::kTcm, {4, 4}, 0x100);
+  m.inputs = {lowering_handle(1, Space::kTcm, {4, 4})};
+  m.out = lowering_handle(2, Space::kTcm, {4, 4}, 0x100);
   m.extra = {{"alpha", 1.0}};
   const Stage s = lowering::math_command(m);
   EXPECT_EQ(s.op, nullptr);
@@ -133,7 +134,8 @@ TEST(Lowering, MathVariants) {
 
   OpSpec op;
   op.kind = "add";
-  op.operands = {{"x", handle(3, Space::kTcm, {4, 4})}, {"y", handle(4, Space::kTcm, {4, 4})}};
+  op.operands = {{"x", lowering_handle(3, Space::kTcm, {4, 4})},
+                 {"y", lowering_handle(4, Space::kTcm, {4, 4})}};
   const Stage c = lowering::math_op(op, 16);
   EXPECT_EQ(c.op, &op);
   EXPECT_EQ(c.staged_inputs, std::vector<bool>(2, false));
@@ -160,13 +162,14 @@ TEST(Lowering, LoggedBytesCoverEveryEngine) {
 
   MathCmd m;
   m.kind = "add";
-  m.inputs = {handle(1, Space::kTcm, {4, 5}), handle(2, Space::kTcm, {4, 5}, 0x100)};
-  m.out = handle(3, Space::kTcm, {4, 5}, 0x200);
+  m.inputs = {lowering_handle(1, Space::kTcm, {4, 5}),
+              lowering_handle(2, Space::kTcm, {4, 5}, 0x100)};
+  m.out = lowering_handle(3, Space::kTcm, {4, 5}, 0x200);
   EXPECT_EQ(logged_bytes(lowering::math_command(m)), 3u * 2 * 20);
 
   OpSpec scale;
   scale.kind = "mul";
-  scale.operands = {{"s", handle(4, Space::kTcm, {1, 5})}};
+  scale.operands = {{"s", lowering_handle(4, Space::kTcm, {1, 5})}};
   const Stage partial = lowering::tile_math_op(scale, 20, Stage::MathOn::kPartial);
   EXPECT_EQ(logged_bytes(partial), 2u * 5 + 2u * 20 * 4);
 
@@ -209,7 +212,7 @@ TEST(Lowering, SignalsMoveNoBytes) {
 TEST(Lowering, ReduceThroughScratchLogsEachDmaAtItsSource) {
   IpcqRecvCmd r;
   r.reduce = true;
-  r.dst = handle(7, Space::kHbm, {64});
+  r.dst = lowering_handle(7, Space::kHbm, {64});
   lowering::RecvChunk c;
   c.cmd_id = 4;
   c.ring = at(Space::kHbm, kSelf.pe, 0x10000);

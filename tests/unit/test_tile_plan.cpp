@@ -13,6 +13,7 @@
 #include "models/commands/commands.h"
 #include "models/common/address_map.h"
 #include "models/scheduler/tile_plan.h"
+#include "tests/support/cli_run.h"
 
 namespace kb {
 namespace {
@@ -22,21 +23,21 @@ const TilingConfig kTiling{32, 64, 32};
 // Tensor handles with distinct ids, laid out one after the other in a space.
 class Handles {
  public:
-  TensorHandle tcm(std::vector<int64_t> shape, DType t = DType::kFp16) {
-    return make(Space::kTcm, std::move(shape), t);
+  TensorHandle tcm(const std::vector<int64_t>& shape, DType t = DType::kFp16) {
+    return make(Space::kTcm, shape, t);
   }
-  TensorHandle hbm(std::vector<int64_t> shape, DType t = DType::kFp16) {
-    return make(Space::kHbm, std::move(shape), t);
+  TensorHandle hbm(const std::vector<int64_t>& shape, DType t = DType::kFp16) {
+    return make(Space::kHbm, shape, t);
   }
-  TensorHandle sram(std::vector<int64_t> shape, DType t = DType::kFp16) {
-    return make(Space::kSram, std::move(shape), t);
+  TensorHandle sram(const std::vector<int64_t>& shape, DType t = DType::kFp16) {
+    return make(Space::kSram, shape, t);
   }
 
  private:
-  TensorHandle make(Space s, std::vector<int64_t> shape, DType t) {
+  TensorHandle make(Space s, const std::vector<int64_t>& shape, DType t) {
     TensorHandle h;
     h.id = ++id_;
-    h.shape = std::move(shape);
+    h.shape = shape;
     h.dtype = t;
     uint64_t& off = next_[static_cast<int>(s)];
     h.addr = encode_address({s, 0, 0, 0, off});
@@ -81,9 +82,7 @@ unsigned count(const TileToken& t, StageKind k) {
   return n;
 }
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using test::contains;
 
 // The PlanError message of a composite that must be rejected.
 std::string plan_error(const CompositeCmd& c) {
