@@ -386,26 +386,22 @@ void PeIpcq::send_step(SendQueue* q) {
       q->credit[slot] = false;
       q->tail = (q->tail + 1) % q->slots;
       const uint64_t len = lowering::chunk_bytes(job.bytes, k, cfg_.slot_bytes);
-      auto* t = new TileToken;
+      Chunk& c = take_chunk();
+      TileToken* t = &c.token;
       t->cmd_id = job.cmd_id;
       t->tile = "send" + std::to_string(k);
       t->peer = q->peer;
       t->has_peer = true;
-      t->stages = lowering::send_chunk(job.cmd_id, job.src + k * cfg_.slot_bytes,
-                                       q->ring_base + slot * cfg_.slot_bytes, len, q->peer, slot,
-                                       map_.ipcq(q->peer.sip, q->peer.cube, q->peer.pe));
+      lowering::send_chunk(job.cmd_id, job.src + k * cfg_.slot_bytes,
+                           q->ring_base + slot * cfg_.slot_bytes, len, q->peer, slot,
+                           map_.ipcq(q->peer.sip, q->peer.cube, q->peer.pe), t->stages);
       ++chunks_in_flight_;
       ++stats_.chunks_sent;
       stats_.bytes_sent += len;
-      t->on_done = [this, left = q->chunks_left, on_done = q->job_done](TileToken& tk) mutable {
-        // Deleting the token destroys this closure: keep what is needed first.
-        PeIpcq* self = this;
-        auto remaining = std::move(left);
-        auto done = std::move(on_done);
-        delete &tk;
-        --self->chunks_in_flight_;
-        if (--*remaining == 0 && *done) (*done)();
-      };
+      c.chunks_left = q->chunks_left;
+      c.job_done = q->job_done;
+      Chunk* cp = &c;
+      t->on_done = [this, cp](TileToken&) { send_chunk_done(*cp); };
       post_token(*stage_out[static_cast<int>(EngineKind::kDma)], t);
     }
     q->active = false;
@@ -460,31 +456,56 @@ void PeIpcq::consume_chunk(RecvQueue& q, RecvJob& job, uint64_t k, unsigned slot
           "a reduce with its ring or destination outside TCM needs TCM scratch of "
           "2 * slots * slot_bytes = " +
               std::to_string(scratch_bytes) + " bytes");
-  auto* t = new TileToken;
+  Chunk& ch = take_chunk();
+  TileToken* t = &ch.token;
   t->cmd_id = c.cmd_id;
   t->tile = "recv" + std::to_string(k);
   t->peer = q.peer;
   t->has_peer = true;
   t->msg = q.slot_msg[slot];
-  t->stages = lowering::recv_chunk(r, c, self_);
+  lowering::recv_chunk(r, c, self_, t->stages);
   t->stages.push_back(
       lowering::credit(q.peer, slot, map_.ipcq(q.peer.sip, q.peer.cube, q.peer.pe)));
   ++chunks_in_flight_;
   ++stats_.chunks_received;
-  RecvQueue* qp = &q;
-  RecvJob* jp = &job;
-  t->on_done = [this, qp, jp, k](TileToken& tk) {
-    // Deleting the token destroys this closure: keep what is needed first.
-    PeIpcq* self = this;
-    RecvQueue* queue = qp;
-    RecvJob* j = jp;
-    const uint64_t chunk = k;
-    delete &tk;
-    --self->chunks_in_flight_;
-    self->chunk_consumed(*queue, *j, chunk);
-  };
+  ch.queue = &q;
+  ch.job = &job;
+  ch.k = k;
+  Chunk* cp = &ch;
+  t->on_done = [this, cp](TileToken&) { recv_chunk_done(*cp); };
   const auto first = static_cast<int>(engine_of(t->stages.front().kind));
   post_token(*stage_out[first], t);
+}
+
+PeIpcq::Chunk& PeIpcq::take_chunk() {
+  if (spare_chunks_.empty()) return *chunks_.emplace_back(std::make_unique<Chunk>());
+  Chunk& c = *spare_chunks_.back();
+  spare_chunks_.pop_back();
+  std::vector<Stage> stages = std::move(c.token.stages);
+  stages.clear();
+  c.token = TileToken{};
+  c.token.stages = std::move(stages);
+  return c;
+}
+
+void PeIpcq::give_chunk(Chunk& c) {
+  c.chunks_left.reset();
+  c.job_done.reset();
+  spare_chunks_.push_back(&c);
+}
+
+void PeIpcq::send_chunk_done(Chunk& c) {
+  --chunks_in_flight_;
+  const std::shared_ptr<uint64_t> remaining = std::move(c.chunks_left);
+  const std::shared_ptr<std::function<void()>> done = std::move(c.job_done);
+  if (--*remaining == 0 && *done) (*done)();
+  give_chunk(c);
+}
+
+void PeIpcq::recv_chunk_done(Chunk& c) {
+  --chunks_in_flight_;
+  chunk_consumed(*c.queue, *c.job, c.k);
+  give_chunk(c);
 }
 
 void PeIpcq::chunk_consumed(RecvQueue& q, RecvJob& job, uint64_t k) {

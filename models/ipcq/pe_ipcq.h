@@ -168,6 +168,26 @@ class PeIpcq : public PeEngine {
   // its place in the queue's state until the next kick.
   void send_step(SendQueue* q);
   void recv_step(RecvQueue* q);
+  // A data chunk's token and what its completion needs. Chunks are pooled:
+  // once the pool holds as many as were ever in flight at once, a chunk
+  // allocates nothing (its stage vector keeps its capacity, and on_done
+  // captures only the PE_IPCQ and the chunk, which std::function stores in
+  // place).
+  struct Chunk {
+    TileToken token;
+    std::shared_ptr<uint64_t> chunks_left;            // send: the job's chunks not yet done
+    std::shared_ptr<std::function<void()>> job_done;  // send: runs when that reaches 0
+    RecvQueue* queue = nullptr;                       // recv
+    RecvJob* job = nullptr;                           // recv
+    uint64_t k = 0;                                   // recv: the chunk's index in its job
+  };
+  // A chunk from the pool, its token reset (stage vector empty).
+  Chunk& take_chunk();
+  // Back to the pool: the last thing a chunk's on_done does, since taking
+  // it again replaces that very closure.
+  void give_chunk(Chunk& c);
+  void send_chunk_done(Chunk& c);
+  void recv_chunk_done(Chunk& c);
   void consume_chunk(RecvQueue& q, RecvJob& job, uint64_t k, unsigned slot, uint64_t len);
   void chunk_consumed(RecvQueue& q, RecvJob& job, uint64_t k);
   void finish_recv(RecvQueue& q, RecvJob& job);
@@ -212,6 +232,8 @@ class PeIpcq : public PeEngine {
   std::vector<Outgoing*> spare_outgoing_;
   std::vector<std::unique_ptr<Incoming, IncomingDeleter>> incoming_;
   std::vector<Incoming*> spare_incoming_;
+  std::vector<std::unique_ptr<Chunk>> chunks_;  // every chunk made (stable addresses)
+  std::vector<Chunk*> spare_chunks_;            // those not in flight
   // Messages' deliveries: the calendar's, or, with no delay left, this
   // delta's method (where a thread woken now would run).
   DueTimers delivering_{*this, "messages_delivered", "message_delivered"};

@@ -246,15 +246,11 @@ Stage credit(const PeAddr& peer, unsigned slot, uint64_t peer_regs) {
   return signal(IpcqStage::Signal::kCredit, "credit", peer, slot, peer_regs);
 }
 
-std::vector<Stage> send_chunk(uint64_t cmd_id, uint64_t src, uint64_t slot_addr, uint64_t len,
-                              const PeAddr& peer, unsigned slot, uint64_t peer_regs) {
-  // Built in place: a braced list would copy both stages.
-  std::vector<Stage> st;
-  st.reserve(2);
-  st.push_back(dma(StageKind::kDmaWrite, "ipcq_send",
-                   DmaTransfer::contiguous(src, slot_addr, len, cmd_id), slot_addr));
-  st.push_back(doorbell(peer, slot, len, peer_regs));
-  return st;
+void send_chunk(uint64_t cmd_id, uint64_t src, uint64_t slot_addr, uint64_t len, const PeAddr& peer,
+                unsigned slot, uint64_t peer_regs, std::vector<Stage>& out) {
+  out.push_back(dma(StageKind::kDmaWrite, "ipcq_send",
+                    DmaTransfer::contiguous(src, slot_addr, len, cmd_id), slot_addr));
+  out.push_back(doorbell(peer, slot, len, peer_regs));
 }
 
 bool in_own_tcm(uint64_t addr, const Location& self) {
@@ -267,16 +263,15 @@ bool reduce_needs_scratch(const RecvChunk& c, const Location& self) {
   return !in_own_tcm(c.ring, self) || !in_own_tcm(c.dst, self);
 }
 
-std::vector<Stage> recv_chunk(const IpcqRecvCmd& r, const RecvChunk& c, const Location& self) {
-  std::vector<Stage> st;
-  st.reserve(4);  // at most: stage the message, stage the sum, add, unstage
+void recv_chunk(const IpcqRecvCmd& r, const RecvChunk& c, const Location& self,
+                std::vector<Stage>& st) {
   auto move = [&](uint64_t from, uint64_t to, const char* what) {
     st.push_back(dma(in_own_tcm(to, self) ? StageKind::kDmaRead : StageKind::kDmaWrite, what,
                      DmaTransfer::contiguous(from, to, c.len, c.cmd_id), from));
   };
   if (!r.reduce) {
     move(c.ring, c.dst, "ipcq_copy");
-    return st;
+    return;
   }
   const bool ring_tcm = in_own_tcm(c.ring, self);
   const bool dst_tcm = in_own_tcm(c.dst, self);
@@ -295,7 +290,6 @@ std::vector<Stage> recv_chunk(const IpcqRecvCmd& r, const RecvChunk& c, const Lo
   add.output = add.inputs[0];
   st.push_back(std::move(add));
   if (!dst_tcm) move(acc, c.dst, "ipcq_unstage");
-  return st;
 }
 
 }  // namespace kb::lowering

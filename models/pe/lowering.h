@@ -115,10 +115,11 @@ uint64_t chunk_bytes(uint64_t total, uint64_t k, uint64_t slot_bytes);
 Stage doorbell(const PeAddr& peer, unsigned slot, uint64_t bytes, uint64_t peer_regs);
 Stage credit(const PeAddr& peer, unsigned slot, uint64_t peer_regs);
 
-// A send chunk: the DMA_WRITE of `len` bytes from `src` into the peer's ring
-// slot at `slot_addr`, then its doorbell.
-std::vector<Stage> send_chunk(uint64_t cmd_id, uint64_t src, uint64_t slot_addr, uint64_t len,
-                              const PeAddr& peer, unsigned slot, uint64_t peer_regs);
+// A send chunk, appended to `out`: the DMA_WRITE of `len` bytes from `src`
+// into the peer's ring slot at `slot_addr`, then its doorbell. (Appended, so
+// that PE_IPCQ's pooled tokens keep their stage vectors' capacity.)
+void send_chunk(uint64_t cmd_id, uint64_t src, uint64_t slot_addr, uint64_t len, const PeAddr& peer,
+                unsigned slot, uint64_t peer_regs, std::vector<Stage>& out);
 
 // Whether `addr` is in the TCM of the PE at `self`.
 bool in_own_tcm(uint64_t addr, const Location& self);
@@ -141,7 +142,8 @@ bool reduce_needs_scratch(const RecvChunk& c, const Location& self);
 // destination. A reduce: [DMA ring → scratch] [DMA destination → scratch +
 // slot_bytes] MATH add (acc += msg, 1-D views with the destination's id)
 // [DMA the sum back]. Each DMA reads when it lands in this PE's TCM and writes
-// otherwise, and is logged at its source.
-std::vector<Stage> recv_chunk(const IpcqRecvCmd& r, const RecvChunk& c, const Location& self);
+// otherwise, and is logged at its source. Appended to `out`, as send_chunk.
+void recv_chunk(const IpcqRecvCmd& r, const RecvChunk& c, const Location& self,
+                std::vector<Stage>& out);
 
 }  // namespace kb::lowering

@@ -203,7 +203,8 @@ TEST(Lowering, SignalsMoveNoBytes) {
   EXPECT_EQ(cr.bytes, 0u);
   EXPECT_EQ(cr.ipcq.bytes, 0u);
   EXPECT_EQ(cr.ipcq.signal, IpcqStage::Signal::kCredit);
-  const std::vector<Stage> send = lowering::send_chunk(5, 0x10, 0x20, 64, peer, 3, 0xabc);
+  std::vector<Stage> send;
+  lowering::send_chunk(5, 0x10, 0x20, 64, peer, 3, 0xabc, send);
   ASSERT_EQ(send.size(), 2u);
   EXPECT_EQ(send[0].addr, 0x20u);
   EXPECT_EQ(send[0].transfer.cmd_id, 5u);
@@ -221,7 +222,8 @@ TEST(Lowering, ReduceThroughScratchLogsEachDmaAtItsSource) {
   c.scratch = at(Space::kTcm, kSelf.pe, 0x2000);
   c.slot_bytes = 256;
   EXPECT_TRUE(lowering::reduce_needs_scratch(c, kSelf));
-  const std::vector<Stage> st = lowering::recv_chunk(r, c, kSelf);
+  std::vector<Stage> st;
+  lowering::recv_chunk(r, c, kSelf, st);
   ASSERT_EQ(st.size(), 4u);
   EXPECT_EQ(st[0].kind, StageKind::kDmaRead);  // into TCM scratch
   EXPECT_EQ(st[0].addr, c.ring);
