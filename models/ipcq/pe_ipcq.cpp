@@ -481,10 +481,7 @@ PeIpcq::Chunk& PeIpcq::take_chunk() {
   if (spare_chunks_.empty()) return *chunks_.emplace_back(std::make_unique<Chunk>());
   Chunk& c = *spare_chunks_.back();
   spare_chunks_.pop_back();
-  std::vector<Stage> stages = std::move(c.token.stages);
-  stages.clear();
-  c.token = TileToken{};
-  c.token.stages = std::move(stages);
+  c.token.reset();
   return c;
 }
 

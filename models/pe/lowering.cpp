@@ -264,10 +264,10 @@ bool reduce_needs_scratch(const RecvChunk& c, const Location& self) {
 }
 
 void recv_chunk(const IpcqRecvCmd& r, const RecvChunk& c, const Location& self,
-                std::vector<Stage>& st) {
+                std::vector<Stage>& out) {
   auto move = [&](uint64_t from, uint64_t to, const char* what) {
-    st.push_back(dma(in_own_tcm(to, self) ? StageKind::kDmaRead : StageKind::kDmaWrite, what,
-                     DmaTransfer::contiguous(from, to, c.len, c.cmd_id), from));
+    out.push_back(dma(in_own_tcm(to, self) ? StageKind::kDmaRead : StageKind::kDmaWrite, what,
+                      DmaTransfer::contiguous(from, to, c.len, c.cmd_id), from));
   };
   if (!r.reduce) {
     move(c.ring, c.dst, "ipcq_copy");
@@ -288,7 +288,7 @@ void recv_chunk(const IpcqRecvCmd& r, const RecvChunk& c, const Location& self,
   add.inputs.push_back(flat_view(acc, c.len, r.dst.dtype, r.dst.id));
   add.inputs.push_back(flat_view(msg, c.len, r.dst.dtype, r.dst.id));
   add.output = add.inputs[0];
-  st.push_back(std::move(add));
+  out.push_back(std::move(add));
   if (!dst_tcm) move(acc, c.dst, "ipcq_unstage");
 }
 

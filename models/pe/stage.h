@@ -115,6 +115,14 @@ struct TileToken {
 
   Stage& current() { return stages.at(next); }
   bool finished() const { return next >= stages.size(); }
+  // Empties the token for reuse: every field as a new token's, except that
+  // the stage vector keeps its capacity. Never from inside its own on_done.
+  void reset() {
+    std::vector<Stage> keep = std::move(stages);
+    keep.clear();
+    *this = TileToken{};
+    stages = std::move(keep);
+  }
 };
 
 }  // namespace kb

@@ -56,10 +56,15 @@ size_t PeScheduler::phase_size(const Entry& e) {
 }
 
 void PeScheduler::free_finished(Entry& e) {
+  if (e.phase == 3) {  // done: no token of it is in flight
+    spare_.splice(spare_.end(), e.live);
+    e.finished.clear();
+    return;
+  }
   for (const TileToken* t : e.finished)
     for (auto it = e.live.begin(); it != e.live.end(); ++it)
       if (&*it == t) {
-        e.live.erase(it);
+        spare_.splice(spare_.end(), e.live, it);
         break;
       }
   e.finished.clear();
@@ -123,7 +128,11 @@ void PeScheduler::on_token_done(Entry* e, TileToken& t) {
 void PeScheduler::feeder() {
   for (bool fed_any = true; fed_any;) {
     fed_any = false;
-    entries_.remove_if([](const std::unique_ptr<Entry>& p) { return p->phase == 3; });
+    entries_.remove_if([this](const std::unique_ptr<Entry>& p) {
+      if (p->phase != 3) return false;
+      free_finished(*p);
+      return true;
+    });
     for (auto& up : entries_)
       if (feed_entry(up.get(), fed_any) && free_slots_.empty()) break;
   }
@@ -142,10 +151,17 @@ bool PeScheduler::feed_entry(Entry* e, bool& fed_any) {
     }
   }
   while (e->fed < phase_size(*e)) {
-    if (!e->next) e->next = e->plan->take(e->phase, e->fed);
-    if (needs_slot(*e->next) && free_slots_.empty()) break;
-    TileToken& t = e->live.emplace_back(std::move(*e->next));
-    e->next.reset();
+    if (!e->has_next) {
+      if (spare_.empty())
+        e->live.emplace_back();
+      else
+        e->live.splice(e->live.end(), spare_, spare_.begin());
+      e->plan->take(e->phase, e->fed, e->live.back());
+      e->has_next = true;
+    }
+    TileToken& t = e->live.back();
+    if (needs_slot(t) && free_slots_.empty()) break;
+    e->has_next = false;
     if (needs_slot(t)) {
       assign_slot(t, free_slots_.back());
       free_slots_.pop_back();

@@ -17,7 +17,6 @@
 #include <deque>
 #include <list>
 #include <memory>
-#include <optional>
 #include <systemc>
 #include <tlm>
 #include <vector>
@@ -56,11 +55,11 @@ class PeScheduler : public sc_core::sc_module, public Instrumented {
     int phase = 0;  // 0 prologue, 1 tiles, 2 post, 3 done
     size_t fed = 0, completed = 0;
     bool admitted = false;
-    // The phase's next token, taken from the plan and waiting for a slot.
-    std::optional<TileToken> next;
     // Tokens fed and not yet freed; a finished one is freed by the feeder,
-    // never from inside its own callback.
+    // never from inside its own callback. With has_next, the last one is
+    // the phase's next token, taken from the plan and waiting for a slot.
     std::list<TileToken> live;
+    bool has_next = false;
     std::vector<const TileToken*> finished;
   };
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
@@ -69,7 +68,8 @@ class PeScheduler : public sc_core::sc_module, public Instrumented {
   // or moved anything); false when the entry is done or not yet admitted.
   bool feed_entry(Entry* e, bool& fed_any);
   static size_t phase_size(const Entry& e);
-  static void free_finished(Entry& e);
+  // Moves the entry's finished tokens to spare_ (all of its tokens once it is done).
+  void free_finished(Entry& e);
   static bool needs_slot(const TileToken& t);
   void assign_slot(TileToken& t, int slot);
   void on_token_done(Entry* e, TileToken& t);
@@ -80,8 +80,11 @@ class PeScheduler : public sc_core::sc_module, public Instrumented {
   std::vector<int> free_slots_;
   HazardTracker hazards_;
   std::list<std::unique_ptr<Entry>> entries_;  // arrival order
-  sc_core::sc_event kick_{"kick"};             // named: see ServiceQueue
-  bool feeder_started_ = false;                // the feeder method starts at the first composite
+  // Freed tokens, list nodes and stage vectors kept: a token taken from the
+  // plan reuses one, so feeding a tile allocates nothing once warm.
+  std::list<TileToken> spare_;
+  sc_core::sc_event kick_{"kick"};  // named: see ServiceQueue
+  bool feeder_started_ = false;     // the feeder method starts at the first composite
   unsigned in_flight_ = 0;
   uint64_t composites_done_ = 0, tokens_fed_ = 0;
 };

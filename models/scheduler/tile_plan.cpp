@@ -28,7 +28,8 @@ struct GemmTiler {
   std::vector<const OpSpec*> out_ops;
   unsigned k_tiles;
 
-  std::vector<Stage> stages(unsigned mi, unsigned ni, unsigned ki) const;
+  // Appends the stages of tile (mi, ni, ki) to `st`.
+  void stages(unsigned mi, unsigned ni, unsigned ki, std::vector<Stage>& st) const;
 };
 
 }  // namespace tile_plan_detail
@@ -209,7 +210,7 @@ void plan_epilogue(const CompositeCmd& cmd, size_t gemm_idx, const TensorHandle&
 
 }  // namespace
 
-std::vector<Stage> GemmTiler::stages(unsigned mi, unsigned ni, unsigned ki) const {
+void GemmTiler::stages(unsigned mi, unsigned ni, unsigned ki, std::vector<Stage>& st) const {
   const TensorHandle* a = g.a;
   const TensorHandle* b = g.b;
   const TensorHandle& out = *g.out;
@@ -227,8 +228,8 @@ std::vector<Stage> GemmTiler::stages(unsigned mi, unsigned ni, unsigned ki) cons
                             ? b->addr + b->block_offset(int64_t{ki} * tk, int64_t{ni} * tn)
                             : b->addr + (uint64_t{ki} * tk * b->stride() + uint64_t{ni} * tn) * eb;
   const uint64_t b_stride = b->tiled() ? nn : static_cast<uint64_t>(b->stride());
-  std::vector<Stage> st;
-  st.reserve(6 + k_ops.size() + out_ops.size());
+  const size_t first = st.size();
+  st.reserve(first + 6 + k_ops.size() + out_ops.size());
   if (!a->in_tcm())
     st.push_back(lowering::plan_dma(StageKind::kDmaRead, a_at, tiling.slot_a_offset(), kk * ea, mm,
                                     a->stride() * ea, kk * ea, Stage::kStagedDst));
@@ -261,7 +262,8 @@ std::vector<Stage> GemmTiler::stages(unsigned mi, unsigned ni, unsigned ki) cons
       st.push_back(lowering::plan_dma(StageKind::kDmaWrite, tiling.slot_c_offset(), o_at, nn * eo,
                                       mm, nn * eo, out.stride() * eo, Stage::kStagedSrc));
   }
-  for (Stage& x : st) {
+  for (size_t s = first; s < st.size(); ++s) {
+    Stage& x = st[s];
     x.mi = mi;
     x.ni = ni;
     x.ki = ki;
@@ -271,7 +273,6 @@ std::vector<Stage> GemmTiler::stages(unsigned mi, unsigned ni, unsigned ki) cons
     x.out_m = M;
     x.out_n = N;
   }
-  return st;
 }
 
 uint64_t math_elements(const OpSpec& op) {
@@ -329,14 +330,24 @@ size_t TilePlanner::count(int phase) const {
 }
 
 TileToken TilePlanner::take(int phase, size_t i) {
-  if (phase != 1 || !gemm_) return std::move(fixed_[phase].at(i));
+  TileToken t;
+  take(phase, i, t);
+  return t;
+}
+
+void TilePlanner::take(int phase, size_t i, TileToken& out) {
+  if (phase != 1 || !gemm_) {
+    out = std::move(fixed_[phase].at(i));
+    return;
+  }
+  out.reset();
   // Loop order m, n, k.
   const auto ki = static_cast<unsigned>(i % k_tiles);
   const auto ni = static_cast<unsigned>(i / k_tiles % n_tiles);
   const auto mi = static_cast<unsigned>(i / k_tiles / n_tiles);
-  return single(gemm_->cmd_id,
-                "m" + std::to_string(mi) + ".n" + std::to_string(ni) + ".k" + std::to_string(ki),
-                gemm_->tiler.stages(mi, ni, ki));
+  out.cmd_id = gemm_->cmd_id;
+  out.tile = "m" + std::to_string(mi) + ".n" + std::to_string(ni) + ".k" + std::to_string(ki);
+  gemm_->tiler.stages(mi, ni, ki, out.stages);
 }
 
 TilePlan make_tile_plan(const CompositeCmd& cmd, const TilingConfig& tiling, uint64_t cmd_id) {

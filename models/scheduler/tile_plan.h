@@ -67,6 +67,9 @@ class TilePlanner {
   size_t count(int phase) const;
   // Token `i` of `phase` (each taken once).
   TileToken take(int phase, size_t i);
+  // The same into `out`, which is reset first: a GEMM tile's stages then
+  // reuse the capacity of `out`'s stage vector (the scheduler's spare tokens).
+  void take(int phase, size_t i, TileToken& out);
 
   bool has_gemm() const { return gemm_ != nullptr; }
   unsigned m_tiles = 0, k_tiles = 0, n_tiles = 0;

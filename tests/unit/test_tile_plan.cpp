@@ -116,6 +116,44 @@ TEST(TilePlan, GemmOnlyAllInTcmHasNoDma) {
   for (const TileToken& t : p.tiles) EXPECT_EQ(t.cmd_id, 7u);
 }
 
+// The scheduler takes tiles into spare tokens: a used token, filled again,
+// is the token a fresh take gives (no stage, field or callback left over).
+TEST(TilePlan, TakingIntoAUsedTokenGivesAFreshTakesToken) {
+  Handles hs;
+  CompositeCmd c;
+  c.ops = {gemm_op(hs.hbm({64, 192}), hs.hbm({192, 64}), hs.hbm({64, 64}))};
+  TilePlanner fresh(c, kTiling, 3);
+  TilePlanner reusing(c, kTiling, 3);
+  ASSERT_EQ(fresh.count(1), 2u * 3 * 2);
+  TileToken used;
+  bool stale_callback_ran = false;
+  for (size_t i = fresh.count(1); i-- > 0;) {  // last tile (the most stages) first
+    const TileToken want = fresh.take(1, i);
+    used.next = 2;
+    used.slot = 5;
+    used.msg = 9;
+    used.has_peer = true;
+    used.arrived_ns = 1.0;
+    used.on_done = [&](TileToken&) { stale_callback_ran = true; };
+    reusing.take(1, i, used);
+    EXPECT_EQ(used.tile, want.tile);
+    EXPECT_EQ(used.cmd_id, want.cmd_id);
+    EXPECT_EQ(stage_kinds(used), stage_kinds(want)) << want.tile;
+    for (size_t s = 0; s < want.stages.size(); ++s) {
+      EXPECT_EQ(used.stages[s].addr, want.stages[s].addr) << want.tile << " stage " << s;
+      EXPECT_EQ(used.stages[s].transfer.src, want.stages[s].transfer.src) << want.tile;
+      EXPECT_EQ(used.stages[s].ki, want.stages[s].ki) << want.tile;
+    }
+    EXPECT_EQ(used.next, 0u);
+    EXPECT_EQ(used.slot, -1);
+    EXPECT_EQ(used.msg, 0u);
+    EXPECT_FALSE(used.has_peer);
+    EXPECT_EQ(used.arrived_ns, -1);
+    EXPECT_FALSE(used.on_done);
+  }
+  EXPECT_FALSE(stale_callback_ran);
+}
+
 TEST(TilePlan, GemmOnlyTcmOutHasNoDmaWrite) {
   Handles hs;
   CompositeCmd c;
