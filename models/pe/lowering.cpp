@@ -3,13 +3,11 @@
 #include <algorithm>
 #include <utility>
 
+#include "models/common/checked_math.h"
+
 namespace kb::lowering {
 
 namespace {
-
-uint64_t ceil_div(int64_t a, unsigned b) {
-  return static_cast<uint64_t>((a + b - 1) / b);
-}
 
 // A GEMM stage of `native_tiles` on the operand views `a` and `b`.
 Stage gemm(unsigned native_tiles, uint64_t flops, uint64_t log_addr, const TensorHandle& a,
