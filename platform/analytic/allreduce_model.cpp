@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -78,7 +79,18 @@ class Fabric {
   }
 
   // The path from PE `a` to `x` (`back`: from `x` to `a`, the response's way).
-  Route route(const PeAddr& a, const Place& x, bool back) const {
+  // Built once per (a, x, back): a model prices the same paths over and over
+  // (every step, chunk size and energy charge of a hop), and naming the
+  // wires is most of a path's cost.
+  const Route& route(const PeAddr& a, const Place& x, bool back) const {
+    const RouteKey key{a, x.mem, x.pe, back};
+    auto it = routes_.find(key);
+    if (it == routes_.end()) it = routes_.emplace(key, build_route(a, x, back)).first;
+    return it->second;
+  }
+
+ private:
+  Route build_route(const PeAddr& a, const Place& x, bool back) const {
     Route r;
     const double xbar = c_.pe.xbar_latency_ns, router = c_.cube.router_latency_ns;
     r.routers.push_back(&c_.pe.xbar_energy);
@@ -141,6 +153,7 @@ class Fabric {
     return r;
   }
 
+ public:
   double one_way(const Route& r, double bytes) const {
     double t = r.fixed_ns;
     for (const auto& w : r.wires) t += w.second->latency_ns + wire_ns(*w.second, bytes);
@@ -204,8 +217,8 @@ class Fabric {
     const bool into_tcm = dst.mem == RingSpace::kTcm && dst.pe == a;
     t.busy[std::string(into_tcm ? "DMA read channel " : "DMA write channel ") + pe_name(a)] +=
         c_.pe.dma.setup_ns;
-    const Route rq = route(a, src, false), rs = route(a, src, true);
-    const Route wq = route(a, dst, false), wa = route(a, dst, true);
+    const Route &rq = route(a, src, false), &rs = route(a, src, true);
+    const Route &wq = route(a, dst, false), &wa = route(a, dst, true);
     t.latency_ns = c_.pe.dma.setup_ns + one_way(rq, 0) + access_ns(src, bytes) +
                    one_way(rs, bytes) + one_way(wq, bytes) + access_ns(dst, bytes) + one_way(wa, 0);
     load(t, rq, 0);
@@ -223,7 +236,7 @@ class Fabric {
   }
 
   // A control message (grant, doorbell, credit) from `a` to `b`'s registers.
-  Route message_route(const PeAddr& a, const PeAddr& b) const {
+  const Route& message_route(const PeAddr& a, const PeAddr& b) const {
     return route(a, Place{RingSpace::kTcm, b}, false);
   }
   double message_ns(const PeAddr& a, const PeAddr& b) const {
@@ -236,9 +249,20 @@ class Fabric {
   const TopologyConfig& config() const { return c_; }
 
  private:
+  struct RouteKey {
+    PeAddr a;
+    RingSpace mem;
+    PeAddr x;
+    bool back;
+    bool operator<(const RouteKey& o) const {
+      return std::tie(a, mem, x, back) < std::tie(o.a, o.mem, o.x, o.back);
+    }
+  };
+
   const TopologyConfig& c_;
   CubeGrid grid_;
   SipGraph sips_;
+  mutable std::map<RouteKey, Route> routes_;
 };
 
 uint64_t chunks_of(double bytes, uint64_t slot) {
@@ -277,18 +301,18 @@ class Model {
   StepCost step(const std::vector<Hop>& hops, double bytes, bool reduce) const {
     StepCost st;
     Cost all;
-    std::vector<Cost> each;
+    std::vector<const Cost*> each;
     for (const Hop& h : hops) {
-      each.push_back(hop(h, bytes, reduce));
-      all.add(each.back());
-      st.hop_ns = std::max(st.hop_ns, each.back().latency_ns);
-      st.from[h.s] = {h.r, each.back().latency_ns};
+      each.push_back(&hop(h, bytes, reduce));
+      all.add(*each.back());
+      st.hop_ns = std::max(st.hop_ns, each.back()->latency_ns);
+      st.from[h.s] = {h.r, each.back()->latency_ns};
     }
     const auto b = all.busiest();
     st.chunk_ns = st.resource_ns = b.second;
     st.bottleneck = b.first;
     for (size_t i = 0; i < hops.size(); ++i) {
-      const double cycle = credit_cycle_ns(each[i], all, f_.message_ns(hops[i].r, hops[i].s));
+      const double cycle = credit_cycle_ns(*each[i], all, f_.message_ns(hops[i].r, hops[i].s));
       if (cycle > st.chunk_ns * (1 + 1e-9)) {
         st.chunk_ns = cycle;
         st.bottleneck = "IPCQ credits with queueing (" + b.first + ")";
@@ -311,11 +335,10 @@ class Model {
       own += kv.second;
     }
     const double delay = std::max(0.0, one.latency_ns + credit_ns - own);
-    std::vector<double> queue(demand.size(), 0.0);
+    std::vector<double> queue(demand.size(), 0.0), resid(demand.size());
     double x = 0;
     for (unsigned n = 1; n <= c_.pe.ipcq.slots; ++n) {
       double r = delay;
-      std::vector<double> resid(demand.size());
       for (size_t k = 0; k < demand.size(); ++k) {
         resid[k] = demand[k] * (1 + queue[k]);
         r += resid[k];
@@ -348,7 +371,7 @@ class Model {
     const uint64_t m = chunks_of(bytes, c_.pe.ipcq.slot_bytes);
     const double chunk = std::min(bytes, slot), last = bytes - static_cast<double>(m - 1) * chunk;
     for (const Hop& h : hops) {
-      const Cost full = hop(h, chunk, reduce), tail = hop(h, last, reduce);
+      const Cost &full = hop(h, chunk, reduce), &tail = hop(h, last, reduce);
       for (unsigned i = 0; i < kNumEnergyClasses; ++i)
         pj[i] += static_cast<double>(m - 1) * full.pj[i] + tail.pj[i];
     }
@@ -357,7 +380,7 @@ class Model {
   // One IPCQ control message from `a` to `b`.
   void charge_message(EnergyByClass& pj, const PeAddr& a, const PeAddr& b) const {
     Cost c;
-    const Route r = f_.message_route(a, b);
+    const Route& r = f_.message_route(a, b);
     const auto msg = static_cast<double>(c_.pe.ipcq.message_bytes);
     f_.load(c, r, msg);
     Fabric::route_energy(c, r, msg);
@@ -373,10 +396,18 @@ class Model {
   }
 
  private:
-  Cost hop(const Hop& h, double bytes, bool reduce) const {
+  // One hop's cost, priced once per (hop, bytes, reduce): a model asks for
+  // the same hop in every step and energy charge that moves it.
+  const Cost& hop(const Hop& h, double bytes, bool reduce) const {
+    const auto key = std::make_tuple(h.s, h.r, bytes, reduce);
+    auto it = hops_.find(key);
+    if (it == hops_.end()) it = hops_.emplace(key, price_hop(h, bytes, reduce)).first;
+    return it->second;
+  }
+  Cost price_hop(const Hop& h, double bytes, bool reduce) const {
     const Place data_s{data_, h.s}, ring_r{buffer_, h.r}, data_r{data_, h.r};
     Cost c = f_.transfer(h.s, data_s, ring_r, bytes);
-    const Route bell = f_.message_route(h.s, h.r), credit = f_.message_route(h.r, h.s);
+    const Route &bell = f_.message_route(h.s, h.r), &credit = f_.message_route(h.r, h.s);
     const auto msg = static_cast<double>(c_.pe.ipcq.message_bytes);
     c.latency_ns += f_.one_way(bell, msg);
     f_.load(c, bell, msg);
@@ -432,6 +463,7 @@ class Model {
   Fabric f_;
   const TopologyConfig& c_;
   RingSpace buffer_, data_;
+  mutable std::map<std::tuple<PeAddr, PeAddr, double, bool>, Cost> hops_;
 };
 
 using RingOf = fw::RingView (fw::CollectiveGroup::*)(const PeAddr&) const;

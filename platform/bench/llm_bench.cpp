@@ -59,6 +59,9 @@ struct Executed {
   int64_t micro = 1;                  // micro-batches (tp: one)
   std::vector<fw::Slice> micro_rows;  // sequences of each micro-batch
   StepBound bound;
+  // A tensor-parallel decode step's model, when choosing the residual stream
+  // already priced the step as planned (add_step_model then reuses it).
+  std::optional<LlmStepModel> step_model;
   nlohmann::json mapping;
   std::string title;  // ", mapping ..." for the table
   std::string fits = "yes";
@@ -127,7 +130,7 @@ std::vector<StreamCollective> stream_collectives(std::map<std::string, double>& 
 // few rows on); a prefill, whose stream is batch x prompt rows, the sharded
 // one. Replicated where the sharded stream cannot run.
 LlmRun choose_residual(const ModelSpec& model, LlmRun run, const TopologyConfig& cfg,
-                       std::string* why) {
+                       std::string* why, std::optional<LlmStepModel>* chosen_model) {
   run.auto_residual = false;
   const TpMapping rm(model, run, cfg);
   if (rm.allreduce_across() != fw::CrossCube::kHalving) {
@@ -143,9 +146,11 @@ LlmRun choose_residual(const ModelSpec& model, LlmRun run, const TopologyConfig&
     *why = "sharded: a prefill's stream is batch x prompt rows";
     return sharded;
   }
-  const double r_ns = llm_decode_model(rm, run, cfg).total_ns;
-  const double s_ns = llm_decode_model(sm, sharded, cfg).total_ns;
+  LlmStepModel r_model = llm_decode_model(rm, run, cfg);
+  LlmStepModel s_model = llm_decode_model(sm, sharded, cfg);
+  const double r_ns = r_model.total_ns, s_ns = s_model.total_ns;
   const bool take = s_ns < r_ns;
+  *chosen_model = std::move(take ? s_model : r_model);
   *why = std::string(take ? "sharded" : "replicated") + ": the step model prices replicated " +
          fmt(r_ns, 0) + " ns, sharded " + fmt(s_ns, 0) + " ns";
   return take ? sharded : run;
@@ -154,8 +159,9 @@ LlmRun choose_residual(const ModelSpec& model, LlmRun run, const TopologyConfig&
 Executed plan_tensor_parallel(const ModelSpec& model, const LlmRun& asked,
                               const TopologyConfig& cfg) {
   Executed ex;
-  const LlmRun run =
-      asked.auto_residual ? choose_residual(model, asked, cfg, &ex.residual_choice) : asked;
+  const LlmRun run = asked.auto_residual
+                         ? choose_residual(model, asked, cfg, &ex.residual_choice, &ex.step_model)
+                         : asked;
   ex.prefill = run.prefill;
   ex.plan.push_back({run, std::make_unique<TpMapping>(model, run, cfg)});
   const TpMapping& map = *ex.plan.front().map;
@@ -285,8 +291,9 @@ std::optional<SummaryTable> add_step_model(BenchResult& res, SummaryTable& t, co
   for (const Executed::Stage& st : ex.plan) stages.push_back({st.map.get(), st.run});
   std::vector<int64_t> rows;
   for (const fw::Slice& m : ex.micro_rows) rows.push_back(m.count);
-  const LlmStepModel sm = pp ? llm_pipeline_decode_model(stages, rows, cfg)
-                             : llm_decode_model(*ex.plan.front().map, run, cfg);
+  const LlmStepModel sm = pp              ? llm_pipeline_decode_model(stages, rows, cfg)
+                          : ex.step_model ? *ex.step_model
+                                          : llm_decode_model(*ex.plan.front().map, run, cfg);
   const double r = ex.latency / sm.total_ns;
   t.rows.insert(t.rows.begin() + 2, {"latency per token: per-phase model (ns)", fmt(ex.latency, 0),
                                      fmt(sm.total_ns, 0), ratio(ex.latency, sm.total_ns)});
