@@ -17,6 +17,7 @@ Calendar::Calendar() {
   sc_core::sc_spawn_options opts;
   opts.spawn_method();
   opts.set_sensitivity(&wake_);
+  opts.set_sensitivity(&delta_wake_);
   opts.dont_initialize();
   sc_core::sc_spawn([this] { fire(); }, sc_core::sc_gen_unique_name("kb_calendar"), &opts);
 }
@@ -27,6 +28,35 @@ void Calendar::notify_in(sc_core::sc_event& ev, const sc_core::sc_time& delay) {
 
 void Calendar::call_in(Timer& timer, const sc_core::sc_time& delay) {
   add({nullptr, &timer}, delay);
+}
+
+uint64_t Calendar::next_delta() {
+  // A call made outside the kernel's phases (between sc_start() calls) is due
+  // in the first delta of the next run, whether or not the kernel counts one
+  // before it.
+  return sc_core::sc_get_status() == sc_core::SC_RUNNING ? sc_core::sc_delta_count() + 1
+                                                         : sc_core::sc_delta_count();
+}
+
+void Calendar::call_next_delta(Timer& timer) {
+  const uint64_t due = next_delta();
+  // The first call of this delta wakes the calendar in the next one.
+  if (next_delta_.empty() || next_delta_.back().due != due)
+    delta_wake_.notify(sc_core::SC_ZERO_TIME);
+  next_delta_.push_back({&timer, due});
+}
+
+// The timers called for this delta: those made in an earlier one (the kernel
+// counts a delta per evaluation phase). Calls made here, or earlier in this
+// delta by processes that ran before the calendar's, wait for the next one.
+void Calendar::run_next_delta() {
+  const uint64_t delta = sc_core::sc_delta_count();
+  auto end = next_delta_.begin();
+  while (end != next_delta_.end() && end->due <= delta) ++end;
+  if (end == next_delta_.begin()) return;
+  running_delta_.assign(next_delta_.begin(), end);
+  next_delta_.erase(next_delta_.begin(), end);
+  for (const DeltaCall& c : running_delta_) c.timer->on_time();
 }
 
 void Calendar::add(Entry e, const sc_core::sc_time& delay) {
@@ -72,7 +102,10 @@ void Calendar::wait(const sc_core::sc_time& delay) {
 }
 
 void Calendar::fire() {
+  if (!next_delta_.empty()) run_next_delta();
   const uint64_t now = sc_core::sc_time_stamp().value();
+  // Woken for the next-delta calls only: the pending wake-up stays armed.
+  if (instants_.empty() || instants_.front() > now) return;
   armed_ = UINT64_MAX;
   struct Firing {  // reset however fire() leaves (a timer may raise a fault)
     bool& flag;

@@ -21,6 +21,11 @@
 // ends of service are such timers. What a timer does must not depend on
 // running before or after the other processes of its delta, the same rule as
 // for the processes an event wakes.
+//
+// call_next_delta(timer) runs `timer` in the next delta cycle: the
+// evaluation phase in which a process woken by `ev.notify(SC_ZERO_TIME)`
+// would run, one kernel notification for every such call of a delta instead
+// of an event and a process each. A service queue picks its next request so.
 #pragma once
 
 #include <cstdint>
@@ -59,6 +64,12 @@ class Calendar {
   // calendar's process has taken them all.
   void call_in(Timer& timer, const sc_core::sc_time& delay);
 
+  // Runs timer.on_time() in the next delta cycle, as above. The calls made
+  // in one delta run in the order they were made.
+  void call_next_delta(Timer& timer);
+  // The kernel's delta count from which a call_next_delta made now is due.
+  static uint64_t next_delta();
+
   // sc_core::wait(delay) for the calling SC_THREAD, woken through the
   // calendar (a zero delay waits one delta, as the kernel's would).
   void wait(const sc_core::sc_time& delay);
@@ -75,6 +86,7 @@ class Calendar {
     Timer* timer;
   };
   void add(Entry e, const sc_core::sc_time& delay);
+  void run_next_delta();
 
   // The pending wake-ups grouped by instant: many are due at the same one
   // (requests served back to back, hops of equal latency), so the heap holds
@@ -91,6 +103,36 @@ class Calendar {
   uint64_t armed_ = UINT64_MAX;  // the instant wake_ is notified for (none: max)
   bool firing_ = false;          // in fire(): its timers' calls arm nothing
   sc_core::sc_event wake_;
+  // call_next_delta's timers, each with the kernel's delta count from which
+  // it is due (they are appended in that order), and those being run.
+  struct DeltaCall {
+    Timer* timer;
+    uint64_t due;
+  };
+  std::vector<DeltaCall> next_delta_, running_delta_;
+  sc_core::sc_event delta_wake_;
+};
+
+// What an SC_METHOD statically sensitive to one event that is only ever
+// notified with notify(SC_ZERO_TIME) does, without the process and the event:
+// kick() runs the owner's member `Fn` in the next delta, once however many
+// kicks that delta gets (as the notifications of one event wake its process
+// once).
+template <class Owner, void (Owner::*Fn)()>
+class DeltaKick final : Calendar::Timer {
+ public:
+  explicit DeltaKick(Owner* owner) : owner_(owner) {}
+  void kick() {
+    const uint64_t due = Calendar::next_delta();
+    if (due == kicked_for_) return;
+    kicked_for_ = due;
+    Calendar::get().call_next_delta(*this);
+  }
+
+ private:
+  void on_time() override { (owner_->*Fn)(); }
+  Owner* owner_;
+  uint64_t kicked_for_ = UINT64_MAX;  // the delta the last kick runs `Fn` in
 };
 
 }  // namespace kb

@@ -12,12 +12,7 @@
 namespace kb {
 
 ServiceQueue::ServiceQueue(const sc_core::sc_module_name& name, unsigned capacity)
-    : sc_core::sc_module(name), capacity_(capacity), calendar_(Calendar::get()) {
-  SC_HAS_PROCESS(ServiceQueue);
-  SC_METHOD(serve);
-  sensitive << kick_;
-  dont_initialize();
-}
+    : sc_core::sc_module(name), capacity_(capacity), calendar_(Calendar::get()) {}
 
 void ServiceQueue::push(const sc_core::sc_time& service, uint64_t bytes, Completion* done,
                         uint64_t order, double pj) {
@@ -89,7 +84,7 @@ void ServiceQueue::enqueue(Request r) {
   }
   insert_sorted(queue_, r);
   update_depth();
-  if (!busy_ && !selecting_) kick_.notify(sc_core::SC_ZERO_TIME);
+  if (!busy_ && !selecting_) kick_.kick();
 }
 
 void ServiceQueue::insert_sorted(RingQueue<Request>& q, const Request& r) {
@@ -122,7 +117,7 @@ void ServiceQueue::end_service() {
     return;
   }
   selecting_ = true;
-  kick_.notify(sc_core::SC_ZERO_TIME);
+  kick_.kick();
 }
 
 // Puts the queue's head in service.
@@ -147,7 +142,7 @@ void ServiceQueue::serve() {
   selecting_ = false;
   if (!queue_.empty()) {
     start_next();
-    if (current_.service == sc_core::SC_ZERO_TIME) next_trigger(sc_core::SC_ZERO_TIME);
+    if (current_.service == sc_core::SC_ZERO_TIME) kick_.kick();
     return;
   }
   update_depth();

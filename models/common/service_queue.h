@@ -1,9 +1,9 @@
 // A serial resource with a FIFO request queue: one link direction, one HBM
 // pseudo-channel, one memory port. Requests are served in arrival order, one
-// at a time; each occupies the server for its service time. The server is a
-// single SC_METHOD asleep on one event (no thread per request) that picks the
-// next request; arrivals handed over ahead of time and ends of service are
-// the calendar's timers (Calendar::call_in), run with no process of their own.
+// at a time; each occupies the server for its service time. The queue has no
+// process of its own: it picks its next request one delta after a kick
+// (Calendar::call_next_delta), and arrivals handed over ahead of time and
+// ends of service are the calendar's timers (Calendar::call_in).
 //
 // Requests that arrive at the same simulated time are served in the order of
 // their `order` key (then of their push), not in the order the kernel happened
@@ -134,7 +134,7 @@ class ServiceQueue : public sc_core::sc_module, public Instrumented {
   uint64_t next_call_ = 0;
   // The calendar's timers: arrive() when a request handed over ahead of time
   // arrives, end_service() when the current request's service time has
-  // elapsed.
+  // elapsed, serve() one delta after a kick.
   template <void (ServiceQueue::*Fn)()>
   struct Call final : Calendar::Timer {
     explicit Call(ServiceQueue* q) : queue(q) {}
@@ -144,15 +144,13 @@ class ServiceQueue : public sc_core::sc_module, public Instrumented {
   Call<&ServiceQueue::arrive> arrival_{this};
   sc_core::sc_time arrival_armed_ = sc_core::sc_max_time();  // the calendar runs arrive() then
   Call<&ServiceQueue::end_service> served_{this};
+  DeltaKick<ServiceQueue, &ServiceQueue::serve> kick_{this};
   Calendar& calendar_;
   Request current_{};
   bool busy_ = false;
   bool selecting_ = false;
   uint64_t next_seq_ = 0;
   SettledPeak depth_;
-  // Named: an unnamed event made while elaborating gets a generated unique
-  // name, which costs more than the rest of the queue (64-SIP elaboration).
-  sc_core::sc_event kick_{"kick"};
   Stats stats_;
   PowerMeter* meter_ = nullptr;
   int64_t power_token_ = 0;

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "models/common/first_use_thread.h"
+#include "models/common/acting_process.h"
 #include "models/pe/pe_engine.h"
 #include "models/scheduler/composite_request.h"
 
@@ -15,7 +15,8 @@ PeScheduler::PeScheduler(const sc_core::sc_module_name& name, const TilingConfig
       cmd_in("cmd_in"),
       stage_out("stage_out"),
       tiling_(tiling),
-      staging_base_(staging_base) {
+      staging_base_(staging_base),
+      feeder_name_(std::string(this->name()) + ".feeder") {
   for (unsigned i = staging_buffers; i-- > 0;) free_slots_.push_back(static_cast<int>(i));
   cmd_in.register_b_transport(this, &PeScheduler::b_transport);
 }
@@ -44,11 +45,7 @@ void PeScheduler::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&
   e->ticket = hazards_.arrive(ids);
   entries_.push_back(std::move(e));
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
-  if (!feeder_started_) {  // its first run: the kick below
-    feeder_started_ = true;
-    start_method_on_first_use(*this, "feeder", kick_, [this] { feeder(); });
-  }
-  kick_.notify(sc_core::SC_ZERO_TIME);
+  kick_.kick();
 }
 
 size_t PeScheduler::phase_size(const Entry& e) {
@@ -111,7 +108,7 @@ void PeScheduler::enter_next_phase(Entry* e) {
     // the feeder, never from inside a token's own callback.
     if (e->on_done) e->on_done();
   }
-  kick_.notify(sc_core::SC_ZERO_TIME);
+  kick_.kick();
 }
 
 void PeScheduler::on_token_done(Entry* e, TileToken& t) {
@@ -120,12 +117,15 @@ void PeScheduler::on_token_done(Entry* e, TileToken& t) {
   --in_flight_;
   e->finished.push_back(&t);
   if (++e->completed == phase_size(*e)) enter_next_phase(e);
-  kick_.notify(sc_core::SC_ZERO_TIME);
+  kick_.kick();
 }
 
-// The feeder: an SC_METHOD run one delta after each kick, which feeds
-// while it finds something to feed (as a thread asleep on the kick would).
+// The feeder: run one delta after each kick (what an SC_METHOD asleep on a
+// kick event would do), it feeds while it finds something to feed.
 void PeScheduler::feeder() {
+  // The tokens it posts start their DMA stages under the name of the feeder
+  // process this once was: PE_DMA orders same-instant transfers by it.
+  const ActingProcess as_feeder(feeder_name_.c_str());
   for (bool fed_any = true; fed_any;) {
     fed_any = false;
     entries_.remove_if([this](const std::unique_ptr<Entry>& p) {

@@ -17,10 +17,12 @@
 #include <deque>
 #include <list>
 #include <memory>
+#include <string>
 #include <systemc>
 #include <tlm>
 #include <vector>
 
+#include "models/common/calendar.h"
 #include "models/common/instrumented.h"
 #include "models/scheduler/hazard_tracker.h"
 #include "models/scheduler/tile_plan.h"
@@ -83,8 +85,9 @@ class PeScheduler : public sc_core::sc_module, public Instrumented {
   // Freed tokens, list nodes and stage vectors kept: a token taken from the
   // plan reuses one, so feeding a tile allocates nothing once warm.
   std::list<TileToken> spare_;
-  sc_core::sc_event kick_{"kick"};  // named: see ServiceQueue
-  bool feeder_started_ = false;     // the feeder method starts at the first composite
+  // The feeder runs one delta after a kick (no process of its own).
+  DeltaKick<PeScheduler, &PeScheduler::feeder> kick_{this};
+  std::string feeder_name_;
   unsigned in_flight_ = 0;
   uint64_t composites_done_ = 0, tokens_fed_ = 0;
 };
