@@ -3,6 +3,7 @@
 // notification would, so that moving a wait onto them changes no result.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 #include <systemc>
 #include <utility>
@@ -103,6 +104,86 @@ TEST(Calendar, ATimerRunsWhereAnEventsWaiterWouldInTheOrderMade) {
   EXPECT_EQ(timer.at, woken);
   // The timer runs inside the calendar, before the processes its delta wakes.
   EXPECT_EQ(log, (std::vector<std::string>{"timer", "first", "last"}));
+}
+
+// A next-delta call runs in the delta cycle where a method woken by a
+// notify(SC_ZERO_TIME) made at the same point runs, also when it is made in a
+// delta in which the calendar runs later (for an earlier call): it is not
+// taken there, a delta early.
+TEST(Calendar, ANextDeltaCallRunsWhereAZeroTimeNotificationsMethodWould) {
+  struct Recorder final : Calendar::Timer {
+    std::vector<std::string>* log = nullptr;
+    const char* name = "";
+    When at{-1, 0};
+    void on_time() override {
+      at = now();
+      log->emplace_back(name);
+    }
+  } earlier, timer;
+  std::vector<std::string> log;
+  earlier.log = timer.log = &log;
+  earlier.name = "earlier";
+  timer.name = "timer";
+  sc_core::sc_event go, kick;
+  When woken{-1, 0};
+  auto method = [](sc_core::sc_event& ev, std::function<void()> body, const char* name) {
+    sc_core::sc_spawn_options opts;
+    opts.spawn_method();
+    opts.set_sensitivity(&ev);
+    opts.dont_initialize();
+    sc_core::sc_spawn(std::move(body), name, &opts);
+  };
+  // Woken with the calendar, and run ahead of it (the kernel runs the
+  // methods of a delta last notified first).
+  method(
+      go,
+      [&] {
+        log.emplace_back("caller");
+        kick.notify(sc_core::SC_ZERO_TIME);
+        Calendar::get().call_next_delta(timer);
+      },
+      "caller");
+  method(
+      kick, [&] { woken = now(); }, "kicked");
+  sc_core::sc_spawn([&] {
+    sc_core::wait(ns_to_time(3));
+    Calendar::get().call_next_delta(earlier);
+    go.notify(sc_core::SC_ZERO_TIME);
+  });
+  sc_core::sc_start();
+  ASSERT_EQ(log, (std::vector<std::string>{"caller", "earlier", "timer"}));
+  EXPECT_EQ(woken.first, 3.0);
+  EXPECT_EQ(timer.at, woken);
+  EXPECT_EQ(earlier.at.second + 1, timer.at.second);
+}
+
+// DeltaKick: the kicks of one delta run the member once, in the next delta;
+// a kick made while it runs runs it again a delta later; a kick made between
+// two sc_start() calls runs it in the first delta of the next.
+TEST(Calendar, DeltaKickRunsOncePerDeltaOfKicksLikeAMethod) {
+  struct Owner {
+    std::vector<When> runs;
+    bool again = true;
+    void run() {
+      runs.push_back(now());
+      if (again) {
+        again = false;
+        kick.kick();
+      }
+    }
+    DeltaKick<Owner, &Owner::run> kick{this};
+  } owner;
+  sc_core::sc_spawn([&] {
+    owner.kick.kick();
+    owner.kick.kick();
+  });
+  sc_core::sc_start();
+  ASSERT_EQ(owner.runs.size(), 2u);
+  EXPECT_EQ(owner.runs[1].second, owner.runs[0].second + 1);
+  owner.kick.kick();  // between runs
+  owner.kick.kick();
+  sc_core::sc_start();
+  EXPECT_EQ(owner.runs.size(), 3u);
 }
 
 // A requester that waits out its delay and pushes, and one that hands the
