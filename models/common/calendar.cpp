@@ -5,6 +5,7 @@
 #include <systemc>
 
 #include "models/common/free_list.h"
+#include "models/common/sim_time.h"
 
 namespace kb {
 
@@ -60,7 +61,7 @@ void Calendar::run_next_delta() {
 }
 
 void Calendar::add(Entry e, const sc_core::sc_time& delay) {
-  const uint64_t now = sc_core::sc_time_stamp().value();
+  const uint64_t now = sim_now().value();
   const uint64_t at = now + delay.value();
   if (at != last_at_) {
     if (const uint32_t* found = due_.find(at)) {
@@ -103,7 +104,7 @@ void Calendar::wait(const sc_core::sc_time& delay) {
 
 void Calendar::fire() {
   if (!next_delta_.empty()) run_next_delta();
-  const uint64_t now = sc_core::sc_time_stamp().value();
+  const uint64_t now = sim_now().value();
   // Woken for the next-delta calls only: the pending wake-up stays armed.
   if (instants_.empty() || instants_.front() > now) return;
   armed_ = UINT64_MAX;

@@ -1,4 +1,5 @@
 #include "models/common/power_meter.h"
+#include "models/common/sim_time.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +9,7 @@ namespace kb {
 namespace {
 
 uint64_t now_ps() {
-  return sc_core::sc_time_stamp().value() /
+  return sim_now().value() /
          static_cast<uint64_t>(sc_core::sc_get_time_resolution().to_seconds() * 1e12 + 0.5);
 }
 

@@ -17,7 +17,7 @@ ServiceQueue::ServiceQueue(const sc_core::sc_module_name& name, unsigned capacit
 void ServiceQueue::push(const sc_core::sc_time& service, uint64_t bytes, Completion* done,
                         uint64_t order, double pj) {
   if (done) done->expect(1);
-  Request r{service, bytes, done, sc_core::sc_time_stamp(), order, 0};
+  Request r{service, bytes, done, sim_now(), order, 0};
   r.pj = pj;
   enqueue(r);
 }
@@ -31,7 +31,7 @@ void ServiceQueue::push_after(const sc_core::sc_time& after, const sc_core::sc_t
   if (done) done->expect(1);
   Request r{service, bytes, done, sc_core::SC_ZERO_TIME, order, 0};
   r.pj = pj;
-  const sc_core::sc_time at = sc_core::sc_time_stamp() + after;
+  const sc_core::sc_time at = sim_now() + after;
   future_.push_back({at, next_call_++, r});
   std::push_heap(future_.begin(), future_.end(), LaterFirst{});
   if (at < arrival_armed_) {  // a later wake-up still pending finds nothing due
@@ -43,7 +43,7 @@ void ServiceQueue::push_after(const sc_core::sc_time& after, const sc_core::sc_t
 // Runs in the timed phase of an arrival instant (the calendar's timer), where
 // a requester woken from waiting out its delay would have pushed.
 void ServiceQueue::arrive() {
-  const sc_core::sc_time& now = sc_core::sc_time_stamp();
+  const sc_core::sc_time& now = sim_now();
   if (arrival_armed_ <= now) arrival_armed_ = sc_core::sc_max_time();
   while (!future_.empty() && future_.front().at <= now) {
     std::pop_heap(future_.begin(), future_.end(), LaterFirst{});
@@ -111,8 +111,7 @@ void ServiceQueue::end_service() {
   // instant has been pushed. A zero-time head, or requests stalled at a full
   // queue (admitted in arrival-instant order), take the delta too.
   const Request& head = queue_.front();
-  if (stalled_.empty() && head.service != sc_core::SC_ZERO_TIME &&
-      head.arrival < sc_core::sc_time_stamp()) {
+  if (stalled_.empty() && head.service != sc_core::SC_ZERO_TIME && head.arrival < sim_now()) {
     start_next();
     return;
   }
@@ -152,7 +151,7 @@ void ServiceQueue::admit_stalled() {
   while (!stalled_.empty() && queue_.size() < capacity_) {
     Request r = stalled_.front();  // the oldest attempt, then the best key
     stalled_.pop_front();
-    r.arrival = sc_core::sc_time_stamp();
+    r.arrival = sim_now();
     r.from_stall = true;
     insert_sorted(queue_, r);
   }
@@ -160,7 +159,7 @@ void ServiceQueue::admit_stalled() {
 
 void ServiceQueue::update_depth() {
   depth_.set(depth());
-  if (track_) track_->sample(std::llround(to_ns(sc_core::sc_time_stamp()) * 1000), depth());
+  if (track_) track_->sample(std::llround(to_ns(sim_now()) * 1000), depth());
 }
 
 void DepthTrack::sample(int64_t ps, unsigned depth) {

@@ -5,10 +5,11 @@
 // processes in (which decides only the transient values within the instant).
 #pragma once
 
-#include <sysc/kernel/sc_simcontext.h>
 #include <sysc/kernel/sc_time.h>
 
 #include <algorithm>
+
+#include "models/common/sim_time.h"
 
 namespace kb {
 
@@ -16,7 +17,7 @@ class SettledPeak {
  public:
   // The count is now `v`.
   void set(unsigned v) {
-    const sc_core::sc_time& now = sc_core::sc_time_stamp();
+    const sc_core::sc_time& now = sim_now();
     if (now != changed_at_) {  // the previous instant's value is settled
       peak_ = std::max(peak_, value_);
       changed_at_ = now;

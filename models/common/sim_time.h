@@ -5,6 +5,7 @@
 // Every module converts through these helpers so all of them round alike.
 #pragma once
 
+#include <sysc/kernel/sc_simcontext.h>
 #include <sysc/kernel/sc_time.h>
 #include <cstdint>
 
@@ -24,5 +25,13 @@ inline double transfer_ns(uint64_t bytes, double gbps) {
 sc_core::sc_time transfer_time(uint64_t bytes, double gbps);
 
 double to_ns(const sc_core::sc_time& t);
+
+// The current simulated time: sc_core::sc_time_stamp() without its call into
+// the SystemC library (the hot paths ask for it tens of millions of times a
+// run). One simulation context per process, as SystemC 2.3 has.
+inline const sc_core::sc_time& sim_now() {
+  static const sc_core::sc_simcontext* const context = sc_core::sc_get_curr_simcontext();
+  return context->time_stamp();
+}
 
 }  // namespace kb

@@ -142,12 +142,12 @@ CommandHandle PeCpu::issue(Command cmd) {
   build_token(*f);
 
   const double ns = cost_.dispatch_ns(f->cmd);
-  f->status->dispatch_start_ns = to_ns(sc_core::sc_time_stamp());
+  f->status->dispatch_start_ns = to_ns(sim_now());
   dispatching_ = true;
   last_cmd_ = f->status->id;
   if (ns > 0) sc_core::wait(ns_to_time(ns));
   dispatching_ = false;
-  f->status->issued_ns = to_ns(sc_core::sc_time_stamp());
+  f->status->issued_ns = to_ns(sim_now());
   ++stats_.commands;
   stats_.dispatch_ns += ns;
   ++stats_.by_kind[f->status->kind];
@@ -173,7 +173,7 @@ CommandHandle PeCpu::issue(Command cmd) {
 
 void PeCpu::complete(InFlight& f) {
   f.status->done = true;
-  f.status->done_ns = to_ns(sc_core::sc_time_stamp());
+  f.status->done_ns = to_ns(sim_now());
   f.status->event.notify();
   any_done_.notify();
 }

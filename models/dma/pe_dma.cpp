@@ -108,7 +108,7 @@ PeDma::Pending* PeDma::make_pending(ChannelState& ch, const DmaTransfer& t) {
   }
   p->transfer = t;
   p->result = DmaResult{};
-  p->result.submitted_ns = to_ns(sc_core::sc_time_stamp());
+  p->result.submitted_ns = to_ns(sim_now());
   p->bursts_left = 0;
   p->all_issued = false;
   p->seq = ch.submit_seq++;
@@ -127,7 +127,7 @@ void PeDma::submit(const DmaTransfer& t, DmaDoneCallback on_done) {
 void PeDma::enqueue(ChannelState& ch, std::unique_ptr<Pending> p) {
   if (!ch.busy) {
     ch.busy = true;
-    ch.busy_since = sc_core::sc_time_stamp();
+    ch.busy_since = sim_now();
   }
   if (!ch.started) {  // its first run: the kick below
     ch.started = true;
@@ -194,7 +194,7 @@ void PeDma::channel_step(ChannelState* ch) {
     switch (ch->phase) {
       case ChannelState::Phase::kIdle:
         if (ch->waiting.empty()) return;  // asleep on kick (static)
-        ch->picked_ns = to_ns(sc_core::sc_time_stamp());
+        ch->picked_ns = to_ns(sim_now());
         ch->phase = ChannelState::Phase::kSetup;
         if (setup_ == sc_core::SC_ZERO_TIME) {
           next_trigger(sc_core::SC_ZERO_TIME);  // one delta
@@ -243,7 +243,7 @@ bool PeDma::start_picked(ChannelState& ch) {
   ch.waiting.erase(next);
   Pending* p = owned.get();
   ch.inflight.push_back(std::move(owned));
-  p->result.started_ns = to_ns(sc_core::sc_time_stamp());
+  p->result.started_ns = to_ns(sim_now());
   const DmaTransfer& t = p->transfer;
   if (t.total_bytes() == 0) {
     p->all_issued = true;
@@ -428,12 +428,12 @@ void PeDma::retire_in_order(ChannelState& ch) {
   while (!ch.inflight.empty()) {
     Pending& head = *ch.inflight.front();
     if (!head.all_issued || head.bursts_left != 0) break;
-    head.result.finished_ns = to_ns(sc_core::sc_time_stamp());
+    head.result.finished_ns = to_ns(sim_now());
     std::unique_ptr<Pending> done = std::move(ch.inflight.front());
     ch.inflight.pop_front();
     if (ch.inflight.empty() && ch.waiting.empty() && ch.busy) {
       ch.busy = false;
-      ch.stats.busy_time += sc_core::sc_time_stamp() - ch.busy_since;
+      ch.stats.busy_time += sim_now() - ch.busy_since;
     }
     if (done->token)
       stage_done(*done);

@@ -73,7 +73,7 @@ void BankedChannel::push(uint64_t offset, uint64_t bytes, bool write, Completion
   for (uint64_t pos = offset; pos < end;) {
     const uint64_t piece_end = std::min(end, (pos / stripe_bytes + 1) * stripe_bytes);
     Entry e;
-    e.arrival = sc_core::sc_time_stamp();
+    e.arrival = sim_now();
     e.order = order;
     e.seq = next_seq_++;
     e.write = write;
@@ -104,7 +104,7 @@ void BankedChannel::admit_stalled() {
   while (!stalled_.empty() && (capacity_ == 0 || queue_.size() < capacity_)) {
     Entry e = std::move(stalled_.front());
     stalled_.pop_front();
-    e.arrival = sc_core::sc_time_stamp();
+    e.arrival = sim_now();
     insert_in_service_order(queue_, std::move(e));
   }
 }
@@ -297,7 +297,7 @@ void BankedChannel::step() {
     return;
   }
   settling_ = false;
-  const sc_core::sc_time& now = sc_core::sc_time_stamp();
+  const sc_core::sc_time& now = sim_now();
   finish_done(now);
   refresh_due(now);
   decide(now);

@@ -232,7 +232,7 @@ void PeIpcq::accept(TileToken* token) {
   }
   Outgoing& o = make_message(m);
   o.logs = true;
-  o.start_ns = to_ns(sc_core::sc_time_stamp());
+  o.start_ns = to_ns(sim_now());
   o.logged.kind = st.kind;
   o.logged.op_kind = st.op_kind;
   o.logged.addr = st.addr;
@@ -249,7 +249,7 @@ void PeIpcq::accept(TileToken* token) {
 void PeIpcq::finish_command(TileToken& token, unsigned lane, double start_ns) {
   lane_leave(lane);
   --commands_in_flight_;
-  record(token, token.current(), lane, start_ns, to_ns(sc_core::sc_time_stamp()));
+  record(token, token.current(), lane, start_ns, to_ns(sim_now()));
   advance(token);
 }
 
@@ -257,7 +257,7 @@ void PeIpcq::accept_command(TileToken* token) {
   const Command* cmd = token->current().ipcq.cmd;
   ++stats_.commands;
   ++commands_in_flight_;
-  const double start = to_ns(sc_core::sc_time_stamp());
+  const double start = to_ns(sim_now());
   if (const auto* o = std::get_if<IpcqOpenCmd>(cmd)) {
     lane_enter(kRecvLane, token->cmd_id);
     open(token, *o);
@@ -300,7 +300,7 @@ void PeIpcq::open(TileToken* token, const IpcqOpenCmd& cmd) {
   const uint64_t ring = cfg_.slots * cfg_.slot_bytes;
   const int space = static_cast<int>(cmd.space);
   auto grants = std::make_shared<size_t>(cmd.peers.size());
-  const double start = to_ns(sc_core::sc_time_stamp());
+  const double start = to_ns(sim_now());
   for (const PeAddr& peer : cmd.peers) {
     auto& slot = recv_[peer];
     if (!slot) {
@@ -374,13 +374,13 @@ void PeIpcq::send_step(SendQueue* q) {
         if (!q->stalled) {
           ++stats_.credit_stalls;
           q->stalled = true;
-          q->stalled_since = sc_core::sc_time_stamp();
+          q->stalled_since = sim_now();
         }
         return;  // until a kick brings the credit (or the grant)
       }
       if (q->stalled) {
         q->stalled = false;
-        stats_.credit_wait_ns += to_ns(sc_core::sc_time_stamp() - q->stalled_since);
+        stats_.credit_wait_ns += to_ns(sim_now() - q->stalled_since);
       }
       const unsigned slot = q->tail;
       q->credit[slot] = false;
@@ -637,7 +637,7 @@ void PeIpcq::delivered(Outgoing& o) {
   o.on_delivered = nullptr;
   if (o.logs) {
     lane_leave(kMsgLane);
-    record(o.shadow, o.logged, kMsgLane, o.start_ns, to_ns(sc_core::sc_time_stamp()));
+    record(o.shadow, o.logged, kMsgLane, o.start_ns, to_ns(sim_now()));
   }
   spare_outgoing_.push_back(&o);
   --msgs_in_flight_;

@@ -59,7 +59,7 @@ void PeEngine::b_transport(int, tlm::tlm_generic_payload& trans, sc_core::sc_tim
                 std::string(name()) + ": stage socket received a payload without a token");
   }
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
-  ext->token->arrived_ns = to_ns(sc_core::sc_time_stamp());
+  ext->token->arrived_ns = to_ns(sim_now());
   accept(ext->token);
 }
 
@@ -114,7 +114,7 @@ void PeEngine::begin_service(Lane& l) {
   l.current_cmd = token->cmd_id;
   update_depth(l);
   l.serving = token;
-  l.started = sc_core::sc_time_stamp();
+  l.started = sim_now();
   const Stage& stage = token->current();
   const sc_core::sc_time t = service_time(stage);
   l.power = meter_ ? meter_->begin(stage_energy_pj(stage), t) : 0;
@@ -127,7 +127,7 @@ void PeEngine::end_service(Lane& l) {
   Stage& stage = token.current();
   finish_service(token, stage);
   if (meter_) meter_->end(l.power);
-  const sc_core::sc_time& now = sc_core::sc_time_stamp();
+  const sc_core::sc_time& now = sim_now();
   l.busy_time += now - l.started;
   l.busy = false;
   l.current_cmd = 0;
@@ -153,13 +153,13 @@ void PeEngine::worker(unsigned lane) {
     Stage& stage = token->current();
     // A copy: the time stamp moves on while serve() waits.
     // NOLINTNEXTLINE(performance-unnecessary-copy-initialization)
-    const sc_core::sc_time started = sc_core::sc_time_stamp();
+    const sc_core::sc_time started = sim_now();
     const int64_t power = meter_ ? meter_->begin(stage_energy_pj(stage), service_time(stage)) : 0;
     serve(*token, stage);
     if (meter_) meter_->end(power);
-    l.busy_time += sc_core::sc_time_stamp() - started;
+    l.busy_time += sim_now() - started;
     const double start = to_ns(started);
-    const double end = to_ns(sc_core::sc_time_stamp());
+    const double end = to_ns(sim_now());
     l.busy = false;
     l.current_cmd = 0;
     update_depth(l);
@@ -220,7 +220,7 @@ void PeEngine::compute_fault(const TileToken& token, const Stage& stage,
 void PeEngine::lane_enter(unsigned lane, uint64_t cmd) {
   Lane& l = *lanes_.at(lane);
   if (l.active++ == 0) {
-    l.active_since = sc_core::sc_time_stamp();
+    l.active_since = sim_now();
     l.busy = true;
   }
   l.current_cmd = cmd;
@@ -230,7 +230,7 @@ void PeEngine::lane_enter(unsigned lane, uint64_t cmd) {
 void PeEngine::lane_leave(unsigned lane) {
   Lane& l = *lanes_.at(lane);
   if (--l.active == 0) {
-    l.busy_time += sc_core::sc_time_stamp() - l.active_since;
+    l.busy_time += sim_now() - l.active_since;
     l.busy = false;
     l.current_cmd = 0;
   }
