@@ -44,7 +44,8 @@ void ServiceQueue::push_after(const sc_core::sc_time& after, const sc_core::sc_t
 // a requester woken from waiting out its delay would have pushed.
 void ServiceQueue::arrive() {
   const sc_core::sc_time& now = sim_now();
-  if (arrival_armed_ <= now) arrival_armed_ = sc_core::sc_max_time();
+  static const sc_core::sc_time& never = sc_core::sc_max_time();
+  if (arrival_armed_ <= now) arrival_armed_ = never;
   while (!future_.empty() && future_.front().at <= now) {
     std::pop_heap(future_.begin(), future_.end(), LaterFirst{});
     Request r = future_.back().r;

@@ -9,7 +9,6 @@
 #include <optional>
 #include <sstream>
 #include <string_view>
-#include <tuple>
 
 #include "models/common/annotated_delay.h"
 #include "models/common/calendar.h"
@@ -233,12 +232,18 @@ bool PeDma::start_picked(ChannelState& ch) {
   // advances a token, which worker it is can itself follow kernel order. A
   // token a TCM, GEMM or MATH lane hands on is submitted under the lane's name
   // (`<engine>.lane_<i>`, ActingProcess), though the lane is a timer.
-  auto key = [](const Pending& p) {
-    return std::make_tuple(p.result.submitted_ns, p.transfer.cmd_id, p.submitter_name(), p.seq);
+  // (Compared field by field: the names only when all before them tie.)
+  auto before = [](const Pending& a, const Pending& b) {
+    if (a.result.submitted_ns != b.result.submitted_ns)
+      return a.result.submitted_ns < b.result.submitted_ns;
+    if (a.transfer.cmd_id != b.transfer.cmd_id) return a.transfer.cmd_id < b.transfer.cmd_id;
+    const std::string_view na = a.submitter_name(), nb = b.submitter_name();
+    if (na != nb) return na < nb;
+    return a.seq < b.seq;
   };
   auto next = ch.waiting.begin();
-  for (auto it = ch.waiting.begin(); it != ch.waiting.end(); ++it)
-    if ((*it)->result.submitted_ns <= ch.picked_ns && key(**it) < key(**next)) next = it;
+  for (auto it = std::next(ch.waiting.begin()); it != ch.waiting.end(); ++it)
+    if ((*it)->result.submitted_ns <= ch.picked_ns && before(**it, **next)) next = it;
   std::unique_ptr<Pending> owned = std::move(*next);
   ch.waiting.erase(next);
   Pending* p = owned.get();

@@ -218,6 +218,8 @@ void GemmTiler::stages(unsigned mi, unsigned ni, unsigned ki, std::vector<Stage>
   const unsigned tm = tiling.tile_m, tk = tiling.tile_k, tn = tiling.tile_n;
   const uint64_t ea = dtype_bytes(a->dtype), eb = dtype_bytes(b->dtype),
                  eo = dtype_bytes(out.dtype);
+  // Decoded once per tile (each decodes the operand's address).
+  const bool a_tcm = a->in_tcm(), b_tcm = b->in_tcm(), out_tcm = out.in_tcm();
   const uint64_t mm = std::min<int64_t>(tm, M - int64_t{mi} * tm);
   const uint64_t kk = std::min<int64_t>(tk, K - int64_t{ki} * tk);
   const uint64_t nn = std::min<int64_t>(tn, N - int64_t{ni} * tn);
@@ -230,21 +232,20 @@ void GemmTiler::stages(unsigned mi, unsigned ni, unsigned ki, std::vector<Stage>
   const uint64_t b_stride = b->tiled() ? nn : static_cast<uint64_t>(b->stride());
   const size_t first = st.size();
   st.reserve(first + 6 + k_ops.size() + out_ops.size());
-  if (!a->in_tcm())
+  if (!a_tcm)
     st.push_back(lowering::plan_dma(StageKind::kDmaRead, a_at, tiling.slot_a_offset(), kk * ea, mm,
                                     a->stride() * ea, kk * ea, Stage::kStagedDst));
-  if (!b->in_tcm())
+  if (!b_tcm)
     st.push_back(lowering::plan_dma(StageKind::kDmaRead, b_at, tiling.slot_b_offset(), nn * eb, kk,
                                     b_stride * eb, nn * eb, Stage::kStagedDst));
   const TensorHandle a_view =
-      a->in_tcm() ? lowering::tile_view(a_at, mm, kk, a->stride(), a->dtype)
-                  : lowering::tile_view(tiling.slot_a_offset(), mm, kk, 0, a->dtype);
+      a_tcm ? lowering::tile_view(a_at, mm, kk, a->stride(), a->dtype)
+            : lowering::tile_view(tiling.slot_a_offset(), mm, kk, 0, a->dtype);
   const TensorHandle b_view =
-      b->in_tcm() ? lowering::tile_view(b_at, kk, nn, b->stride(), b->dtype)
-                  : lowering::tile_view(tiling.slot_b_offset(), kk, nn, 0, b->dtype);
-  st.push_back(lowering::tile_fetch(a_view, b_view, !a->in_tcm()));
-  st.push_back(lowering::tile_gemm(*g.op, a_view, !a->in_tcm(), b_view, !b->in_tcm(), out.addr,
-                                   k_ops.empty()));
+      b_tcm ? lowering::tile_view(b_at, kk, nn, b->stride(), b->dtype)
+            : lowering::tile_view(tiling.slot_b_offset(), kk, nn, 0, b->dtype);
+  st.push_back(lowering::tile_fetch(a_view, b_view, !a_tcm));
+  st.push_back(lowering::tile_gemm(*g.op, a_view, !a_tcm, b_view, !b_tcm, out.addr, k_ops.empty()));
   for (size_t q = 0; q < k_ops.size(); ++q) {
     Stage m = lowering::tile_math_op(*k_ops[q], mm * nn, Stage::MathOn::kPartial);
     m.accumulate_partial = q + 1 == k_ops.size();
@@ -255,10 +256,10 @@ void GemmTiler::stages(unsigned mi, unsigned ni, unsigned ki, std::vector<Stage>
       st.push_back(lowering::tile_math_op(*op, mm * nn, Stage::MathOn::kAccumulator));
     const uint64_t o_at = out.addr + (uint64_t{mi} * tm * out.stride() + uint64_t{ni} * tn) * eo;
     st.push_back(lowering::tile_store(
-        out.in_tcm() ? lowering::tile_view(o_at, mm, nn, out.stride(), out.dtype)
-                     : lowering::tile_view(tiling.slot_c_offset(), mm, nn, 0, out.dtype),
-        !out.in_tcm()));
-    if (!out.in_tcm())
+        out_tcm ? lowering::tile_view(o_at, mm, nn, out.stride(), out.dtype)
+                : lowering::tile_view(tiling.slot_c_offset(), mm, nn, 0, out.dtype),
+        !out_tcm));
+    if (!out_tcm)
       st.push_back(lowering::plan_dma(StageKind::kDmaWrite, tiling.slot_c_offset(), o_at, nn * eo,
                                       mm, nn * eo, out.stride() * eo, Stage::kStagedSrc));
   }
