@@ -1,8 +1,9 @@
 #include "models/common/power_meter.h"
-#include "models/common/sim_time.h"
 
 #include <algorithm>
 #include <cmath>
+
+#include "models/common/sim_time.h"
 
 namespace kb {
 
@@ -10,7 +11,7 @@ namespace {
 
 uint64_t now_ps() {
   return sim_now().value() /
-         static_cast<uint64_t>(sc_core::sc_get_time_resolution().to_seconds() * 1e12 + 0.5);
+         static_cast<uint64_t>(std::llround(sc_core::sc_get_time_resolution().to_seconds() * 1e12));
 }
 
 }  // namespace
