@@ -35,12 +35,11 @@ uint64_t Calendar::next_delta() {
   // A call made outside the kernel's phases (between sc_start() calls) is due
   // in the first delta of the next run, whether or not the kernel counts one
   // before it.
-  return sc_core::sc_get_status() == sc_core::SC_RUNNING ? sc_core::sc_delta_count() + 1
-                                                         : sc_core::sc_delta_count();
+  const uint64_t delta = sc_core::sc_delta_count();
+  return sim_context().get_status() == sc_core::SC_RUNNING ? delta + 1 : delta;
 }
 
-void Calendar::call_next_delta(Timer& timer) {
-  const uint64_t due = next_delta();
+void Calendar::call_next_delta(Timer& timer, uint64_t due) {
   // The first call of this delta wakes the calendar in the next one.
   if (next_delta_.empty() || next_delta_.back().due != due)
     delta_wake_.notify(sc_core::SC_ZERO_TIME);

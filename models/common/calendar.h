@@ -66,9 +66,11 @@ class Calendar {
 
   // Runs timer.on_time() in the next delta cycle, as above. The calls made
   // in one delta run in the order they were made.
-  void call_next_delta(Timer& timer);
-  // The kernel's delta count from which a call_next_delta made now is due.
+  void call_next_delta(Timer& timer) { call_next_delta(timer, next_delta()); }
+  // The kernel's delta count from which a call_next_delta made now is due,
+  // and the call with it (for a caller that already asked).
   static uint64_t next_delta();
+  void call_next_delta(Timer& timer, uint64_t due);
 
   // sc_core::wait(delay) for the calling SC_THREAD, woken through the
   // calendar (a zero delay waits one delta, as the kernel's would).
@@ -126,7 +128,7 @@ class DeltaKick final : Calendar::Timer {
     const uint64_t due = Calendar::next_delta();
     if (due == kicked_for_) return;
     kicked_for_ = due;
-    Calendar::get().call_next_delta(*this);
+    Calendar::get().call_next_delta(*this, due);
   }
 
  private:
