@@ -123,8 +123,9 @@ void PeScheduler::on_token_done(Entry* e, TileToken& t) {
 // The feeder: run one delta after each kick (what an SC_METHOD asleep on a
 // kick event would do), it feeds while it finds something to feed.
 void PeScheduler::feeder() {
-  // The tokens it posts start their DMA stages under the name of the feeder
-  // process this once was: PE_DMA orders same-instant transfers by it.
+  // It runs inside the calendar's process; the tokens it posts start their
+  // DMA stages under the name `<scheduler>.feeder`, which PE_DMA's
+  // same-instant order reads (ActingProcess).
   const ActingProcess as_feeder(feeder_name_.c_str());
   for (bool fed_any = true; fed_any;) {
     fed_any = false;
