@@ -123,17 +123,18 @@ class Calendar {
 template <class Owner, void (Owner::*Fn)()>
 class DeltaKick final : Calendar::Timer {
  public:
-  explicit DeltaKick(Owner* owner) : owner_(owner) {}
+  explicit DeltaKick(Owner* owner) : owner_(owner), calendar_(Calendar::get()) {}
   void kick() {
     const uint64_t due = Calendar::next_delta();
     if (due == kicked_for_) return;
     kicked_for_ = due;
-    Calendar::get().call_next_delta(*this, due);
+    calendar_.call_next_delta(*this, due);
   }
 
  private:
   void on_time() override { (owner_->*Fn)(); }
   Owner* owner_;
+  Calendar& calendar_;
   uint64_t kicked_for_ = UINT64_MAX;  // the delta the last kick runs `Fn` in
 };
 
