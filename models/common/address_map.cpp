@@ -30,19 +30,6 @@ uint64_t encode_address(const Location& loc) {
          (uint64_t{loc.pe} << kPeShift) | loc.offset;
 }
 
-std::optional<Location> decode_address(uint64_t addr) {
-  using namespace addr_bits;
-  const auto space = static_cast<unsigned>(addr >> kSpaceShift);
-  if (space < 1 || space > 5) return std::nullopt;
-  Location loc;
-  loc.space = static_cast<Space>(space);
-  loc.sip = static_cast<unsigned>((addr >> kSipShift) & (kMaxSips - 1));
-  loc.cube = static_cast<unsigned>((addr >> kCubeShift) & (kMaxCubes - 1));
-  loc.pe = static_cast<unsigned>((addr >> kPeShift) & (kMaxPes - 1));
-  loc.offset = addr & kOffsetMask;
-  return loc;
-}
-
 std::string format_address(uint64_t addr) {
   char hex[32];
   std::snprintf(hex, sizeof hex, "0x%016llx", static_cast<unsigned long long>(addr));
@@ -69,23 +56,9 @@ std::string format_address(uint64_t addr) {
   return s + off + ")";
 }
 
-uint64_t AddressMap::region_bytes(Space s) const {
-  switch (s) {
-    case Space::kHbm:
-      return shape_.hbm_bytes;
-    case Space::kTcm:
-      return shape_.tcm_bytes;
-    case Space::kSram:
-      return shape_.sram_bytes;
-    case Space::kHost:
-      return shape_.host_bytes;
-    case Space::kIpcq:
-      return addr_bits::kIpcqRegionBytes;
-  }
-  return 0;
-}
-
-std::optional<Location> AddressMap::resolve(uint64_t addr, uint64_t len, std::string* why) const {
+// The checks of holds(), in order, each with its reason (all passing, which
+// resolve() has ruled out, would give the location).
+std::optional<Location> AddressMap::refuse(uint64_t addr, uint64_t len, std::string* why) const {
   auto fail = [&](const std::string& reason) -> std::optional<Location> {
     if (why) *why = "address " + format_address(addr) + " " + reason;
     return std::nullopt;

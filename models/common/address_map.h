@@ -45,8 +45,20 @@ constexpr uint64_t kIpcqRegionBytes = 4096;  // a PE_IPCQ's register window
 // Pure encoding; does not check against a platform. Throws std::invalid_argument
 // when a field does not fit its bits.
 uint64_t encode_address(const Location& loc);
-// Pure decoding; nullopt for an unmapped space field.
-std::optional<Location> decode_address(uint64_t addr);
+// Pure decoding; nullopt for an unmapped space field. Inline: the fabric
+// decodes an address at every hop.
+inline std::optional<Location> decode_address(uint64_t addr) {
+  using namespace addr_bits;
+  const auto space = static_cast<unsigned>(addr >> kSpaceShift);
+  if (space < 1 || space > 5) return std::nullopt;
+  Location loc;
+  loc.space = static_cast<Space>(space);
+  loc.sip = static_cast<unsigned>((addr >> kSipShift) & (kMaxSips - 1));
+  loc.cube = static_cast<unsigned>((addr >> kCubeShift) & (kMaxCubes - 1));
+  loc.pe = static_cast<unsigned>((addr >> kPeShift) & (kMaxPes - 1));
+  loc.offset = addr & kOffsetMask;
+  return loc;
+}
 std::string format_address(uint64_t addr);  // "0x1000000000000040 (HBM sip0.cube0.pe0+0x40)"
 
 struct TopologyShape {  // what the address map needs to know of a platform
@@ -60,8 +72,26 @@ class AddressMap {
  public:
   explicit AddressMap(const TopologyShape& shape) : shape_(shape) {}
   // The location of [addr, addr+len), or nullopt with `why` set.
-  std::optional<Location> resolve(uint64_t addr, uint64_t len, std::string* why) const;
-  uint64_t region_bytes(Space s) const;
+  std::optional<Location> resolve(uint64_t addr, uint64_t len, std::string* why) const {
+    const std::optional<Location> loc = decode_address(addr);
+    if (loc && holds(*loc, len)) return loc;
+    return refuse(addr, len, why);
+  }
+  uint64_t region_bytes(Space s) const {
+    switch (s) {
+      case Space::kHbm:
+        return shape_.hbm_bytes;
+      case Space::kTcm:
+        return shape_.tcm_bytes;
+      case Space::kSram:
+        return shape_.sram_bytes;
+      case Space::kHost:
+        return shape_.host_bytes;
+      case Space::kIpcq:
+        return addr_bits::kIpcqRegionBytes;
+    }
+    return 0;
+  }
   const TopologyShape& shape() const { return shape_; }
 
   uint64_t hbm(unsigned sip, unsigned cube, unsigned pe, uint64_t off = 0) const;
@@ -71,6 +101,18 @@ class AddressMap {
   uint64_t ipcq(unsigned sip, unsigned cube, unsigned pe, uint64_t off = 0) const;
 
  private:
+  // Whether the platform has `loc` and [offset, offset+len) stays in its region.
+  bool holds(const Location& loc, uint64_t len) const {
+    if (loc.sip >= shape_.n_sips || loc.cube >= shape_.cubes_per_sip ||
+        loc.pe >= shape_.pes_per_cube)
+      return false;
+    if (loc.space == Space::kSram && loc.pe != 0) return false;
+    if (loc.space == Space::kHost && (loc.sip | loc.cube | loc.pe) != 0) return false;
+    const uint64_t size = region_bytes(loc.space);
+    return loc.offset < size && len <= size - loc.offset;
+  }
+  // nullopt, with `why` saying which rule [addr, addr+len) breaks.
+  std::optional<Location> refuse(uint64_t addr, uint64_t len, std::string* why) const;
   TopologyShape shape_;
 };
 
