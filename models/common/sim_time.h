@@ -24,6 +24,25 @@ inline double transfer_ns(uint64_t bytes, double gbps) {
 }
 sc_core::sc_time transfer_time(uint64_t bytes, double gbps);
 
+// transfer_time() at one bandwidth, remembering the last size asked for: a
+// stream of equal bursts asks for the same one again and again.
+class TransferTime {
+ public:
+  explicit TransferTime(double gbps) : gbps_(gbps) {}
+  const sc_core::sc_time& operator()(uint64_t bytes) {
+    if (bytes != bytes_) {
+      bytes_ = bytes;
+      time_ = transfer_time(bytes, gbps_);
+    }
+    return time_;
+  }
+
+ private:
+  double gbps_;
+  uint64_t bytes_ = 0;  // 0 bytes take no time
+  sc_core::sc_time time_;
+};
+
 double to_ns(const sc_core::sc_time& t);
 
 // The simulation context, kept from the first call: one per process, as

@@ -18,6 +18,7 @@ HbmCtrl::HbmCtrl(const sc_core::sc_module_name& name, const HbmConfig& cfg)
     : sc_core::sc_module(name),
       in("in"),
       cfg_(cfg),
+      pc_time_(cfg.pc_bandwidth_gbps),
       access_latency_(ns_to_time(cfg.access_latency_ns)) {
   for (unsigned i = 0; i < cfg_.num_pcs; ++i) {
     const std::string pc = "pc" + std::to_string(i);
@@ -69,8 +70,7 @@ void HbmCtrl::queue_chunks(tlm::tlm_generic_payload& trans, const sc_core::sc_ti
     const uint64_t bytes = chunk_end - pos;
     const double pj = static_cast<double>(bytes) * pj_per_byte;
     if (banked_.empty())
-      pcs_[pc_of(pos)]->push_after(delay, transfer_time(bytes, cfg_.pc_bandwidth_gbps), bytes,
-                                   served, order_key(trans), pj);
+      pcs_[pc_of(pos)]->push_after(delay, pc_time_(bytes), bytes, served, order_key(trans), pj);
     else
       banked_[pc_of(pos)]->push(pc_local_offset(pos), bytes, trans.is_write(), served,
                                 order_key(trans), pj);

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "models/common/service_queue.h"
+#include "models/common/sim_time.h"
 #include "models/hbm/banked_channel.h"
 #include "models/hbm/hbm_config.h"
 #include "models/memory/backing_store.h"
@@ -89,6 +90,7 @@ class HbmCtrl : public sc_core::sc_module, public Instrumented, private AsyncTar
   void served(PendingAccess& access) override;
 
   HbmConfig cfg_;
+  TransferTime pc_time_;  // a pseudo-channel's, unbanked
   sc_core::sc_time access_latency_;
   std::vector<std::unique_ptr<ServiceQueue>> pcs_;
   std::vector<std::unique_ptr<BankedChannel>> banked_;

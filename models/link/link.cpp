@@ -13,6 +13,7 @@ Link::Link(const sc_core::sc_module_name& name, const LinkConfig& cfg)
       in("in"),
       out("out"),
       cfg_(cfg),
+      wire_time_(cfg.bandwidth_gbps),
       latency_(ns_to_time(cfg.latency_ns)),
       wire_("wire") {
   in.register_b_transport(this, &Link::b_transport);
@@ -39,7 +40,7 @@ bool Link::enter_wire(uint64_t payload_bytes, uint64_t order, sc_core::sc_time& 
   wire_bytes_carried_ += on_wire;
   // The wire's FIFO orders by the time the packets reach it: the request
   // joins it when the annotated delay has passed.
-  wire_.push_after(delay, transfer_time(on_wire, cfg_.bandwidth_gbps), payload_bytes, served, order,
+  wire_.push_after(delay, wire_time_(on_wire), payload_bytes, served, order,
                    cfg_.energy.dynamic_pj(on_wire));
   delay = sc_core::SC_ZERO_TIME;
   return true;

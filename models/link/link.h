@@ -30,6 +30,7 @@
 
 #include "models/common/completion.h"
 #include "models/common/service_queue.h"
+#include "models/common/sim_time.h"
 #include "models/link/link_config.h"
 
 namespace kb {
@@ -99,6 +100,7 @@ class Link : public sc_core::sc_module, public Instrumented {
   void finish(Crossing& c, sc_core::sc_time& delay);
 
   LinkConfig cfg_;
+  TransferTime wire_time_;
   sc_core::sc_time latency_;
   Link* reverse_ = nullptr;
   ServiceQueue wire_;

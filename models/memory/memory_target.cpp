@@ -14,6 +14,7 @@ MemoryTarget::MemoryTarget(const sc_core::sc_module_name& name, uint64_t size_by
       in("in"),
       size_bytes_(size_bytes),
       bandwidth_gbps_(bandwidth_gbps),
+      port_time_(bandwidth_gbps),
       latency_(ns_to_time(latency_ns)),
       port_("port") {
   in.register_b_transport(this, &MemoryTarget::b_transport);
@@ -38,7 +39,7 @@ void MemoryTarget::queue(tlm::tlm_generic_payload& trans, const sc_core::sc_time
                          Completion* served) {
   const uint64_t len = trans.get_data_length();
   // Queued at the time the request arrives, when the annotated delay has passed.
-  port_.push_after(delay, transfer_time(len, bandwidth_gbps_), len, served, order_key(trans),
+  port_.push_after(delay, port_time_(len), len, served, order_key(trans),
                    static_cast<double>(len) *
                        (trans.is_read() ? energy_.read_pj_per_byte : energy_.write_pj_per_byte));
 }

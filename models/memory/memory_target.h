@@ -12,6 +12,7 @@
 
 #include "models/common/energy.h"
 #include "models/common/service_queue.h"
+#include "models/common/sim_time.h"
 #include "models/memory/backing_store.h"
 #include "models/memory/pending_access.h"
 
@@ -66,6 +67,7 @@ class MemoryTarget : public sc_core::sc_module, public Instrumented, private Asy
 
   uint64_t size_bytes_;
   double bandwidth_gbps_;
+  TransferTime port_time_;
   sc_core::sc_time latency_;
   ServiceQueue port_;
   BackingStore store_;

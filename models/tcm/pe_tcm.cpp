@@ -11,6 +11,7 @@ PeTcm::PeTcm(const sc_core::sc_module_name& name, const TcmConfig& cfg, uint64_t
     : PeEngine(name, EngineKind::kTcm, {"tcm.fetch", "tcm.store"}),
       dma_port("dma_port", cfg.size_bytes, cfg.bandwidth_gbps, cfg.latency_ns),
       bandwidth_gbps_(cfg.bandwidth_gbps),
+      stage_time_(cfg.bandwidth_gbps),
       energy_(cfg.energy),
       staging_offset_(cfg.size_bytes > staging_bytes ? cfg.size_bytes - staging_bytes : 0),
       staging_bytes_(staging_bytes),
@@ -34,7 +35,7 @@ unsigned PeTcm::lane_of(const Stage& s) const {
 }
 
 sc_core::sc_time PeTcm::service_time(const Stage& stage) const {
-  return transfer_time(stage.bytes, bandwidth_gbps_);
+  return stage_time_(stage.bytes);
 }
 
 }  // namespace kb

@@ -41,6 +41,7 @@ class PeTcm : public PeEngine {
 
  private:
   double bandwidth_gbps_;
+  mutable TransferTime stage_time_;  // service_time() is const
   MemoryEnergyConfig energy_;
   uint64_t staging_offset_, staging_bytes_, ipcq_offset_;
   TcmArena arena_;
