@@ -117,11 +117,20 @@ struct TileToken {
   bool finished() const { return next >= stages.size(); }
   // Empties the token for reuse: every field as a new token's, except that
   // the stage vector keeps its capacity. Never from inside its own on_done.
+  // Back to a default token, keeping the stage vector's and the tile name's
+  // storage (a pooled token is reset per tile). Every field above is reset.
   void reset() {
-    std::vector<Stage> keep = std::move(stages);
-    keep.clear();
-    *this = TileToken{};
-    stages = std::move(keep);
+    cmd_id = 0;
+    tile.clear();
+    stages.clear();
+    next = 0;
+    dma_left = 0;
+    slot = -1;
+    on_done = nullptr;
+    peer = PeAddr{};
+    has_peer = false;
+    msg = 0;
+    arrived_ns = -1;
   }
 };
 

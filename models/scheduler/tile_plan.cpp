@@ -1,6 +1,7 @@
 #include "models/scheduler/tile_plan.h"
 
 #include <algorithm>
+#include <charconv>
 #include <string>
 
 #include "models/commands/op_kinds.h"
@@ -347,7 +348,16 @@ void TilePlanner::take(int phase, size_t i, TileToken& out) {
   const auto ni = static_cast<unsigned>(i / k_tiles % n_tiles);
   const auto mi = static_cast<unsigned>(i / k_tiles / n_tiles);
   out.cmd_id = gemm_->cmd_id;
-  out.tile = "m" + std::to_string(mi) + ".n" + std::to_string(ni) + ".k" + std::to_string(ki);
+  // "m<mi>.n<ni>.k<ki>", appended in place: a tile token is made per tile.
+  auto put = [&out](const char* tag, unsigned v) {
+    char digits[10];  // the most an unsigned needs
+    const char* end = std::to_chars(digits, digits + sizeof digits, v).ptr;
+    out.tile += tag;
+    out.tile.append(digits, static_cast<size_t>(end - digits));
+  };
+  put("m", mi);
+  put(".n", ni);
+  put(".k", ki);
   gemm_->tiler.stages(mi, ni, ki, out.stages);
 }
 
