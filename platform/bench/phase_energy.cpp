@@ -51,13 +51,15 @@ void PhaseEnergy::start() {
   };
   for (Part& p : ranks_) reset(p);
   reset(rest_);
+  for (Part& p : ranks_) p.pj.clear();
+  rest_.pj.clear();
   pj_.clear();
 }
 
 void PhaseEnergy::charge(Part& p, const std::string& cls) {
   const double now = platform_.now_ns(), dyn = dynamic_pj(p);
   // Static energy: power (mW) x time (ns) = pJ.
-  pj_[cls] += dyn - p.dynamic_pj + p.static_mw * (now - p.at_ns);
+  p.pj[cls] += dyn - p.dynamic_pj + p.static_mw * (now - p.at_ns);
   p.dynamic_pj = dyn;
   p.at_ns = now;
 }
@@ -71,6 +73,10 @@ void PhaseEnergy::phase_done(size_t rank, const fw::PhaseRecord& r) {
 void PhaseEnergy::finish() {
   for (Part& p : ranks_) charge(p, "after_last_phase");
   charge(rest_, "after_last_phase");
+  pj_.clear();
+  for (const Part& p : ranks_)
+    for (const auto& [cls, pj] : p.pj) pj_[cls] += pj;
+  for (const auto& [cls, pj] : rest_.pj) pj_[cls] += pj;
 }
 
 double PhaseEnergy::total_pj() const {

@@ -35,7 +35,7 @@ class PhaseEnergy {
   // The step has ended (now): what each part spent after its last phase.
   void finish();
 
-  // pJ by op class (fw::phase_class), and "after_last_phase".
+  // pJ by op class (fw::phase_class), and "after_last_phase": after finish().
   const std::map<std::string, double>& pj_by_class() const { return pj_; }
   double total_pj() const;
 
@@ -46,6 +46,10 @@ class PhaseEnergy {
     double static_mw = 0;
     double dynamic_pj = 0;  // at `at_ns`
     double at_ns = 0;
+    // What it spent, by op class. Summed per part, in its own phase order,
+    // then over the parts in a fixed order (finish()): ranks whose phases
+    // end at one instant end in kernel order, which must not reorder the sum.
+    std::map<std::string, double> pj;
   };
   double dynamic_pj(const Part& p) const;
   // What `p` spent since it was last read, charged to `cls`.
