@@ -9,10 +9,12 @@ namespace kb::lowering {
 
 namespace {
 
+// The builders below write into `s`, a default Stage, and their Stage-valued
+// forms make one: a GEMM's plan builds its tile tokens' stages in place.
+
 // A GEMM stage of `native_tiles` on the operand views `a` and `b`.
-Stage gemm(unsigned native_tiles, uint64_t flops, uint64_t log_addr, const TensorHandle& a,
-           const TensorHandle& b) {
-  Stage s;
+void set_gemm(Stage& s, unsigned native_tiles, uint64_t flops, uint64_t log_addr,
+              const TensorHandle& a, const TensorHandle& b) {
   s.kind = StageKind::kGemm;
   s.op_kind = "gemm";
   s.native_tiles = native_tiles;
@@ -20,7 +22,37 @@ Stage gemm(unsigned native_tiles, uint64_t flops, uint64_t log_addr, const Tenso
   s.addr = log_addr;
   s.a_view = a;
   s.b_view = b;
+}
+
+Stage gemm(unsigned native_tiles, uint64_t flops, uint64_t log_addr, const TensorHandle& a,
+           const TensorHandle& b) {
+  Stage s;
+  set_gemm(s, native_tiles, flops, log_addr, a, b);
   return s;
+}
+
+void set_dma(Stage& s, StageKind kind, const DmaTransfer& t, uint64_t log_addr, uint8_t staged) {
+  s.kind = kind;
+  s.transfer = t;
+  s.bytes = t.total_bytes();
+  s.addr = log_addr;
+  s.staged = staged;
+}
+
+void set_fetch(Stage& s, uint64_t bytes, uint64_t addr, uint8_t staged) {
+  s.kind = StageKind::kFetch;
+  s.bytes = bytes;
+  s.addr = addr;
+  s.staged = staged;
+}
+
+void set_store(Stage& s, const TensorHandle& out, uint8_t staged) {
+  s.kind = StageKind::kStore;
+  s.op_kind = "store";
+  s.bytes = out.bytes();
+  s.addr = out.addr;
+  s.staged = staged;
+  s.out_view = out;
 }
 
 Stage signal(IpcqStage::Signal which, const char* op_kind, const PeAddr& peer, unsigned slot,
@@ -52,33 +84,21 @@ TensorHandle flat_view(uint64_t addr, uint64_t bytes, DType dtype, uint64_t id) 
 Stage dma(StageKind kind, std::string op_kind, const DmaTransfer& t, uint64_t log_addr,
           uint8_t staged) {
   Stage s;
-  s.kind = kind;
   s.op_kind = std::move(op_kind);
-  s.transfer = t;
-  s.bytes = t.total_bytes();
-  s.addr = log_addr;
-  s.staged = staged;
+  set_dma(s, kind, t, log_addr, staged);
   return s;
 }
 
 Stage fetch(std::string op_kind, uint64_t bytes, uint64_t addr, uint8_t staged) {
   Stage s;
-  s.kind = StageKind::kFetch;
   s.op_kind = std::move(op_kind);
-  s.bytes = bytes;
-  s.addr = addr;
-  s.staged = staged;
+  set_fetch(s, bytes, addr, staged);
   return s;
 }
 
 Stage store(const TensorHandle& out, uint8_t staged) {
   Stage s;
-  s.kind = StageKind::kStore;
-  s.op_kind = "store";
-  s.bytes = out.bytes();
-  s.addr = out.addr;
-  s.staged = staged;
-  s.out_view = out;
+  set_store(s, out, staged);
   return s;
 }
 
@@ -190,8 +210,8 @@ Stage tile_math_op(const OpSpec& op, uint64_t elements, Stage::MathOn on) {
   return s;
 }
 
-Stage plan_dma(StageKind kind, uint64_t src, uint64_t dst, uint64_t row_bytes, uint64_t rows,
-               uint64_t src_stride, uint64_t dst_stride, uint8_t staged) {
+void plan_dma(Stage& s, StageKind kind, uint64_t src, uint64_t dst, uint64_t row_bytes,
+              uint64_t rows, uint64_t src_stride, uint64_t dst_stride, uint8_t staged) {
   DmaTransfer t;
   t.src = src;
   t.dst = dst;
@@ -200,28 +220,55 @@ Stage plan_dma(StageKind kind, uint64_t src, uint64_t dst, uint64_t row_bytes, u
   t.src_stride = rows > 1 ? src_stride : 0;
   t.dst_stride = rows > 1 ? dst_stride : 0;
   const bool read = kind == StageKind::kDmaRead;
-  return dma(kind, read ? "dma_read" : "dma_write", t, read ? src : dst, staged);
+  s.op_kind = read ? "dma_read" : "dma_write";
+  set_dma(s, kind, t, read ? src : dst, staged);
+}
+
+Stage plan_dma(StageKind kind, uint64_t src, uint64_t dst, uint64_t row_bytes, uint64_t rows,
+               uint64_t src_stride, uint64_t dst_stride, uint8_t staged) {
+  Stage s;
+  plan_dma(s, kind, src, dst, row_bytes, rows, src_stride, dst_stride, staged);
+  return s;
+}
+
+void tile_fetch(Stage& s, const TensorHandle& a, const TensorHandle& b, bool a_staged) {
+  s.op_kind = "fetch";
+  set_fetch(s, a.bytes() + b.bytes(), a.addr, a_staged ? Stage::kStagedAddr : 0);
 }
 
 Stage tile_fetch(const TensorHandle& a, const TensorHandle& b, bool a_staged) {
-  return fetch("fetch", a.bytes() + b.bytes(), a.addr, a_staged ? Stage::kStagedAddr : 0);
+  Stage s;
+  tile_fetch(s, a, b, a_staged);
+  return s;
 }
 
-Stage tile_gemm(const OpSpec& op, const TensorHandle& a, bool a_staged, const TensorHandle& b,
-                bool b_staged, uint64_t out_addr, bool accumulate_partial) {
+void tile_gemm(Stage& s, const OpSpec& op, const TensorHandle& a, bool a_staged,
+               const TensorHandle& b, bool b_staged, uint64_t out_addr, bool accumulate_partial) {
   const auto mm = static_cast<uint64_t>(a.shape.at(0));
   const auto kk = static_cast<uint64_t>(a.shape.at(1));
   const auto nn = static_cast<uint64_t>(b.shape.at(1));
-  Stage s = gemm(1, 2 * mm * kk * nn, out_addr, a, b);
+  set_gemm(s, 1, 2 * mm * kk * nn, out_addr, a, b);
   s.op = &op;
   if (a_staged) s.staged |= Stage::kStagedA;
   if (b_staged) s.staged |= Stage::kStagedB;
   s.accumulate_partial = accumulate_partial;
+}
+
+Stage tile_gemm(const OpSpec& op, const TensorHandle& a, bool a_staged, const TensorHandle& b,
+                bool b_staged, uint64_t out_addr, bool accumulate_partial) {
+  Stage s;
+  tile_gemm(s, op, a, a_staged, b, b_staged, out_addr, accumulate_partial);
   return s;
 }
 
+void tile_store(Stage& s, const TensorHandle& out, bool staged) {
+  set_store(s, out, staged ? Stage::kStagedAddr | Stage::kStagedOut : 0);
+}
+
 Stage tile_store(const TensorHandle& out, bool staged) {
-  return store(out, staged ? Stage::kStagedAddr | Stage::kStagedOut : 0);
+  Stage s;
+  tile_store(s, out, staged);
+  return s;
 }
 
 // ---- IPCQ chunks -----------------------------------------------------------------

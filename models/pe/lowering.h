@@ -101,6 +101,15 @@ Stage tile_gemm(const OpSpec& op, const TensorHandle& a, bool a_staged, const Te
                 bool b_staged, uint64_t out_addr, bool accumulate_partial);
 Stage tile_store(const TensorHandle& out, bool staged);
 
+// plan_dma() and the three above, written into `s`, a default Stage: a GEMM's
+// plan builds each tile token's stages in place at the end of its list.
+void plan_dma(Stage& s, StageKind kind, uint64_t src, uint64_t dst, uint64_t row_bytes,
+              uint64_t rows, uint64_t src_stride, uint64_t dst_stride, uint8_t staged);
+void tile_fetch(Stage& s, const TensorHandle& a, const TensorHandle& b, bool a_staged);
+void tile_gemm(Stage& s, const OpSpec& op, const TensorHandle& a, bool a_staged,
+               const TensorHandle& b, bool b_staged, uint64_t out_addr, bool accumulate_partial);
+void tile_store(Stage& s, const TensorHandle& out, bool staged);
+
 // ---- IPCQ chunks (PeIpcq) --------------------------------------------------------
 
 // A message of `bytes` travels as this many slot-sized chunks (an empty

@@ -231,38 +231,41 @@ void GemmTiler::stages(unsigned mi, unsigned ni, unsigned ki, std::vector<Stage>
                             ? b->addr + b->block_offset(int64_t{ki} * tk, int64_t{ni} * tn)
                             : b->addr + (uint64_t{ki} * tk * b->stride() + uint64_t{ni} * tn) * eb;
   const uint64_t b_stride = b->tiled() ? nn : static_cast<uint64_t>(b->stride());
+  // Each stage is built in place at the end of the list (emplace_back() and
+  // a builder writing into it), not as a temporary moved in.
   const size_t first = st.size();
   st.reserve(first + 6 + k_ops.size() + out_ops.size());
   if (!a_tcm)
-    st.push_back(lowering::plan_dma(StageKind::kDmaRead, a_at, tiling.slot_a_offset(), kk * ea, mm,
-                                    a->stride() * ea, kk * ea, Stage::kStagedDst));
+    lowering::plan_dma(st.emplace_back(), StageKind::kDmaRead, a_at, tiling.slot_a_offset(),
+                       kk * ea, mm, a->stride() * ea, kk * ea, Stage::kStagedDst);
   if (!b_tcm)
-    st.push_back(lowering::plan_dma(StageKind::kDmaRead, b_at, tiling.slot_b_offset(), nn * eb, kk,
-                                    b_stride * eb, nn * eb, Stage::kStagedDst));
+    lowering::plan_dma(st.emplace_back(), StageKind::kDmaRead, b_at, tiling.slot_b_offset(),
+                       nn * eb, kk, b_stride * eb, nn * eb, Stage::kStagedDst);
   const TensorHandle a_view =
       a_tcm ? lowering::tile_view(a_at, mm, kk, a->stride(), a->dtype)
             : lowering::tile_view(tiling.slot_a_offset(), mm, kk, 0, a->dtype);
   const TensorHandle b_view =
       b_tcm ? lowering::tile_view(b_at, kk, nn, b->stride(), b->dtype)
             : lowering::tile_view(tiling.slot_b_offset(), kk, nn, 0, b->dtype);
-  st.push_back(lowering::tile_fetch(a_view, b_view, !a_tcm));
-  st.push_back(lowering::tile_gemm(*g.op, a_view, !a_tcm, b_view, !b_tcm, out.addr, k_ops.empty()));
+  lowering::tile_fetch(st.emplace_back(), a_view, b_view, !a_tcm);
+  lowering::tile_gemm(st.emplace_back(), *g.op, a_view, !a_tcm, b_view, !b_tcm, out.addr,
+                      k_ops.empty());
   for (size_t q = 0; q < k_ops.size(); ++q) {
-    Stage m = lowering::tile_math_op(*k_ops[q], mm * nn, Stage::MathOn::kPartial);
+    Stage& m = st.emplace_back(lowering::tile_math_op(*k_ops[q], mm * nn, Stage::MathOn::kPartial));
     m.accumulate_partial = q + 1 == k_ops.size();
-    st.push_back(m);
   }
   if (ki + 1 == k_tiles) {
     for (const OpSpec* op : out_ops)
       st.push_back(lowering::tile_math_op(*op, mm * nn, Stage::MathOn::kAccumulator));
     const uint64_t o_at = out.addr + (uint64_t{mi} * tm * out.stride() + uint64_t{ni} * tn) * eo;
-    st.push_back(lowering::tile_store(
-        out_tcm ? lowering::tile_view(o_at, mm, nn, out.stride(), out.dtype)
-                : lowering::tile_view(tiling.slot_c_offset(), mm, nn, 0, out.dtype),
-        !out_tcm));
+    lowering::tile_store(st.emplace_back(),
+                         out_tcm
+                             ? lowering::tile_view(o_at, mm, nn, out.stride(), out.dtype)
+                             : lowering::tile_view(tiling.slot_c_offset(), mm, nn, 0, out.dtype),
+                         !out_tcm);
     if (!out_tcm)
-      st.push_back(lowering::plan_dma(StageKind::kDmaWrite, tiling.slot_c_offset(), o_at, nn * eo,
-                                      mm, nn * eo, out.stride() * eo, Stage::kStagedSrc));
+      lowering::plan_dma(st.emplace_back(), StageKind::kDmaWrite, tiling.slot_c_offset(), o_at,
+                         nn * eo, mm, nn * eo, out.stride() * eo, Stage::kStagedSrc);
   }
   for (size_t s = first; s < st.size(); ++s) {
     Stage& x = st[s];
