@@ -10,7 +10,6 @@ PeTcm::PeTcm(const sc_core::sc_module_name& name, const TcmConfig& cfg, uint64_t
              uint64_t ipcq_bytes)
     : PeEngine(name, EngineKind::kTcm, {"tcm.fetch", "tcm.store"}),
       dma_port("dma_port", cfg.size_bytes, cfg.bandwidth_gbps, cfg.latency_ns),
-      bandwidth_gbps_(cfg.bandwidth_gbps),
       stage_time_(cfg.bandwidth_gbps),
       energy_(cfg.energy),
       staging_offset_(cfg.size_bytes > staging_bytes ? cfg.size_bytes - staging_bytes : 0),

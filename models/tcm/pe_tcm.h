@@ -40,7 +40,6 @@ class PeTcm : public PeEngine {
   void finish_service(TileToken& token, Stage& stage) override;
 
  private:
-  double bandwidth_gbps_;
   mutable TransferTime stage_time_;  // service_time() is const
   MemoryEnergyConfig energy_;
   uint64_t staging_offset_, staging_bytes_, ipcq_offset_;
