@@ -115,10 +115,9 @@ struct TileToken {
 
   Stage& current() { return stages.at(next); }
   bool finished() const { return next >= stages.size(); }
-  // Empties the token for reuse: every field as a new token's, except that
-  // the stage vector keeps its capacity. Never from inside its own on_done.
-  // Back to a default token, keeping the stage vector's and the tile name's
-  // storage (a pooled token is reset per tile). Every field above is reset.
+  // Empties the token for reuse: every field above as a new token's, except
+  // that the stage vector and the tile name keep their storage (a pooled token
+  // is reset per tile). Never from inside its own on_done.
   void reset() {
     cmd_id = 0;
     tile.clear();

@@ -48,11 +48,10 @@ void PhaseEnergy::start() {
   auto reset = [&](Part& p) {
     p.dynamic_pj = dynamic_pj(p);
     p.at_ns = now;
+    p.pj.clear();
   };
   for (Part& p : ranks_) reset(p);
   reset(rest_);
-  for (Part& p : ranks_) p.pj.clear();
-  rest_.pj.clear();
   pj_.clear();
 }
 
