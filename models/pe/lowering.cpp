@@ -236,12 +236,6 @@ void tile_fetch(Stage& s, const TensorHandle& a, const TensorHandle& b, bool a_s
   set_fetch(s, a.bytes() + b.bytes(), a.addr, a_staged ? Stage::kStagedAddr : 0);
 }
 
-Stage tile_fetch(const TensorHandle& a, const TensorHandle& b, bool a_staged) {
-  Stage s;
-  tile_fetch(s, a, b, a_staged);
-  return s;
-}
-
 void tile_gemm(Stage& s, const OpSpec& op, const TensorHandle& a, bool a_staged,
                const TensorHandle& b, bool b_staged, uint64_t out_addr, bool accumulate_partial) {
   const auto mm = static_cast<uint64_t>(a.shape.at(0));
@@ -263,12 +257,6 @@ Stage tile_gemm(const OpSpec& op, const TensorHandle& a, bool a_staged, const Te
 
 void tile_store(Stage& s, const TensorHandle& out, bool staged) {
   set_store(s, out, staged ? Stage::kStagedAddr | Stage::kStagedOut : 0);
-}
-
-Stage tile_store(const TensorHandle& out, bool staged) {
-  Stage s;
-  tile_store(s, out, staged);
-  return s;
 }
 
 // ---- IPCQ chunks -----------------------------------------------------------------

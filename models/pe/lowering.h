@@ -95,20 +95,18 @@ Stage plan_dma(StageKind kind, uint64_t src, uint64_t dst, uint64_t row_bytes, u
 // `out_addr` (the whole output's address), and the STORE of the output tile
 // at its last K step. The views are tile_view()s; `*_staged` marks those
 // in the staging slot. first_k keeps its default here: the plan sets it on
-// every stage of the step.
-Stage tile_fetch(const TensorHandle& a, const TensorHandle& b, bool a_staged);
-Stage tile_gemm(const OpSpec& op, const TensorHandle& a, bool a_staged, const TensorHandle& b,
-                bool b_staged, uint64_t out_addr, bool accumulate_partial);
-Stage tile_store(const TensorHandle& out, bool staged);
-
-// plan_dma() and the three above, written into `s`, a default Stage: a GEMM's
+// every stage of the step. Each writes into `s`, a default Stage: a GEMM's
 // plan builds each tile token's stages in place at the end of its list.
-void plan_dma(Stage& s, StageKind kind, uint64_t src, uint64_t dst, uint64_t row_bytes,
-              uint64_t rows, uint64_t src_stride, uint64_t dst_stride, uint8_t staged);
 void tile_fetch(Stage& s, const TensorHandle& a, const TensorHandle& b, bool a_staged);
 void tile_gemm(Stage& s, const OpSpec& op, const TensorHandle& a, bool a_staged,
                const TensorHandle& b, bool b_staged, uint64_t out_addr, bool accumulate_partial);
 void tile_store(Stage& s, const TensorHandle& out, bool staged);
+Stage tile_gemm(const OpSpec& op, const TensorHandle& a, bool a_staged, const TensorHandle& b,
+                bool b_staged, uint64_t out_addr, bool accumulate_partial);
+
+// plan_dma() written into `s`, a default Stage, as the tile builders above.
+void plan_dma(Stage& s, StageKind kind, uint64_t src, uint64_t dst, uint64_t row_bytes,
+              uint64_t rows, uint64_t src_stride, uint64_t dst_stride, uint8_t staged);
 
 // ---- IPCQ chunks (PeIpcq) --------------------------------------------------------
 
