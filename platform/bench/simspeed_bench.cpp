@@ -129,10 +129,20 @@ Rate measure(Platform& p, const std::function<void()>& work) {
   return r;
 }
 
+// Runs `bench` as `kernbench --bench NAME` would: the op log records only for
+// a bench that reads it back (a run's recording is part of its cost).
 BenchResult run_sub(BenchContext& ctx, Bench& bench, const std::vector<std::string>& params) {
   BenchParams prm(bench.name(), bench.params(), params);
   BenchContext sub{ctx.platform,     prm, false, ctx.topology_file, ctx.topology_overrides,
                    ctx.kernbench_exe};
+  Platform& p = ctx.platform;
+  const bool was = p.op_log_enabled();
+  p.set_op_log_enabled(bench.uses_op_log());
+  struct Restore {
+    Platform& p;
+    bool on;
+    ~Restore() { p.set_op_log_enabled(on); }
+  } restore{p, was};
   return bench.run(sub);
 }
 
