@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -22,12 +23,29 @@ struct Place {
   PeAddr pe;
 };
 
+// The resources a model charges time to (link directions, memory ports, DMA
+// channels, MATH units), each named once and then known by a number: a model
+// adds up the same resources over and over, and names are for the report.
+class Resources {
+ public:
+  uint32_t id(const std::string& name) {
+    const auto [it, added] = ids_.emplace(name, static_cast<uint32_t>(names_.size()));
+    if (added) names_.push_back(name);
+    return it->second;
+  }
+  const std::string& name(uint32_t id) const { return names_[id]; }
+
+ private:
+  std::unordered_map<std::string, uint32_t> ids_;
+  std::vector<std::string> names_;
+};
+
 // One direction of a path: its fixed latencies (crossbars, routers) and the
-// link directions it crosses, by name; the energy knobs of the routers it
-// goes through (each counts a transaction's data bytes once, on its way out).
+// link directions it crosses (Resources ids); the energy knobs of the routers
+// it goes through (each counts a transaction's data bytes once, on its way out).
 struct Route {
   double fixed_ns = 0;
-  std::vector<std::pair<std::string, const LinkConfig*>> wires;
+  std::vector<std::pair<uint32_t, const LinkConfig*>> wires;
   std::vector<const BitEnergyConfig*> routers;
 };
 
@@ -37,22 +55,74 @@ void add_energy(EnergyByClass& to, const EnergyByClass& from) {
 }
 
 // What one chunk of a step occupies, per resource (ns), its latency, and the
-// dynamic energy it spends (pJ, by class).
+// dynamic energy it spends (pJ, by class). `busy` holds each resource once,
+// in the order first charged; a hop's cost is put in the order of the
+// resources' names when it is priced.
 struct Cost {
   double latency_ns = 0;
-  std::map<std::string, double> busy;
+  std::vector<std::pair<uint32_t, double>> busy;
   EnergyByClass pj{};
+  void occupy(uint32_t resource, double ns) {
+    for (auto& [r, t] : busy)
+      if (r == resource) {
+        t += ns;
+        return;
+      }
+    busy.emplace_back(resource, 0.0).second += ns;
+  }
   void add(const Cost& o) {
-    for (const auto& [k, v] : o.busy) busy[k] += v;
+    for (const auto& [r, t] : o.busy) occupy(r, t);
     add_energy(pj, o.pj);
   }
   void spend(EnergyClass c, double e) { pj[static_cast<unsigned>(c)] += e; }
-  std::pair<std::string, double> busiest() const {
-    std::pair<std::string, double> b{"", 0.0};
-    for (const auto& kv : busy)
-      if (kv.second > b.second) b = kv;
-    return b;
+};
+
+// The busy time of many hops' resources added up (a whole step): a value per
+// resource id, and the resources charged, so that clearing costs only those.
+class Tally {
+ public:
+  void add(const Cost& c) {
+    for (const auto& [r, t] : c.busy) {
+      if (r >= ns_.size()) {
+        ns_.resize(r + 1, 0.0);
+        charged_.resize(r + 1, false);
+      }
+      if (!charged_[r]) {
+        charged_[r] = true;
+        order_.push_back(r);
+      }
+      ns_[r] += t;
+    }
   }
+  bool has(uint32_t r) const { return r < charged_.size() && charged_[r]; }
+  double ns(uint32_t r) const { return ns_[r]; }
+  const std::vector<uint32_t>& charged() const { return order_; }
+  // The resource with the most time and that time (the first by name among
+  // equals); none (and 0) when no resource has any.
+  std::pair<const std::string*, double> busiest(const Resources& names) const {
+    const std::string* name = nullptr;
+    double most = 0;
+    for (uint32_t r : order_) {
+      const double t = ns_[r];
+      if (t > most || (t == most && name && names.name(r) < *name)) {
+        most = t;
+        name = &names.name(r);
+      }
+    }
+    return {name, most};
+  }
+  void clear() {
+    for (uint32_t r : order_) {
+      ns_[r] = 0;
+      charged_[r] = false;
+    }
+    order_.clear();
+  }
+
+ private:
+  std::vector<double> ns_;
+  std::vector<bool> charged_;
+  std::vector<uint32_t> order_;
 };
 
 std::string pe_name(const PeAddr& p) {
@@ -99,7 +169,7 @@ class Fabric {
       return r;
     }
     auto pe_link = [&](const PeAddr& p, bool out) {
-      r.wires.emplace_back("PE link " + pe_name(p) + (out ? " out" : " in"), &c_.cube.pe_link);
+      r.wires.emplace_back(unit(out ? Unit::kPeLinkOut : Unit::kPeLinkIn, p), &c_.cube.pe_link);
     };
     r.fixed_ns = xbar + router;
     r.routers.push_back(&c_.cube.router_energy);
@@ -109,9 +179,7 @@ class Fabric {
       if (at == to) return;
       for (unsigned next : grid_.path(at, to)) {
         const unsigned from = back ? next : at, into = back ? at : next;
-        r.wires.emplace_back("cube link " + (sip == 0 ? std::string() : std::to_string(sip) + ":") +
-                                 std::to_string(from) + "->" + std::to_string(into),
-                             &c_.sip.cube_link);
+        r.wires.emplace_back(unit(Unit::kCubeLink, PeAddr{sip, from, into}), &c_.sip.cube_link);
         r.fixed_ns += router;
         r.routers.push_back(&c_.cube.router_energy);
         at = next;
@@ -124,8 +192,9 @@ class Fabric {
       // in through the far SIP's hub and I/O cube.
       const unsigned io = c_.sip.io_cube;
       auto io_link = [&](unsigned sip, bool up) {
-        r.wires.emplace_back("io link " + std::to_string(sip) + ((up != back) ? " up" : " down"),
-                             &c_.sip.io_link);
+        r.wires.emplace_back(
+            names_.id("io link " + std::to_string(sip) + ((up != back) ? " up" : " down")),
+            &c_.sip.io_link);
       };
       cubes(a.sip, a.cube, io);
       io_link(a.sip, true);
@@ -134,8 +203,9 @@ class Fabric {
       for (unsigned at = a.sip; at != x.pe.sip;) {
         const unsigned next = sips_.next_hop(at, x.pe.sip);
         const unsigned from = back ? next : at, into = back ? at : next;
-        r.wires.emplace_back("SIP link " + std::to_string(from) + "->" + std::to_string(into),
-                             &c_.system.sip_link);
+        r.wires.emplace_back(
+            names_.id("SIP link " + std::to_string(from) + "->" + std::to_string(into)),
+            &c_.system.sip_link);
         r.fixed_ns += c_.sip.hub_latency_ns;
         r.routers.push_back(&c_.sip.hub_energy);
         at = next;
@@ -162,7 +232,7 @@ class Fabric {
   // The wires of `r` carry `bytes` of payload: their time, and their energy.
   void load(Cost& cost, const Route& r, double bytes) const {
     for (const auto& w : r.wires) {
-      cost.busy[w.first] += wire_ns(*w.second, bytes);
+      cost.occupy(w.first, wire_ns(*w.second, bytes));
       cost.spend(EnergyClass::kLink,
                  w.second->energy.pj_per_bit * 8 * wire_bytes(*w.second, bytes));
     }
@@ -194,16 +264,15 @@ class Fabric {
     };
     switch (x.mem) {
       case RingSpace::kTcm:
-        cost.busy["TCM " + pe_name(x.pe)] += bytes / c_.pe.tcm.bandwidth_gbps;
+        cost.occupy(unit(Unit::kTcm, x.pe), bytes / c_.pe.tcm.bandwidth_gbps);
         energy(EnergyClass::kTcm, c_.pe.tcm.energy);
         break;
       case RingSpace::kHbm:
-        cost.busy["HBM " + pe_name(x.pe)] += bytes / c_.pe_hbm_bandwidth_gbps();
+        cost.occupy(unit(Unit::kHbm, x.pe), bytes / c_.pe_hbm_bandwidth_gbps());
         energy(EnergyClass::kHbm, c_.pe.hbm.energy);
         break;
       case RingSpace::kSram:
-        cost.busy["SRAM " + std::to_string(x.pe.sip) + "." + std::to_string(x.pe.cube)] +=
-            bytes / c_.cube.sram.bandwidth_gbps;
+        cost.occupy(unit(Unit::kSram, x.pe), bytes / c_.cube.sram.bandwidth_gbps);
         energy(EnergyClass::kSram, c_.cube.sram.energy);
         break;
     }
@@ -215,8 +284,7 @@ class Fabric {
   Cost transfer(const PeAddr& a, const Place& src, const Place& dst, double bytes) const {
     Cost t;
     const bool into_tcm = dst.mem == RingSpace::kTcm && dst.pe == a;
-    t.busy[std::string(into_tcm ? "DMA read channel " : "DMA write channel ") + pe_name(a)] +=
-        c_.pe.dma.setup_ns;
+    t.occupy(unit(into_tcm ? Unit::kDmaRead : Unit::kDmaWrite, a), c_.pe.dma.setup_ns);
     const Route &rq = route(a, src, false), &rs = route(a, src, true);
     const Route &wq = route(a, dst, false), &wa = route(a, dst, true);
     t.latency_ns = c_.pe.dma.setup_ns + one_way(rq, 0) + access_ns(src, bytes) +
@@ -247,6 +315,46 @@ class Fabric {
   }
 
   const TopologyConfig& config() const { return c_; }
+  const Resources& resources() const { return names_; }
+
+  // A unit of PE `p` (of its cube, for kSram) that a transfer or an add keeps
+  // busy; for kCubeLink, the link of SIP p.sip from cube p.cube to cube p.pe.
+  enum class Unit : uint8_t {
+    kTcm,
+    kHbm,
+    kSram,
+    kDmaRead,
+    kDmaWrite,
+    kMath,
+    kPeLinkOut,
+    kPeLinkIn,
+    kCubeLink
+  };
+  uint32_t unit(Unit u, const PeAddr& p) const {
+    const auto key = std::make_pair(u, u == Unit::kSram ? PeAddr{p.sip, p.cube, 0} : p);
+    auto it = units_.find(key);
+    if (it != units_.end()) return it->second;
+    return units_.emplace(key, names_.id(unit_name(u, p))).first->second;
+  }
+  static std::string unit_name(Unit u, const PeAddr& p) {
+    if (u == Unit::kSram) return "SRAM " + std::to_string(p.sip) + "." + std::to_string(p.cube);
+    if (u == Unit::kCubeLink)
+      return "cube link " + (p.sip == 0 ? std::string() : std::to_string(p.sip) + ":") +
+             std::to_string(p.cube) + "->" + std::to_string(p.pe);
+    // A PE's unit: its name around the PE's (in the order of Unit).
+    static const char* const kBefore[] = {
+        "TCM ",  "HBM ",     "",        "DMA read channel ", "DMA write channel ",
+        "MATH ", "PE link ", "PE link "};
+    static const char* const kAfter[] = {"", "", "", "", "", "", " out", " in"};
+    const auto i = static_cast<size_t>(u);
+    return kBefore[i] + pe_name(p) + kAfter[i];
+  }
+  // The order of `c`'s resources by name (how a hop's cost keeps them).
+  void sort_by_name(Cost& c) const {
+    std::sort(c.busy.begin(), c.busy.end(), [this](const auto& a, const auto& b) {
+      return names_.name(a.first) < names_.name(b.first);
+    });
+  }
 
  private:
   struct RouteKey {
@@ -263,6 +371,8 @@ class Fabric {
   CubeGrid grid_;
   SipGraph sips_;
   mutable std::map<RouteKey, Route> routes_;
+  mutable Resources names_;
+  mutable std::map<std::pair<Unit, PeAddr>, uint32_t> units_;
 };
 
 uint64_t chunks_of(double bytes, uint64_t slot) {
@@ -272,6 +382,7 @@ uint64_t chunks_of(double bytes, uint64_t slot) {
 // One chunk's way from `s` into `r`'s ring and through `r`'s consumption.
 struct Hop {
   PeAddr s, r;
+  bool operator<(const Hop& o) const { return std::tie(s, r) < std::tie(o.s, o.r); }
 };
 
 struct StepCost {
@@ -297,28 +408,13 @@ class Model {
   double send_dispatch_ns() const { return dispatch_ns(IpcqSendCmd::logical_bytes()); }
 
   // Every hop of `hops` moving one chunk of `bytes` at once, consumed as an
-  // add (`reduce`) or a copy.
-  StepCost step(const std::vector<Hop>& hops, double bytes, bool reduce) const {
-    StepCost st;
-    Cost all;
-    std::vector<const Cost*> each;
-    for (const Hop& h : hops) {
-      each.push_back(&hop(h, bytes, reduce));
-      all.add(*each.back());
-      st.hop_ns = std::max(st.hop_ns, each.back()->latency_ns);
-      st.from[h.s] = {h.r, each.back()->latency_ns};
-    }
-    const auto b = all.busiest();
-    st.chunk_ns = st.resource_ns = b.second;
-    st.bottleneck = b.first;
-    for (size_t i = 0; i < hops.size(); ++i) {
-      const double cycle = credit_cycle_ns(*each[i], all, f_.message_ns(hops[i].r, hops[i].s));
-      if (cycle > st.chunk_ns * (1 + 1e-9)) {
-        st.chunk_ns = cycle;
-        st.bottleneck = "IPCQ credits with queueing (" + b.first + ")";
-      }
-    }
-    return st;
+  // add (`reduce`) or a copy. Priced once per (hops, bytes, reduce): a
+  // ring's steps move the same hops again and again.
+  const StepCost& step(const std::vector<Hop>& hops, double bytes, bool reduce) const {
+    auto it = steps_.find(StepKeyRef{bytes, reduce, &hops});
+    if (it == steps_.end())
+      it = steps_.emplace(StepKey{bytes, reduce, hops}, price_step(hops, bytes, reduce)).first;
+    return it->second;
   }
 
   // A ring's `slots` credits circulate: a chunk's credit comes back after its
@@ -327,12 +423,12 @@ class Model {
   // load on them, every hop moving its chunk) and the rest of the hop as pure
   // delay, gives the time per chunk once queueing at busy resources has
   // stretched the loop (never below the busiest resource's time).
-  double credit_cycle_ns(const Cost& one, const Cost& all, double credit_ns) const {
+  double credit_cycle_ns(const Cost& one, const Tally& all, double credit_ns) const {
     std::vector<double> demand;
     double own = 0;
-    for (const auto& kv : one.busy) {
-      demand.push_back(all.busy.at(kv.first));
-      own += kv.second;
+    for (const auto& [r, t] : one.busy) {  // by name: a hop's cost
+      demand.push_back(all.ns(r));
+      own += t;
     }
     const double delay = std::max(0.0, one.latency_ns + credit_ns - own);
     std::vector<double> queue(demand.size(), 0.0), resid(demand.size());
@@ -355,12 +451,14 @@ class Model {
   // chunk at once.
   double shared_ns(const std::vector<Hop>& earlier, const std::vector<Hop>& later, double bytes,
                    bool reduce) const {
-    Cost a, b;
+    Tally &a = tally_[0], &b = tally_[1];
     for (const Hop& h : earlier) a.add(hop(h, bytes, reduce));
     for (const Hop& h : later) b.add(hop(h, bytes, reduce));
     double s = 0;
-    for (const auto& [res, ns] : a.busy)
-      if (b.busy.count(res) != 0) s = std::max(s, ns);
+    for (uint32_t r : a.charged())
+      if (b.has(r)) s = std::max(s, a.ns(r));
+    a.clear();
+    b.clear();
     return s;
   }
 
@@ -396,12 +494,41 @@ class Model {
   }
 
  private:
+  StepCost price_step(const std::vector<Hop>& hops, double bytes, bool reduce) const {
+    StepCost st;
+    Tally& all = tally_[0];
+    std::vector<const Cost*> each;
+    for (const Hop& h : hops) {
+      each.push_back(&hop(h, bytes, reduce));
+      all.add(*each.back());
+      st.hop_ns = std::max(st.hop_ns, each.back()->latency_ns);
+      st.from[h.s] = {h.r, each.back()->latency_ns};
+    }
+    const auto b = all.busiest(f_.resources());
+    const std::string busiest = b.first ? *b.first : std::string();
+    st.chunk_ns = st.resource_ns = b.second;
+    st.bottleneck = busiest;
+    for (size_t i = 0; i < hops.size(); ++i) {
+      const double cycle = credit_cycle_ns(*each[i], all, f_.message_ns(hops[i].r, hops[i].s));
+      if (cycle > st.chunk_ns * (1 + 1e-9)) {
+        st.chunk_ns = cycle;
+        st.bottleneck = "IPCQ credits with queueing (" + busiest + ")";
+      }
+    }
+    all.clear();
+    return st;
+  }
+
   // One hop's cost, priced once per (hop, bytes, reduce): a model asks for
   // the same hop in every step and energy charge that moves it.
   const Cost& hop(const Hop& h, double bytes, bool reduce) const {
     const auto key = std::make_tuple(h.s, h.r, bytes, reduce);
     auto it = hops_.find(key);
-    if (it == hops_.end()) it = hops_.emplace(key, price_hop(h, bytes, reduce)).first;
+    if (it == hops_.end()) {
+      Cost c = price_hop(h, bytes, reduce);
+      f_.sort_by_name(c);
+      it = hops_.emplace(key, std::move(c)).first;
+    }
     return it->second;
   }
   Cost price_hop(const Hop& h, double bytes, bool reduce) const {
@@ -422,7 +549,7 @@ class Model {
     if (buffer_ == RingSpace::kTcm && data_ == RingSpace::kTcm) {
       if (reduce) {
         c.latency_ns += math;
-        c.busy["MATH " + pe_name(h.r)] += math;
+        c.occupy(f_.unit(Fabric::Unit::kMath, h.r), math);
       } else {
         const Cost copy = f_.transfer(h.r, ring_r, tcm_r, bytes);
         c.latency_ns += copy.latency_ns;
@@ -444,7 +571,7 @@ class Model {
       c.latency_ns += in.latency_ns + math + out.latency_ns;
       c.add(in);
       c.add(out);
-      c.busy["MATH " + pe_name(h.r)] += math;
+      c.occupy(f_.unit(Fabric::Unit::kMath, h.r), math);
       return c;
     }
     // Staged through TCM scratch: ring and vector in (submitted together, the
@@ -456,14 +583,37 @@ class Model {
     c.add(in1);
     c.add(in2);
     c.add(out);
-    c.busy["MATH " + pe_name(h.r)] += math;
+    c.occupy(f_.unit(Fabric::Unit::kMath, h.r), math);
     return c;
   }
+
+  // The key of a priced step, and a look-up's view of one (no copy of the hops).
+  struct StepKey {
+    double bytes;
+    bool reduce;
+    std::vector<Hop> hops;
+  };
+  struct StepKeyRef {
+    double bytes;
+    bool reduce;
+    const std::vector<Hop>* hops;
+  };
+  struct StepKeyLess {
+    using is_transparent = void;
+    static auto tie(const StepKey& k) { return std::tie(k.bytes, k.reduce, k.hops); }
+    static auto tie(const StepKeyRef& k) { return std::tie(k.bytes, k.reduce, *k.hops); }
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return tie(a) < tie(b);
+    }
+  };
 
   Fabric f_;
   const TopologyConfig& c_;
   RingSpace buffer_, data_;
   mutable std::map<std::tuple<PeAddr, PeAddr, double, bool>, Cost> hops_;
+  mutable std::map<StepKey, StepCost, StepKeyLess> steps_;
+  mutable Tally tally_[2];  // scratch sums of a step (and of shared_ns's second group)
 };
 
 using RingOf = fw::RingView (fw::CollectiveGroup::*)(const PeAddr&) const;
@@ -513,36 +663,37 @@ class Builder {
     ph.name = name;
     ph.steps = static_cast<unsigned>(steps.size());
     const uint64_t slot = c_.pe.ipcq.slot_bytes;
-    std::vector<StepCost> cost;
+    std::vector<const StepCost*> cost;
     std::vector<uint64_t> chunks;
     for (const Step& s : steps) {
       chunks.push_back(chunks_of(s.bytes, slot));
       cost.push_back(
-          m_.step(s.hops, std::min<double>(s.bytes, static_cast<double>(slot)), s.reduce));
-      if (cost.back().chunk_ns > ph.chunk_ns) {
-        ph.chunk_ns = cost.back().chunk_ns;
-        ph.resource_ns = cost.back().resource_ns;
-        ph.bottleneck = cost.back().bottleneck;
+          &m_.step(s.hops, std::min<double>(s.bytes, static_cast<double>(slot)), s.reduce));
+      if (cost.back()->chunk_ns > ph.chunk_ns) {
+        ph.chunk_ns = cost.back()->chunk_ns;
+        ph.resource_ns = cost.back()->resource_ns;
+        ph.bottleneck = cost.back()->bottleneck;
         ph.chunks = chunks.back();
       }
     }
-    ph.hop_ns = cost.front().hop_ns;
+    ph.hop_ns = cost.front()->hop_ns;
     // A chunk forwarded from step to step walks consecutive hops of its ring
     // (a mesh's long wrap hop once per lap): the slowest such walk.
     double t = 0;
-    for (const auto& start : cost.front().from) {
+    for (const auto& start : cost.front()->from) {
       PeAddr at = start.first;
       double walk = 0;
       for (size_t j = 0; j < steps.size(); ++j) {
-        const auto it = cost[j].from.find(at);
-        const double hop = it == cost[j].from.end() ? cost[j].hop_ns : it->second.second;
-        const double stream = static_cast<double>(chunks[j]) * cost[j].chunk_ns;
+        const StepCost& c = *cost[j];
+        const auto it = c.from.find(at);
+        const double hop = it == c.from.end() ? c.hop_ns : it->second.second;
+        const double stream = static_cast<double>(chunks[j]) * c.chunk_ns;
         walk += j == 0 ? hop : std::max(hop, stream);
-        if (it != cost[j].from.end()) at = it->second.first;
+        if (it != c.from.end()) at = it->second.first;
       }
       t = std::max(t, walk);
     }
-    t += static_cast<double>(chunks.back() - 1) * cost.back().chunk_ns;
+    t += static_cast<double>(chunks.back() - 1) * cost.back()->chunk_ns;
     if (barrier_before) t += m_.send_dispatch_ns();
     ph.ns = t;
     return ph;
@@ -555,7 +706,7 @@ class Builder {
     const uint64_t slot = c_.pe.ipcq.slot_bytes;
     const uint64_t m = chunks_of(bytes, slot);
     const double chunk = std::min<double>(bytes, static_cast<double>(slot));
-    const StepCost all = m_.step(hops, chunk, reduce);
+    const StepCost& all = m_.step(hops, chunk, reduce);
     double lat = 0;  // every hop's latency once: the step priced them all
     for (const auto& hop : all.from) lat += hop.second.second;
     out_.phases.push_back({name, static_cast<unsigned>(hops.size()), m,
@@ -567,7 +718,7 @@ class Builder {
                               bool reduce) const {
     const uint64_t slot = c_.pe.ipcq.slot_bytes;
     const uint64_t m = chunks_of(bytes, slot);
-    const StepCost sc = m_.step(hops, std::min<double>(bytes, static_cast<double>(slot)), reduce);
+    const StepCost& sc = m_.step(hops, std::min<double>(bytes, static_cast<double>(slot)), reduce);
     return {name,
             1,
             m,
