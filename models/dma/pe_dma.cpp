@@ -76,18 +76,13 @@ bool PeDma::goes_async(const DmaTransfer& t) const {
   if (!memory(src) || !memory(dst)) return false;
   // A burst the fabric would refuse (past the end of its memory) is left to a
   // worker, which raises the fault from its own thread, as it always has.
+  // A copy within one memory is async too: its write, issued by the read's
+  // response from inside the queue's end of service, queues behind what that
+  // queue serves next exactly as a worker's write would.
   const uint32_t last = t.rows - 1;
-  if (!map_.resolve(t.src, t.row_bytes, nullptr) || !map_.resolve(t.dst, t.row_bytes, nullptr) ||
-      !map_.resolve(t.src_row(last), t.row_bytes, nullptr) ||
-      !map_.resolve(t.dst_row(last), t.row_bytes, nullptr))
-    return false;
-  // Within one memory the write could reach the queue that is just serving
-  // the read: that stays a worker's.
-  const bool same =
-      src->space == dst->space &&
-      (src->space == Space::kHost || (src->sip == dst->sip && src->cube == dst->cube &&
-                                      (src->space == Space::kSram || src->pe == dst->pe)));
-  return !same;
+  return map_.resolve(t.src, t.row_bytes, nullptr) && map_.resolve(t.dst, t.row_bytes, nullptr) &&
+         map_.resolve(t.src_row(last), t.row_bytes, nullptr) &&
+         map_.resolve(t.dst_row(last), t.row_bytes, nullptr);
 }
 
 PeDma::Channel PeDma::channel_for(const DmaTransfer& t) const {

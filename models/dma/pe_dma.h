@@ -16,13 +16,13 @@
 // submitted to the channel as transfers (consecutive DMA stages of one token
 // together) and the token moves on when they have all landed.
 //
-// A burst between two memories (HBM, TCM, cube SRAM, host memory; not both
-// in the same one) takes no worker: it is carried with non-blocking
+// A burst from memory to memory (HBM, TCM, cube SRAM, host memory; two of
+// them or within one) takes no worker: it is carried with non-blocking
 // transports (the read's response issues the write), and its end, when the
 // write's response has come back and its return latency has passed, runs
-// from the calendar. Same instants and deltas as a worker's blocking calls,
-// without a thread (and its stack) per burst in flight. Workers carry the
-// rest (a copy within one memory).
+// from the calendar. Same instants as a worker's blocking calls, without a
+// thread (and its stack) per burst in flight. Workers carry the rest: a
+// burst that reaches no memory, or that the fabric would refuse.
 //
 // A burst that comes back with a TLM error is a simulation fault: SC_REPORT_ERROR
 // naming this module, the command id, the address and why the map rejected it.

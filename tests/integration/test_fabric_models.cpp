@@ -327,7 +327,7 @@ unsigned threads_under(const sc_core::sc_object& obj, const std::string& prefix)
 // A burst between the PE's own HBM and TCM is carried without a worker
 // thread, and takes exactly the time of its blocking steps: setup, the xbar
 // in, the HBM pseudo-channel's service and access latency, the xbar back,
-// then the same for the TCM write.
+// then the same for the TCM write. So is a copy within the TCM.
 TEST(PeDmaModel, ALocalBurstTakesItsBlockingStepsTimeWithoutAWorker) {
   Platform p(tiny());
   p.set_data_mode(true);
@@ -354,10 +354,17 @@ TEST(PeDmaModel, ALocalBurstTakesItsBlockingStepsTimeWithoutAWorker) {
   pe.dma.submit(DmaTransfer::contiguous(m.hbm(0, 0, 1), m.tcm(0, 0, 0), 1024, 6), nullptr);
   p.run();
   EXPECT_EQ(threads_under(pe.dma, "thread_p"), 0u);
-  // A copy within one memory (TCM to TCM) is a worker's.
-  pe.dma.submit(DmaTransfer::contiguous(m.tcm(0, 0, 0), m.tcm(0, 0, 0, 4096), 1024, 7), nullptr);
+  // A copy within one memory (TCM to TCM) takes no worker either, and the time
+  // of its blocking steps: the read, then the write, through the same port.
+  DmaResult copy;
+  pe.dma.submit(DmaTransfer::contiguous(m.tcm(0, 0, 0, 2048), m.tcm(0, 0, 0, 8192), 1024, 7),
+                [&](const DmaTransfer&, const DmaResult& r) { copy = r; });
   p.run();
-  EXPECT_EQ(threads_under(pe.dma, "thread_p"), 1u);
+  const double tcm_read = xbar + 1024 / c.pe.tcm.bandwidth_gbps + c.pe.tcm.latency_ns + xbar;
+  EXPECT_DOUBLE_EQ(copy.finished_ns - copy.started_ns, tcm_read + write);
+  pe.tcm.dma_port.store().read(8192, got.data(), got.size());
+  EXPECT_EQ(got, bytes);
+  EXPECT_EQ(threads_under(pe.dma, "thread_p"), 0u);
 }
 
 // A burst across links and routers takes, without a worker, the time of its
