@@ -11,6 +11,8 @@
 // worker); a payload without one is refused by the hops.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <tlm>
 #include <vector>
 
@@ -22,11 +24,10 @@ struct HopStack : tlm::tlm_extension<HopStack> {
     int port = -1;
     void* state = nullptr;
   };
-  std::vector<Frame> frames;
 
   tlm::tlm_extension_base* clone() const override { return new HopStack(*this); }
   void copy_from(const tlm::tlm_extension_base& other) override {
-    frames = static_cast<const HopStack&>(other).frames;
+    *this = static_cast<const HopStack&>(other);
   }
   // The payload's stack, or null when its initiator attached none.
   static HopStack* of(tlm::tlm_generic_payload& trans) {
@@ -34,12 +35,30 @@ struct HopStack : tlm::tlm_extension<HopStack> {
     trans.get_extension(h);
     return h;
   }
-  void push(Frame frame) { frames.push_back(frame); }
+  // The first frames are kept in the stack itself, the rest of a long path
+  // (across SIP links) after them: every hop reads its frame where the
+  // payload's extension already brought it.
+  void push(Frame frame) {
+    if (size_ < kInline)
+      near_[size_] = frame;
+    else
+      far_.push_back(frame);
+    ++size_;
+  }
   Frame pop() {
-    const Frame f = frames.back();
-    frames.pop_back();
+    --size_;
+    if (size_ < kInline) return near_[size_];
+    const Frame f = far_.back();
+    far_.pop_back();
     return f;
   }
+  size_t size() const { return size_; }
+
+ private:
+  static constexpr size_t kInline = 14;
+  std::array<Frame, kInline> near_{};
+  std::vector<Frame> far_;
+  size_t size_ = 0;
 };
 
 }  // namespace kb
