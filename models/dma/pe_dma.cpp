@@ -26,16 +26,6 @@ namespace {
 constexpr const char* kDmaMsgType = "/kernbench/pe_dma";
 constexpr uint64_t kBurstSeqMask = (uint64_t{1} << 38) - 1;
 
-// An async burst's payload carries its AsyncBurst, for the responses.
-template <class Run>
-struct AsyncBurstLink : tlm::tlm_extension<AsyncBurstLink<Run>> {
-  Run* run = nullptr;
-  tlm::tlm_extension_base* clone() const override { return new AsyncBurstLink(*this); }
-  void copy_from(const tlm::tlm_extension_base& other) override {
-    run = static_cast<const AsyncBurstLink&>(other).run;
-  }
-};
-
 void set_burst(tlm::tlm_generic_payload& trans, bool is_read, uint64_t addr, unsigned char* data,
                unsigned len) {
   trans.set_command(is_read ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
@@ -368,11 +358,10 @@ void PeDma::start_async_burst(ChannelState& ch, const Burst& b) {
     run = &ch.async_bursts.emplace_back();
     run->dma = this;
     run->ch = &ch;
-    run->trans.set_extension(new RequestOrder);  // owned by the payload
+    run->trans.run = run;
+    run->order = new RequestOrder;
+    run->trans.set_extension(run->order);  // owned by the payload
     run->trans.set_extension(new HopStack);
-    auto* link = new AsyncBurstLink<AsyncBurst>;
-    link->run = run;
-    run->trans.set_extension(link);
   } else {
     run = ch.spare_async.back();
     ch.spare_async.pop_back();
@@ -380,9 +369,7 @@ void PeDma::start_async_burst(ChannelState& ch, const Burst& b) {
   run->burst = b;
   run->writing = false;
   run->failed = false;
-  RequestOrder* order = nullptr;
-  run->trans.get_extension(order);
-  order->key = b.order;
+  run->order->key = b.order;
   unsigned char* data;
   if (data_mode_) {
     run->data.resize(cfg_.burst_bytes);
@@ -402,9 +389,8 @@ void PeDma::start_async_burst(ChannelState& ch, const Burst& b) {
 
 tlm::tlm_sync_enum PeDma::nb_transport_bw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                           sc_core::sc_time& delay) {
-  AsyncBurstLink<AsyncBurst>* link = nullptr;
-  trans.get_extension(link);
-  AsyncBurst& run = *link->run;
+  // Only async bursts' payloads go out non-blocking from `port`.
+  AsyncBurst& run = *static_cast<BurstPayload&>(trans).run;
   if (phase == tlm::BEGIN_RESP && !run.writing && !trans.is_response_error()) {
     run.writing = true;
     set_burst(trans, false, run.burst.dst, trans.get_data_ptr(), trans.get_data_length());

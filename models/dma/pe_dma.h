@@ -50,6 +50,8 @@
 
 namespace kb {
 
+struct RequestOrder;
+
 class PeDma : public PeEngine {
  public:
   enum class Channel { kRead = 0, kWrite = 1 };
@@ -129,13 +131,19 @@ class PeDma : public PeEngine {
     uint64_t order;  // request order key (models/common/request_order.h)
   };
   struct ChannelState;
+  struct AsyncBurst;
+  // An async burst's payload: the responses find their burst through it.
+  struct BurstPayload final : tlm::tlm_generic_payload {
+    AsyncBurst* run = nullptr;
+  };
   // A burst in flight with no worker: its payload, and where it stands. The
   // calendar runs on_time() at its end.
   struct AsyncBurst final : Calendar::Timer {
     PeDma* dma = nullptr;
     ChannelState* ch = nullptr;
     Burst burst{};
-    tlm::tlm_generic_payload trans;
+    BurstPayload trans;
+    RequestOrder* order = nullptr;  // the payload's extension (it owns it)
     bool writing = false;             // the read has come back; the write is out
     bool failed = false;              // a transport was refused
     std::vector<unsigned char> data;  // data mode: the burst's bytes
