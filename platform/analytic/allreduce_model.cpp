@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <set>
 #include <sstream>
@@ -47,6 +48,17 @@ struct Route {
   double fixed_ns = 0;
   std::vector<std::pair<uint32_t, const LinkConfig*>> wires;
   std::vector<const BitEnergyConfig*> routers;
+};
+
+// A hash of a few integers (the key of a cached route or hop).
+struct KeyHash {
+  static uint64_t mix(uint64_t h, uint64_t v) {
+    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    return h;
+  }
+  static uint64_t of(const PeAddr& p) {
+    return (uint64_t{p.sip} << 42) ^ (uint64_t{p.cube} << 21) ^ p.pe;
+  }
 };
 
 // to += from, class by class.
@@ -362,15 +374,21 @@ class Fabric {
     RingSpace mem;
     PeAddr x;
     bool back;
-    bool operator<(const RouteKey& o) const {
-      return std::tie(a, mem, x, back) < std::tie(o.a, o.mem, o.x, o.back);
+    bool operator==(const RouteKey& o) const {
+      return a == o.a && mem == o.mem && x == o.x && back == o.back;
+    }
+  };
+  struct RouteKeyHash {
+    size_t operator()(const RouteKey& k) const {
+      const uint64_t h = KeyHash::mix(KeyHash::of(k.a), KeyHash::of(k.x));
+      return KeyHash::mix(h, static_cast<uint64_t>(k.mem) << 1 | uint64_t{k.back});
     }
   };
 
   const TopologyConfig& c_;
   CubeGrid grid_;
   SipGraph sips_;
-  mutable std::map<RouteKey, Route> routes_;
+  mutable std::unordered_map<RouteKey, Route, RouteKeyHash> routes_;
   mutable Resources names_;
   mutable std::map<std::pair<Unit, PeAddr>, uint32_t> units_;
 };
@@ -522,7 +540,7 @@ class Model {
   // One hop's cost, priced once per (hop, bytes, reduce): a model asks for
   // the same hop in every step and energy charge that moves it.
   const Cost& hop(const Hop& h, double bytes, bool reduce) const {
-    const auto key = std::make_tuple(h.s, h.r, bytes, reduce);
+    const HopKey key{h.s, h.r, bytes, reduce};
     auto it = hops_.find(key);
     if (it == hops_.end()) {
       Cost c = price_hop(h, bytes, reduce);
@@ -611,7 +629,24 @@ class Model {
   Fabric f_;
   const TopologyConfig& c_;
   RingSpace buffer_, data_;
-  mutable std::map<std::tuple<PeAddr, PeAddr, double, bool>, Cost> hops_;
+  struct HopKey {
+    PeAddr s, r;
+    double bytes;
+    bool reduce;
+    bool operator==(const HopKey& o) const {
+      return s == o.s && r == o.r && bytes == o.bytes && reduce == o.reduce;
+    }
+  };
+  struct HopKeyHash {
+    size_t operator()(const HopKey& k) const {
+      const double bytes = k.bytes == 0 ? 0.0 : k.bytes;  // -0 == 0: one hash
+      uint64_t bits = 0;
+      std::memcpy(&bits, &bytes, sizeof bits);
+      const uint64_t h = KeyHash::mix(KeyHash::of(k.s), KeyHash::of(k.r));
+      return KeyHash::mix(KeyHash::mix(h, bits), uint64_t{k.reduce});
+    }
+  };
+  mutable std::unordered_map<HopKey, Cost, HopKeyHash> hops_;
   mutable std::map<StepKey, StepCost, StepKeyLess> steps_;
   mutable Tally tally_[2];  // scratch sums of a step (and of shared_ns's second group)
 };
