@@ -64,11 +64,11 @@ bool PeDma::goes_async(const DmaTransfer& t) const {
                  l->space == Space::kHost);
   };
   if (!memory(src) || !memory(dst)) return false;
-  // A burst the fabric would refuse (past the end of its memory) is left to a
-  // worker, which raises the fault from its own thread, as it always has.
   // A copy within one memory is async too: its write, issued by the read's
   // response from inside the queue's end of service, queues behind what that
-  // queue serves next exactly as a worker's write would.
+  // queue serves next exactly as a worker's write would. A burst the fabric
+  // would refuse (past the end of its memory) is left to a worker, which
+  // raises the fault from its own thread, as it always has.
   const uint32_t last = t.rows - 1;
   return map_.resolve(t.src, t.row_bytes, nullptr) && map_.resolve(t.dst, t.row_bytes, nullptr) &&
          map_.resolve(t.src_row(last), t.row_bytes, nullptr) &&
