@@ -464,8 +464,8 @@ void PeIpcq::consume_chunk(RecvQueue& q, RecvJob& job, uint64_t k, unsigned slot
   t->has_peer = true;
   t->msg = q.slot_msg[slot];
   lowering::recv_chunk(r, c, self_, t->stages);
-  t->stages.push_back(
-      lowering::credit(q.peer, slot, map_.ipcq(q.peer.sip, q.peer.cube, q.peer.pe)));
+  lowering::credit(t->stages.emplace_back(), q.peer, slot,
+                   map_.ipcq(q.peer.sip, q.peer.cube, q.peer.pe));
   ++chunks_in_flight_;
   ++stats_.chunks_received;
   ch.queue = &q;

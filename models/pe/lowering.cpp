@@ -55,16 +55,14 @@ void set_store(Stage& s, const TensorHandle& out, uint8_t staged) {
   s.out_view = out;
 }
 
-Stage signal(IpcqStage::Signal which, const char* op_kind, const PeAddr& peer, unsigned slot,
-             uint64_t peer_regs) {
-  Stage s;
+void set_signal(Stage& s, IpcqStage::Signal which, const char* op_kind, const PeAddr& peer,
+                unsigned slot, uint64_t peer_regs) {
   s.kind = StageKind::kIpcqSignal;
   s.op_kind = op_kind;
   s.ipcq.signal = which;
   s.ipcq.peer = peer;
   s.ipcq.slot = slot;
   s.addr = peer_regs;
-  return s;
 }
 
 // A 1-D view of `bytes` at `addr` (an IPCQ chunk as PE_MATH sees it).
@@ -269,21 +267,34 @@ uint64_t chunk_bytes(uint64_t total, uint64_t k, uint64_t slot_bytes) {
   return std::min<uint64_t>(slot_bytes, total - k * slot_bytes);
 }
 
-Stage doorbell(const PeAddr& peer, unsigned slot, uint64_t bytes, uint64_t peer_regs) {
-  Stage s = signal(IpcqStage::Signal::kDoorbell, "doorbell", peer, slot, peer_regs);
+void doorbell(Stage& s, const PeAddr& peer, unsigned slot, uint64_t bytes, uint64_t peer_regs) {
+  set_signal(s, IpcqStage::Signal::kDoorbell, "doorbell", peer, slot, peer_regs);
   s.ipcq.bytes = bytes;
+}
+
+Stage doorbell(const PeAddr& peer, unsigned slot, uint64_t bytes, uint64_t peer_regs) {
+  Stage s;
+  doorbell(s, peer, slot, bytes, peer_regs);
   return s;
 }
 
+void credit(Stage& s, const PeAddr& peer, unsigned slot, uint64_t peer_regs) {
+  set_signal(s, IpcqStage::Signal::kCredit, "credit", peer, slot, peer_regs);
+}
+
 Stage credit(const PeAddr& peer, unsigned slot, uint64_t peer_regs) {
-  return signal(IpcqStage::Signal::kCredit, "credit", peer, slot, peer_regs);
+  Stage s;
+  credit(s, peer, slot, peer_regs);
+  return s;
 }
 
 void send_chunk(uint64_t cmd_id, uint64_t src, uint64_t slot_addr, uint64_t len, const PeAddr& peer,
                 unsigned slot, uint64_t peer_regs, std::vector<Stage>& out) {
-  out.push_back(dma(StageKind::kDmaWrite, "ipcq_send",
-                    DmaTransfer::contiguous(src, slot_addr, len, cmd_id), slot_addr));
-  out.push_back(doorbell(peer, slot, len, peer_regs));
+  Stage& write = out.emplace_back();
+  write.op_kind = "ipcq_send";
+  set_dma(write, StageKind::kDmaWrite, DmaTransfer::contiguous(src, slot_addr, len, cmd_id),
+          slot_addr, 0);
+  doorbell(out.emplace_back(), peer, slot, len, peer_regs);
 }
 
 bool in_own_tcm(uint64_t addr, const Location& self) {
@@ -299,8 +310,10 @@ bool reduce_needs_scratch(const RecvChunk& c, const Location& self) {
 void recv_chunk(const IpcqRecvCmd& r, const RecvChunk& c, const Location& self,
                 std::vector<Stage>& out) {
   auto move = [&](uint64_t from, uint64_t to, const char* what) {
-    out.push_back(dma(in_own_tcm(to, self) ? StageKind::kDmaRead : StageKind::kDmaWrite, what,
-                      DmaTransfer::contiguous(from, to, c.len, c.cmd_id), from));
+    Stage& s = out.emplace_back();
+    s.op_kind = what;
+    set_dma(s, in_own_tcm(to, self) ? StageKind::kDmaRead : StageKind::kDmaWrite,
+            DmaTransfer::contiguous(from, to, c.len, c.cmd_id), from, 0);
   };
   if (!r.reduce) {
     move(c.ring, c.dst, "ipcq_copy");
@@ -312,7 +325,7 @@ void recv_chunk(const IpcqRecvCmd& r, const RecvChunk& c, const Location& self,
   const uint64_t acc = dst_tcm ? c.dst : c.scratch + c.slot_bytes;
   if (!ring_tcm) move(c.ring, msg, "ipcq_stage");
   if (!dst_tcm) move(c.dst, acc, "ipcq_stage");
-  Stage add;
+  Stage& add = out.emplace_back();  // not used after the next emplace
   add.kind = StageKind::kMath;
   add.op_kind = "add";
   add.elements = c.len / dtype_bytes(r.dst.dtype);
@@ -321,7 +334,6 @@ void recv_chunk(const IpcqRecvCmd& r, const RecvChunk& c, const Location& self,
   add.inputs.push_back(flat_view(acc, c.len, r.dst.dtype, r.dst.id));
   add.inputs.push_back(flat_view(msg, c.len, r.dst.dtype, r.dst.id));
   add.output = add.inputs[0];
-  out.push_back(std::move(add));
   if (!dst_tcm) move(acc, c.dst, "ipcq_unstage");
 }
 

@@ -119,8 +119,11 @@ uint64_t chunk_bytes(uint64_t total, uint64_t k, uint64_t slot_bytes);
 // The control messages a chunk token ends with, logged at the peer's IPCQ
 // registers (`peer_regs`). Signal stages move no data: Stage::bytes stays 0;
 // only the doorbell carries the chunk's payload size (ipcq.bytes).
+// The in-place forms fill a default Stage (one just emplaced in a token).
 Stage doorbell(const PeAddr& peer, unsigned slot, uint64_t bytes, uint64_t peer_regs);
+void doorbell(Stage& s, const PeAddr& peer, unsigned slot, uint64_t bytes, uint64_t peer_regs);
 Stage credit(const PeAddr& peer, unsigned slot, uint64_t peer_regs);
+void credit(Stage& s, const PeAddr& peer, unsigned slot, uint64_t peer_regs);
 
 // A send chunk, appended to `out`: the DMA_WRITE of `len` bytes from `src`
 // into the peer's ring slot at `slot_addr`, then its doorbell. (Appended, so
