@@ -50,15 +50,32 @@ struct Route {
   std::vector<const BitEnergyConfig*> routers;
 };
 
-// A hash of a few integers (the key of a cached route or hop).
+// The hash of a cached route's or hop's key: a tuple of PE addresses,
+// enums, flags and byte counts.
 struct KeyHash {
-  static uint64_t mix(uint64_t h, uint64_t v) {
-    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+  template <class... T>
+  size_t operator()(const std::tuple<T...>& key) const {
+    uint64_t h = 0;
+    std::apply(
+        [&h](const auto&... part) {
+          ((h ^= bits(part) + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2)), ...);
+        },
+        key);
     return h;
   }
-  static uint64_t of(const PeAddr& p) {
+
+ private:
+  static uint64_t bits(const PeAddr& p) {
     return (uint64_t{p.sip} << 42) ^ (uint64_t{p.cube} << 21) ^ p.pe;
   }
+  static uint64_t bits(double d) {
+    const double v = d == 0 ? 0.0 : d;  // -0 == 0: one hash
+    uint64_t b = 0;
+    std::memcpy(&b, &v, sizeof b);
+    return b;
+  }
+  static uint64_t bits(RingSpace m) { return static_cast<uint64_t>(m); }
+  static uint64_t bits(bool b) { return b ? 1 : 0; }
 };
 
 // to += from, class by class.
@@ -369,26 +386,12 @@ class Fabric {
   }
 
  private:
-  struct RouteKey {
-    PeAddr a;
-    RingSpace mem;
-    PeAddr x;
-    bool back;
-    bool operator==(const RouteKey& o) const {
-      return a == o.a && mem == o.mem && x == o.x && back == o.back;
-    }
-  };
-  struct RouteKeyHash {
-    size_t operator()(const RouteKey& k) const {
-      const uint64_t h = KeyHash::mix(KeyHash::of(k.a), KeyHash::of(k.x));
-      return KeyHash::mix(h, static_cast<uint64_t>(k.mem) << 1 | uint64_t{k.back});
-    }
-  };
+  using RouteKey = std::tuple<PeAddr, RingSpace, PeAddr, bool>;  // (a, x's memory, x, back)
 
   const TopologyConfig& c_;
   CubeGrid grid_;
   SipGraph sips_;
-  mutable std::unordered_map<RouteKey, Route, RouteKeyHash> routes_;
+  mutable std::unordered_map<RouteKey, Route, KeyHash> routes_;
   mutable Resources names_;
   mutable std::map<std::pair<Unit, PeAddr>, uint32_t> units_;
 };
@@ -629,24 +632,8 @@ class Model {
   Fabric f_;
   const TopologyConfig& c_;
   RingSpace buffer_, data_;
-  struct HopKey {
-    PeAddr s, r;
-    double bytes;
-    bool reduce;
-    bool operator==(const HopKey& o) const {
-      return s == o.s && r == o.r && bytes == o.bytes && reduce == o.reduce;
-    }
-  };
-  struct HopKeyHash {
-    size_t operator()(const HopKey& k) const {
-      const double bytes = k.bytes == 0 ? 0.0 : k.bytes;  // -0 == 0: one hash
-      uint64_t bits = 0;
-      std::memcpy(&bits, &bytes, sizeof bits);
-      const uint64_t h = KeyHash::mix(KeyHash::of(k.s), KeyHash::of(k.r));
-      return KeyHash::mix(KeyHash::mix(h, bits), uint64_t{k.reduce});
-    }
-  };
-  mutable std::unordered_map<HopKey, Cost, HopKeyHash> hops_;
+  using HopKey = std::tuple<PeAddr, PeAddr, double, bool>;  // (s, r, bytes, reduce)
+  mutable std::unordered_map<HopKey, Cost, KeyHash> hops_;
   mutable std::map<StepKey, StepCost, StepKeyLess> steps_;
   mutable Tally tally_[2];  // scratch sums of a step (and of shared_ns's second group)
 };
