@@ -143,7 +143,7 @@ class PeDma : public PeEngine {
     ChannelState* ch = nullptr;
     Burst burst{};
     BurstPayload trans;
-    RequestOrder* order = nullptr;  // the payload's extension (it owns it)
+    RequestOrder* order = nullptr;    // the payload's extension (it owns it)
     bool writing = false;             // the read has come back; the write is out
     bool failed = false;              // a transport was refused
     std::vector<unsigned char> data;  // data mode: the burst's bytes
