@@ -222,7 +222,7 @@ class Fabric {
       const unsigned io = c_.sip.io_cube;
       auto io_link = [&](unsigned sip, bool up) {
         r.wires.emplace_back(
-            names_.id("io link " + std::to_string(sip) + ((up != back) ? " up" : " down")),
+            unit(up != back ? Unit::kIoLinkUp : Unit::kIoLinkDown, PeAddr{sip, 0, 0}),
             &c_.sip.io_link);
       };
       cubes(a.sip, a.cube, io);
@@ -232,9 +232,7 @@ class Fabric {
       for (unsigned at = a.sip; at != x.pe.sip;) {
         const unsigned next = sips_.next_hop(at, x.pe.sip);
         const unsigned from = back ? next : at, into = back ? at : next;
-        r.wires.emplace_back(
-            names_.id("SIP link " + std::to_string(from) + "->" + std::to_string(into)),
-            &c_.system.sip_link);
+        r.wires.emplace_back(unit(Unit::kSipLink, PeAddr{from, into, 0}), &c_.system.sip_link);
         r.fixed_ns += c_.sip.hub_latency_ns;
         r.routers.push_back(&c_.sip.hub_energy);
         at = next;
@@ -347,7 +345,8 @@ class Fabric {
   const Resources& resources() const { return names_; }
 
   // A unit of PE `p` (of its cube, for kSram) that a transfer or an add keeps
-  // busy; for kCubeLink, the link of SIP p.sip from cube p.cube to cube p.pe.
+  // busy; for kCubeLink, the link of SIP p.sip from cube p.cube to cube p.pe;
+  // for kIoLink*, SIP p.sip's I/O link; for kSipLink, from SIP p.sip to p.cube.
   enum class Unit : uint8_t {
     kTcm,
     kHbm,
@@ -357,7 +356,10 @@ class Fabric {
     kMath,
     kPeLinkOut,
     kPeLinkIn,
-    kCubeLink
+    kCubeLink,
+    kIoLinkUp,
+    kIoLinkDown,
+    kSipLink
   };
   uint32_t unit(Unit u, const PeAddr& p) const {
     const auto key = std::make_pair(u, u == Unit::kSram ? PeAddr{p.sip, p.cube, 0} : p);
@@ -370,6 +372,10 @@ class Fabric {
     if (u == Unit::kCubeLink)
       return "cube link " + (p.sip == 0 ? std::string() : std::to_string(p.sip) + ":") +
              std::to_string(p.cube) + "->" + std::to_string(p.pe);
+    if (u == Unit::kIoLinkUp || u == Unit::kIoLinkDown)
+      return "io link " + std::to_string(p.sip) + (u == Unit::kIoLinkUp ? " up" : " down");
+    if (u == Unit::kSipLink)
+      return "SIP link " + std::to_string(p.sip) + "->" + std::to_string(p.cube);
     // A PE's unit: its name around the PE's (in the order of Unit).
     static const char* const kBefore[] = {
         "TCM ",  "HBM ",     "",        "DMA read channel ", "DMA write channel ",
