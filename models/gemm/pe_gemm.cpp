@@ -50,10 +50,11 @@ void accumulate_into(NdArray& acc, const NdArray& x) {
 void PeGemm::finish_service(TileToken& token, Stage& stage) {
   if (!data()) return;
   try {
-    NdArray p = matmul_fp32(data()->read(stage.a_view), data()->read(stage.b_view));
+    const StageOperands& o = stage.operands();
+    NdArray p = matmul_fp32(data()->read(o.a_view), data()->read(o.b_view));
     const PeData::TileKey key{token.cmd_id, stage.mi, stage.ni};
     if (stage.single_op) {
-      if (stage.accumulate_out) accumulate_into(p, data()->read(stage.out_view));
+      if (stage.accumulate_out) accumulate_into(p, data()->read(o.out_view));
       data()->accumulators()[key] = std::move(p);
     } else if (stage.accumulate_partial) {
       NdArray& acc = data()->accumulators()[key];

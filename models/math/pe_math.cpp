@@ -88,24 +88,24 @@ void PeMath::finish_service(TileToken& token, Stage& stage) {
 
 void PeMath::compute(TileToken& token, Stage& stage, const Evaluator& eval) {
   try {
-    const auto extra = stage.op ? extras_for_step(stage) : stage.math_extra;
+    const StageOperands& o = stage.operands();
+    const auto extra = stage.op ? extras_for_step(stage) : o.math_extra;
     if (stage.math_on == Stage::MathOn::kTensors) {
       std::vector<NdArray> ins;
-      for (const auto& h : stage.inputs) ins.push_back(data()->read(h));
-      for (size_t i = 1; i < stage.inputs.size(); ++i)
-        if (stage.inputs[i].dtype != stage.inputs[0].dtype)
+      for (const auto& h : o.inputs) ins.push_back(data()->read(h));
+      for (size_t i = 1; i < o.inputs.size(); ++i)
+        if (o.inputs[i].dtype != o.inputs[0].dtype)
           throw MathError(std::string("dtype mismatch between operands: ") +
-                          to_string(stage.inputs[0].dtype) + " and " +
-                          to_string(stage.inputs[i].dtype));
+                          to_string(o.inputs[0].dtype) + " and " + to_string(o.inputs[i].dtype));
       NdArray r = eval(stage.op_kind, ins, extra);
       // Same element count is not enough: a transpose into an untransposed
       // handle would read back as a reshape.
-      Shape rs = r.shape, os = stage.output.shape;
+      Shape rs = r.shape, os = o.output.shape;
       while (rs.size() > 1 && rs.front() == 1) rs.erase(rs.begin());
       while (os.size() > 1 && os.front() == 1) os.erase(os.begin());
       if (rs != os)
-        throw MathError("the result's shape does not match the output " + stage.output.describe());
-      data()->write(stage.output, r);
+        throw MathError("the result's shape does not match the output " + o.output.describe());
+      data()->write(o.output, r);
       return;
     }
     const PeData::TileKey key{token.cmd_id, stage.mi, stage.ni};
@@ -114,7 +114,7 @@ void PeMath::compute(TileToken& token, Stage& stage, const Evaluator& eval) {
     NdArray& cur = table[key];
     std::vector<NdArray> ins{cur};
     const int64_t mm = cur.shape.at(0), nn = cur.shape.at(1);
-    for (const auto& h : stage.inputs)
+    for (const auto& h : o.inputs)
       ins.push_back(tile_of(data()->read(h), stage.out_m, stage.out_n, stage.m0, mm, stage.n0, nn));
     NdArray r = eval(stage.op_kind, ins, extra);
     if (r.shape != cur.shape) throw MathError("an epilogue op must keep the tile's shape");

@@ -20,8 +20,9 @@ void set_gemm(Stage& s, unsigned native_tiles, uint64_t flops, uint64_t log_addr
   s.native_tiles = native_tiles;
   s.flops = flops;
   s.addr = log_addr;
-  s.a_view = a;
-  s.b_view = b;
+  StageOperands& o = s.mutable_operands();
+  o.a_view = a;
+  o.b_view = b;
 }
 
 Stage gemm(unsigned native_tiles, uint64_t flops, uint64_t log_addr, const TensorHandle& a,
@@ -52,7 +53,7 @@ void set_store(Stage& s, const TensorHandle& out, uint8_t staged) {
   s.bytes = out.bytes();
   s.addr = out.addr;
   s.staged = staged;
-  s.out_view = out;
+  s.mutable_operands().out_view = out;
 }
 
 void set_signal(Stage& s, IpcqStage::Signal which, const char* op_kind, const PeAddr& peer,
@@ -132,7 +133,7 @@ std::vector<Stage> gemm_command(const GemmCmd& g, unsigned tile_m, unsigned tile
       static_cast<uint64_t>(2 * g.m * g.k * g.n), g.out.addr, g.a, g.b);
   gs.single_op = true;
   gs.accumulate_out = g.accumulate;
-  gs.out_view = g.out;
+  gs.mutable_operands().out_view = g.out;
   Stage st = store(g.out);
   st.single_op = true;
   return {f, gs, st};
@@ -144,9 +145,10 @@ Stage math_command(const MathCmd& m) {
   s.op_kind = m.kind;
   s.elements = static_cast<uint64_t>(m.out.numel());
   s.addr = m.out.addr;
-  s.inputs = m.inputs;
-  s.output = m.out;
-  s.math_extra = m.extra;
+  StageOperands& o = s.mutable_operands();
+  o.inputs = m.inputs;
+  o.output = m.out;
+  o.math_extra = m.extra;
   return s;
 }
 
@@ -155,8 +157,9 @@ std::vector<Stage> copy_command(const CopyCmd& c) {
   Stage st = f;
   st.kind = StageKind::kStore;
   st.addr = c.dst.addr;
-  st.inputs = {c.src};
-  st.output = c.dst;
+  StageOperands& o = st.mutable_operands();
+  o.inputs = {c.src};
+  o.output = c.dst;
   return {f, st};
 }
 
@@ -189,22 +192,23 @@ Stage math_op(const OpSpec& op, uint64_t elements) {
   s.elements = elements;
   s.op = &op;
   s.addr = op.out ? op.out->addr : (op.operands.empty() ? 0 : op.operands.front().second.addr);
-  for (const auto& o : op.operands) {
-    s.inputs.push_back(o.second);
-    s.staged_inputs.push_back(false);
+  StageOperands& o = s.mutable_operands();
+  for (const auto& operand : op.operands) {
+    o.inputs.push_back(operand.second);
+    o.staged_inputs.push_back(false);
   }
   // An op without an output handle works in place on its first operand.
   if (op.out)
-    s.output = *op.out;
+    o.output = *op.out;
   else if (!op.operands.empty())
-    s.output = op.operands.front().second;
+    o.output = op.operands.front().second;
   return s;
 }
 
 Stage tile_math_op(const OpSpec& op, uint64_t elements, Stage::MathOn on) {
   Stage s = math_op(op, elements);
   s.math_on = on;
-  s.output = TensorHandle{};
+  s.mutable_operands().output = TensorHandle{};
   return s;
 }
 
@@ -330,10 +334,11 @@ void recv_chunk(const IpcqRecvCmd& r, const RecvChunk& c, const Location& self,
   add.op_kind = "add";
   add.elements = c.len / dtype_bytes(r.dst.dtype);
   add.addr = acc;
-  add.inputs.reserve(2);
-  add.inputs.push_back(flat_view(acc, c.len, r.dst.dtype, r.dst.id));
-  add.inputs.push_back(flat_view(msg, c.len, r.dst.dtype, r.dst.id));
-  add.output = add.inputs[0];
+  StageOperands& o = add.mutable_operands();
+  o.inputs.reserve(2);
+  o.inputs.push_back(flat_view(acc, c.len, r.dst.dtype, r.dst.id));
+  o.inputs.push_back(flat_view(msg, c.len, r.dst.dtype, r.dst.id));
+  o.output = o.inputs[0];
   if (!dst_tcm) move(acc, c.dst, "ipcq_unstage");
 }
 

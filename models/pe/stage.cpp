@@ -2,6 +2,55 @@
 
 namespace kb {
 
+namespace {
+
+// StageOperands no stage holds, kept with their vectors' storage. Never
+// destroyed, like the stages that may give theirs back at exit.
+std::vector<StageOperands*>& spare_operands() {
+  static auto* spare = new std::vector<StageOperands*>;
+  return *spare;
+}
+
+}  // namespace
+
+const StageOperands& StageOperands::none() {
+  static const StageOperands empty;
+  return empty;
+}
+
+StageOperands* StageOperandsRef::take(const StageOperands* copy) {
+  auto& spare = spare_operands();
+  StageOperands* p;
+  if (spare.empty()) {
+    p = copy ? new StageOperands(*copy) : new StageOperands;
+  } else {
+    p = spare.back();
+    spare.pop_back();
+    if (copy) *p = *copy;
+  }
+  return p;
+}
+
+void StageOperandsRef::release() noexcept {
+  if (!p_) return;
+  // Back to a new one's values; the vectors keep their storage.
+  StageOperands& o = *p_;
+  o.a_view = TensorHandle{};
+  o.b_view = TensorHandle{};
+  o.out_view = TensorHandle{};
+  o.inputs.clear();
+  o.staged_inputs.clear();
+  o.output = TensorHandle{};
+  o.math_extra.clear();
+  auto& spare = spare_operands();
+  try {
+    spare.push_back(p_);
+  } catch (...) {  // no room to keep it: free it
+    delete p_;
+  }
+  p_ = nullptr;
+}
+
 const char* to_string(EngineKind e) {
   switch (e) {
     case EngineKind::kDma:
@@ -64,15 +113,16 @@ uint64_t logged_bytes(const Stage& s) {
   uint64_t in = 0;
   switch (s.kind) {
     case StageKind::kGemm: {
-      if (s.a_view.shape.size() != 2 || s.b_view.shape.size() != 2) return 0;
-      const auto m = static_cast<uint64_t>(s.a_view.shape[0]);
-      const auto n = static_cast<uint64_t>(s.b_view.shape[1]);
-      const uint64_t out = s.single_op ? s.out_view.bytes() : m * n * kFp32;
-      return s.a_view.bytes() + s.b_view.bytes() + out;
+      const StageOperands& o = s.operands();
+      if (o.a_view.shape.size() != 2 || o.b_view.shape.size() != 2) return 0;
+      const auto m = static_cast<uint64_t>(o.a_view.shape[0]);
+      const auto n = static_cast<uint64_t>(o.b_view.shape[1]);
+      const uint64_t out = s.single_op ? o.out_view.bytes() : m * n * kFp32;
+      return o.a_view.bytes() + o.b_view.bytes() + out;
     }
     case StageKind::kMath:
-      for (const TensorHandle& h : s.inputs) in += h.bytes();
-      if (s.math_on == Stage::MathOn::kTensors) return in + s.output.bytes();
+      for (const TensorHandle& h : s.operands().inputs) in += h.bytes();
+      if (s.math_on == Stage::MathOn::kTensors) return in + s.operands().output.bytes();
       return in + 2 * s.elements * kFp32;  // the partial or accumulator, read and written
     default:
       return s.bytes;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/commands/commands.h"
@@ -44,6 +45,62 @@ struct IpcqStage {
   uint64_t bytes = 0;  // doorbell: payload bytes in the slot
 };
 
+// What a GEMM, MATH or STORE stage computes on, as views of memory. Timing
+// reads only their sizes (the op log's bytes, logged_bytes()); data mode reads
+// and writes through them. They live apart from the Stage: most stages (DMA
+// transfers, IPCQ chunks and messages) have none, and stay small to build,
+// copy and destroy.
+struct StageOperands {
+  // GEMM tile step / STORE: the operand tiles and the output tile as TCM views.
+  TensorHandle a_view, b_view, out_view;
+  // MATH: kTensors: all inputs; otherwise the other operands. A copy's STORE:
+  // its source.
+  std::vector<TensorHandle> inputs;
+  std::vector<bool> staged_inputs;  // inputs whose address is slot-relative
+  TensorHandle output;              // MATH kTensors, a copy's STORE
+  std::vector<std::pair<std::string, ExtraValue>> math_extra;  // single-op MathCmd extras
+
+  static const StageOperands& none();  // every field empty
+};
+
+// A stage's own StageOperands, or none: a value (a copy copies them). Freed
+// ones are kept for reuse with their vectors' storage, so that building the
+// stages of thousands of tiles does not allocate for each.
+class StageOperandsRef {
+ public:
+  StageOperandsRef() = default;
+  StageOperandsRef(const StageOperandsRef& o) : p_(o.p_ ? take(o.p_) : nullptr) {}
+  StageOperandsRef(StageOperandsRef&& o) noexcept : p_(o.p_) { o.p_ = nullptr; }
+  StageOperandsRef& operator=(const StageOperandsRef& o) {
+    if (this != &o) {
+      if (!o.p_)
+        release();
+      else if (p_)
+        *p_ = *o.p_;
+      else
+        p_ = take(o.p_);
+    }
+    return *this;
+  }
+  StageOperandsRef& operator=(StageOperandsRef&& o) noexcept {
+    std::swap(p_, o.p_);
+    return *this;
+  }
+  ~StageOperandsRef() { release(); }
+
+  const StageOperands* get() const { return p_; }
+  StageOperands& make() {
+    if (!p_) p_ = take(nullptr);
+    return *p_;
+  }
+
+ private:
+  // A kept one (or a new one) equal to *copy, or to a new one if null.
+  static StageOperands* take(const StageOperands* copy);
+  void release() noexcept;
+  StageOperands* p_ = nullptr;
+};
+
 struct Stage {
   StageKind kind = StageKind::kMath;
   std::string op_kind;         // the op log's op_kind: gemm, relu, fetch, dma_read, ...
@@ -60,18 +117,18 @@ struct Stage {
     kStagedSrc = 1,
     kStagedDst = 2,
     kStagedAddr = 4,
-    kStagedA = 8,     // a_view
-    kStagedB = 16,    // b_view
-    kStagedOut = 32,  // out_view / output
+    kStagedA = 8,     // operands().a_view
+    kStagedB = 16,    // operands().b_view
+    kStagedOut = 32,  // operands().out_view / output
   };
   uint8_t staged = 0;
 
-  // ---- data mode: what the stage computes on (timing never reads these) ----
-  // GEMM tile step / STORE: the operand tiles and the output tile as TCM views.
-  TensorHandle a_view, b_view, out_view;
-  uint32_t mi = 0, ni = 0, ki = 0;
-  int64_t m0 = 0, n0 = 0;        // the output tile's origin in the [M, N] output
-  int64_t out_m = 0, out_n = 0;  // M, N of the GEMM output
+  // ---- GEMM and MATH tile steps: where the tile lies and how its K steps
+  // combine. Data mode reads them; timing only single_op and math_on (the op
+  // log's bytes). ----
+  uint32_t mi = 0, ni = 0, ki = 0;  // GEMM tile step: the tile's grid position
+  int64_t m0 = 0, n0 = 0;           // the output tile's origin in the [M, N] output
+  int64_t out_m = 0, out_n = 0;     // M, N of the GEMM output
   bool first_k = true;
   // GEMM or K_TILE MATH stage after which this K step's partial product is
   // added into the output tile's accumulator.
@@ -81,11 +138,17 @@ struct Stage {
   // MATH: what the op reads and writes.
   enum class MathOn : uint8_t { kTensors, kPartial, kAccumulator };
   MathOn math_on = MathOn::kTensors;
-  std::vector<TensorHandle> inputs;  // kTensors: all inputs; otherwise the other operands
-  std::vector<bool> staged_inputs;   // inputs whose address is slot-relative
-  TensorHandle output;               // kTensors
-  std::vector<std::pair<std::string, ExtraValue>> math_extra;  // single-op MathCmd extras
-  IpcqStage ipcq;                                              // kIpcq / kIpcqSignal
+  IpcqStage ipcq;  // kIpcq / kIpcqSignal
+
+  // The operand views (GEMM, MATH, STORE); empty ones for a stage that has
+  // none. mutable_operands() gives this stage its own to write.
+  const StageOperands& operands() const {
+    return operands_.get() ? *operands_.get() : StageOperands::none();
+  }
+  StageOperands& mutable_operands() { return operands_.make(); }
+
+ private:
+  StageOperandsRef operands_;
 };
 
 // The bytes the op log shows for a stage: what a DMA, FETCH or STORE stage

@@ -70,7 +70,7 @@ void PeScheduler::free_finished(Entry& e) {
 bool PeScheduler::needs_slot(const TileToken& t) {
   for (const Stage& s : t.stages) {
     if (s.staged) return true;
-    for (bool b : s.staged_inputs)
+    for (bool b : s.operands().staged_inputs)
       if (b) return true;
   }
   return false;
@@ -83,14 +83,17 @@ void PeScheduler::assign_slot(TileToken& t, int slot) {
     if (s.staged & Stage::kStagedSrc) s.transfer.src += base;
     if (s.staged & Stage::kStagedDst) s.transfer.dst += base;
     if (s.staged & Stage::kStagedAddr) s.addr += base;
-    if (s.staged & Stage::kStagedA) s.a_view.addr += base;
-    if (s.staged & Stage::kStagedB) s.b_view.addr += base;
+    const bool views = s.staged & (Stage::kStagedA | Stage::kStagedB | Stage::kStagedOut);
+    if (!views && s.operands().staged_inputs.empty()) continue;
+    StageOperands& o = s.mutable_operands();
+    if (s.staged & Stage::kStagedA) o.a_view.addr += base;
+    if (s.staged & Stage::kStagedB) o.b_view.addr += base;
     if (s.staged & Stage::kStagedOut) {
-      s.out_view.addr += base;
-      s.output.addr += base;
+      o.out_view.addr += base;
+      o.output.addr += base;
     }
-    for (size_t i = 0; i < s.staged_inputs.size(); ++i)
-      if (s.staged_inputs[i]) s.inputs[i].addr += base;
+    for (size_t i = 0; i < o.staged_inputs.size(); ++i)
+      if (o.staged_inputs[i]) o.inputs[i].addr += base;
   }
 }
 

@@ -107,9 +107,10 @@ std::vector<Stage> math_op_stages(const OpSpec& op, size_t i, const TilingConfig
   for (size_t oi = 0; oi < op.operands.size(); ++oi) {
     const auto& [name, h] = op.operands[oi];
     if (h.in_tcm()) continue;
-    math.inputs[oi].addr = staged_off;  // lands contiguously in the staging slot
-    math.inputs[oi].row_stride = 0;
-    math.staged_inputs[oi] = true;
+    StageOperands& o = math.mutable_operands();
+    o.inputs[oi].addr = staged_off;  // lands contiguously in the staging slot
+    o.inputs[oi].row_stride = 0;
+    o.staged_inputs[oi] = true;
     if (staged_off + h.bytes() > tiling.slot_bytes())
       throw PlanError("op #" + std::to_string(i) + " '" + op.kind + "' operand '" + name + "' " +
                       h.describe() + " is off-chip and larger than a staging slot (" +
@@ -121,8 +122,8 @@ std::vector<Stage> math_op_stages(const OpSpec& op, size_t i, const TilingConfig
     staged_off += h.bytes();
   }
   if (op.out && !op.out->in_tcm()) {
-    math.output.addr = tiling.slot_c_offset();
-    math.output.row_stride = 0;
+    math.mutable_operands().output.addr = tiling.slot_c_offset();
+    math.mutable_operands().output.row_stride = 0;
     math.staged |= Stage::kStagedOut;
   }
   stages.push_back(math);

@@ -45,13 +45,13 @@ void PeTcm::finish_service(TileToken& token, Stage& stage) {
   if (!data() || stage.kind != StageKind::kStore) return;
   try {
     if (stage.op_kind == "copy") {
-      data()->write(stage.output, data()->read(stage.inputs.at(0)));
+      data()->write(stage.operands().output, data()->read(stage.operands().inputs.at(0)));
       return;
     }
     const PeData::TileKey key{token.cmd_id, stage.mi, stage.ni};
     auto it = data()->accumulators().find(key);
     if (it == data()->accumulators().end()) throw MathError("no accumulated tile to store");
-    data()->write(stage.out_view, it->second);
+    data()->write(stage.operands().out_view, it->second);
     data()->accumulators().erase(it);
   } catch (const MathError& e) {
     compute_fault(token, stage, e.what());

@@ -95,7 +95,7 @@ TEST(Lowering, SingleOpGemm) {
   EXPECT_FALSE(st[0].single_op);
   EXPECT_EQ(st[1].native_tiles, 2u * 2u * 2u);
   EXPECT_EQ(st[1].flops, uint64_t{2} * 40 * 70 * 33);
-  EXPECT_EQ(st[1].a_view.id, 1u);
+  EXPECT_EQ(st[1].operands().a_view.id, 1u);
   EXPECT_TRUE(st[1].single_op);
   EXPECT_TRUE(st[1].accumulate_out);
   EXPECT_TRUE(st[1].first_k);
@@ -116,8 +116,8 @@ TEST(Lowering, CopyStagesAreBothCopy) {
   EXPECT_EQ(st[1].bytes, st[0].bytes);
   EXPECT_EQ(st[1].addr, c.dst.addr);
   EXPECT_FALSE(st[1].single_op);
-  ASSERT_EQ(st[1].inputs.size(), 1u);
-  EXPECT_EQ(st[1].output.id, 2u);
+  ASSERT_EQ(st[1].operands().inputs.size(), 1u);
+  EXPECT_EQ(st[1].operands().output.id, 2u);
 }
 
 TEST(Lowering, MathVariants) {
@@ -128,8 +128,8 @@ TEST(Lowering, MathVariants) {
   m.extra = {{"alpha", 1.0}};
   const Stage s = lowering::math_command(m);
   EXPECT_EQ(s.op, nullptr);
-  EXPECT_TRUE(s.staged_inputs.empty());
-  EXPECT_EQ(s.math_extra.size(), 1u);
+  EXPECT_TRUE(s.operands().staged_inputs.empty());
+  EXPECT_EQ(s.operands().math_extra.size(), 1u);
   EXPECT_EQ(s.elements, 16u);
 
   OpSpec op;
@@ -138,10 +138,10 @@ TEST(Lowering, MathVariants) {
                  {"y", lowering_handle(4, Space::kTcm, {4, 4})}};
   const Stage c = lowering::math_op(op, 16);
   EXPECT_EQ(c.op, &op);
-  EXPECT_EQ(c.staged_inputs, std::vector<bool>(2, false));
-  EXPECT_EQ(c.output.id, 3u);  // in place on the first operand
+  EXPECT_EQ(c.operands().staged_inputs, std::vector<bool>(2, false));
+  EXPECT_EQ(c.operands().output.id, 3u);  // in place on the first operand
   EXPECT_EQ(c.addr, op.operands.front().second.addr);
-  EXPECT_FALSE(lowering::tile_math_op(op, 16, Stage::MathOn::kPartial).output.valid());
+  EXPECT_FALSE(lowering::tile_math_op(op, 16, Stage::MathOn::kPartial).operands().output.valid());
 }
 
 // What the op log shows as a stage's bytes: moved bytes for DMA, FETCH and
@@ -228,8 +228,8 @@ TEST(Lowering, ReduceThroughScratchLogsEachDmaAtItsSource) {
   EXPECT_EQ(st[0].kind, StageKind::kDmaRead);  // into TCM scratch
   EXPECT_EQ(st[0].addr, c.ring);
   EXPECT_EQ(st[2].kind, StageKind::kMath);
-  EXPECT_EQ(st[2].inputs.at(0).id, 7u);
-  EXPECT_EQ(st[2].output.addr, c.scratch + c.slot_bytes);
+  EXPECT_EQ(st[2].operands().inputs.at(0).id, 7u);
+  EXPECT_EQ(st[2].operands().output.addr, c.scratch + c.slot_bytes);
   EXPECT_EQ(st[3].kind, StageKind::kDmaWrite);  // back to HBM
   EXPECT_EQ(st[3].op_kind, "ipcq_unstage");
   EXPECT_EQ(st[3].addr, c.scratch + c.slot_bytes);  // logged at its source, not dst
