@@ -5,7 +5,7 @@ namespace kb {
 namespace {
 
 // StageOperands no stage holds, kept with their vectors' storage. Never
-// destroyed, like the stages that may give theirs back at exit.
+// destroyed: stages destroyed at exit may still give theirs back.
 std::vector<StageOperands*>& spare_operands() {
   static auto* spare = new std::vector<StageOperands*>;
   return *spare;
@@ -20,21 +20,25 @@ const StageOperands& StageOperands::none() {
 
 StageOperands* StageOperandsRef::take(const StageOperands* copy) {
   auto& spare = spare_operands();
-  StageOperands* p;
-  if (spare.empty()) {
-    p = copy ? new StageOperands(*copy) : new StageOperands;
-  } else {
-    p = spare.back();
-    spare.pop_back();
-    if (copy) *p = *copy;
+  if (spare.empty()) return copy ? new StageOperands(*copy) : new StageOperands;
+  StageOperands* p = spare.back();
+  spare.pop_back();
+  // The next one taken is most likely for the next stage of the same tile,
+  // built right after this one: it is fetched meanwhile. (A kept one was
+  // given back when its stage's token was reused, long after its stage ran:
+  // it is seldom in cache still.)
+  if (!spare.empty()) {
+    const char* next = reinterpret_cast<const char*>(spare.back());
+    for (size_t at = 0; at < sizeof(StageOperands); at += 64) __builtin_prefetch(next + at, 1);
   }
-  return p;
-}
-
-void StageOperandsRef::release() noexcept {
-  if (!p_) return;
-  // Back to a new one's values; the vectors keep their storage.
-  StageOperands& o = *p_;
+  StageOperands& o = *p;
+  if (copy) {
+    o = *copy;
+    return p;
+  }
+  // Back to a new one's values; the vectors keep their storage. Done here,
+  // not when the last stage gave it back: the stage about to write it has
+  // it in cache then.
   o.a_view = TensorHandle{};
   o.b_view = TensorHandle{};
   o.out_view = TensorHandle{};
@@ -42,6 +46,11 @@ void StageOperandsRef::release() noexcept {
   o.staged_inputs.clear();
   o.output = TensorHandle{};
   o.math_extra.clear();
+  return p;
+}
+
+void StageOperandsRef::release() noexcept {
+  if (!p_) return;
   auto& spare = spare_operands();
   try {
     spare.push_back(p_);
