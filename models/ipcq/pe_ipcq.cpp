@@ -284,13 +284,14 @@ void PeIpcq::accept_command(TileToken* token) {
     fault(token->cmd_id, "recv destination " + r.dst.describe() + " is not contiguous");
   if (r.reduce && r.dst.bytes() % dtype_bytes(r.dst.dtype) != 0)
     fault(token->cmd_id, "reduce destination is not a whole number of elements");
+  RecvQueue& q = *it->second;
   auto job = std::make_unique<RecvJob>();
+  job->queue = &q;
   job->token = token;
   job->cmd = &r;
   job->chunks = lowering::chunk_count(r.dst.bytes(), cfg_.slot_bytes);
   job->start_ns = start;
   lane_enter(kRecvLane, token->cmd_id);
-  RecvQueue& q = *it->second;
   q.waiting.push_back(job.get());
   q.jobs.push_back(std::move(job));
   q.kick.notify(sc_core::SC_ZERO_TIME);
@@ -364,8 +365,9 @@ void PeIpcq::send_step(SendQueue* q) {
       q->active = true;
       q->chunks = lowering::chunk_count(q->job.bytes, cfg_.slot_bytes);
       q->next_chunk = 0;
-      q->chunks_left = std::make_shared<uint64_t>(q->chunks);
-      q->job_done = std::make_shared<std::function<void()>>(std::move(q->job.on_done));
+      q->tally = std::make_shared<SendTally>();
+      q->tally->chunks_left = q->chunks;
+      q->tally->on_done = std::move(q->job.on_done);
     }
     const SendJob& job = q->job;
     for (; q->next_chunk < q->chunks; ++q->next_chunk) {
@@ -398,15 +400,13 @@ void PeIpcq::send_step(SendQueue* q) {
       ++chunks_in_flight_;
       ++stats_.chunks_sent;
       stats_.bytes_sent += len;
-      c.chunks_left = q->chunks_left;
-      c.job_done = q->job_done;
+      c.tally = q->tally;
       Chunk* cp = &c;
       t->on_done = [this, cp](TileToken&) { send_chunk_done(*cp); };
       post_token(*stage_out[static_cast<int>(EngineKind::kDma)], t);
     }
     q->active = false;
-    q->chunks_left.reset();
-    q->job_done.reset();
+    q->tally.reset();
   }
 }
 
@@ -486,16 +486,14 @@ PeIpcq::Chunk& PeIpcq::take_chunk() {
 }
 
 void PeIpcq::give_chunk(Chunk& c) {
-  c.chunks_left.reset();
-  c.job_done.reset();
+  c.tally.reset();
   spare_chunks_.push_back(&c);
 }
 
 void PeIpcq::send_chunk_done(Chunk& c) {
   --chunks_in_flight_;
-  const std::shared_ptr<uint64_t> remaining = std::move(c.chunks_left);
-  const std::shared_ptr<std::function<void()>> done = std::move(c.job_done);
-  if (--*remaining == 0 && *done) (*done)();
+  const std::shared_ptr<SendTally> tally = std::move(c.tally);
+  if (--tally->chunks_left == 0 && tally->on_done) tally->on_done();
   give_chunk(c);
 }
 
@@ -523,11 +521,10 @@ void PeIpcq::chunk_consumed(RecvQueue& q, RecvJob& job, uint64_t k) {
       s.bytes = lowering::chunk_bytes(r.dst.bytes(), c, cfg_.slot_bytes);
       ++j.forwarded;
       ++j.forwards_left;
-      RecvQueue* qp = &q;
-      RecvJob* jp = &j;
-      s.on_done = [this, qp, jp] {
+      RecvJob* jp = &j;  // two pointers: std::function keeps them in place
+      s.on_done = [this, jp] {
         --jp->forwards_left;
-        finish_recv(*qp, *jp);
+        finish_recv(*jp->queue, *jp);
       };
       out.jobs.push_back(std::move(s));
       out.kick.notify(sc_core::SC_ZERO_TIME);

@@ -106,6 +106,12 @@ class PeIpcq : public PeEngine {
     uint64_t src = 0, bytes = 0;
     std::function<void()> on_done;  // every chunk's doorbell delivered
   };
+  // A job being sent, shared by the queue while it posts the job's chunks
+  // and by each chunk until it is done (one allocation per job).
+  struct SendTally {
+    uint64_t chunks_left = 0;       // chunks whose token has not finished
+    std::function<void()> on_done;  // runs when that reaches 0
+  };
   struct SendQueue {
     PeAddr peer;
     bool granted = false;
@@ -119,13 +125,14 @@ class PeIpcq : public PeEngine {
     bool active = false;
     SendJob job;
     uint64_t chunks = 0, next_chunk = 0;
-    std::shared_ptr<uint64_t> chunks_left;  // chunks whose token has not finished
-    std::shared_ptr<std::function<void()>> job_done;
+    std::shared_ptr<SendTally> tally;
     bool stalled = false;  // the next chunk waits for a credit (or the grant)
     sc_core::sc_time stalled_since;
   };
   enum class SlotState : uint8_t { kFree, kFull, kDraining };
+  struct RecvQueue;
   struct RecvJob {
+    RecvQueue* queue = nullptr;  // the stream it receives from
     TileToken* token = nullptr;  // the recv command's token
     const IpcqRecvCmd* cmd = nullptr;
     uint64_t chunks = 0, done = 0, forwarded = 0, forwards_left = 0;
@@ -175,11 +182,10 @@ class PeIpcq : public PeEngine {
   // place).
   struct Chunk {
     TileToken token;
-    std::shared_ptr<uint64_t> chunks_left;            // send: the job's chunks not yet done
-    std::shared_ptr<std::function<void()>> job_done;  // send: runs when that reaches 0
-    RecvQueue* queue = nullptr;                       // recv
-    RecvJob* job = nullptr;                           // recv
-    uint64_t k = 0;                                   // recv: the chunk's index in its job
+    std::shared_ptr<SendTally> tally;  // send: the job's
+    RecvQueue* queue = nullptr;        // recv
+    RecvJob* job = nullptr;            // recv
+    uint64_t k = 0;                    // recv: the chunk's index in its job
   };
   // A chunk from the pool, its token reset (stage vector empty).
   Chunk& take_chunk();
