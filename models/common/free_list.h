@@ -22,6 +22,12 @@ class FreeList {
     return t;
   }
   static void give(T* t) { list().emplace_back(t); }
+  // The one the next take() returns, or null if it makes a new one (a caller
+  // may fetch it into the cache ahead of time).
+  static const T* next() {
+    const auto& l = list();
+    return l.empty() ? nullptr : l.back().get();
+  }
 
  private:
   static std::vector<std::unique_ptr<T>>& list() {

@@ -1,59 +1,49 @@
 #include "models/pe/stage.h"
 
+#include "models/common/free_list.h"
+
 namespace kb {
-
-namespace {
-
-// StageOperands no stage holds, kept with their vectors' storage. Never
-// destroyed: stages destroyed at exit may still give theirs back.
-std::vector<StageOperands*>& spare_operands() {
-  static auto* spare = new std::vector<StageOperands*>;
-  return *spare;
-}
-
-}  // namespace
 
 const StageOperands& StageOperands::none() {
   static const StageOperands empty;
   return empty;
 }
 
+// StageOperands no stage holds are kept in a FreeList, with their vectors'
+// storage.
 StageOperands* StageOperandsRef::take(const StageOperands* copy) {
-  auto& spare = spare_operands();
-  if (spare.empty()) return copy ? new StageOperands(*copy) : new StageOperands;
-  StageOperands* p = spare.back();
-  spare.pop_back();
+  using Spare = FreeList<StageOperands>;
+  const bool kept = Spare::next() != nullptr;
+  StageOperands* p = Spare::take();
   // The next one taken is most likely for the next stage of the same tile,
   // built right after this one: it is fetched meanwhile. (A kept one was
   // given back when its stage's token was reused, long after its stage ran:
   // it is seldom in cache still.)
-  if (!spare.empty()) {
-    const char* next = reinterpret_cast<const char*>(spare.back());
-    for (size_t at = 0; at < sizeof(StageOperands); at += 64) __builtin_prefetch(next + at, 1);
+  if (const StageOperands* next = Spare::next()) {
+    const char* at = reinterpret_cast<const char*>(next);
+    for (size_t off = 0; off < sizeof(StageOperands); off += 64) __builtin_prefetch(at + off, 1);
   }
-  StageOperands& o = *p;
   if (copy) {
-    o = *copy;
-    return p;
+    *p = *copy;
+  } else if (kept) {
+    // Back to a new one's values; the vectors keep their storage. Done here,
+    // not when the last stage gave it back: the stage about to write it has
+    // it in cache then.
+    p->a_view = TensorHandle{};
+    p->b_view = TensorHandle{};
+    p->out_view = TensorHandle{};
+    p->inputs.clear();
+    p->staged_inputs.clear();
+    p->output = TensorHandle{};
+    p->math_extra.clear();
   }
-  // Back to a new one's values; the vectors keep their storage. Done here,
-  // not when the last stage gave it back: the stage about to write it has
-  // it in cache then.
-  o.a_view = TensorHandle{};
-  o.b_view = TensorHandle{};
-  o.out_view = TensorHandle{};
-  o.inputs.clear();
-  o.staged_inputs.clear();
-  o.output = TensorHandle{};
-  o.math_extra.clear();
   return p;
 }
 
 void StageOperandsRef::release() noexcept {
   if (!p_) return;
-  auto& spare = spare_operands();
   try {
-    spare.push_back(p_);
+    FreeList<StageOperands>::give(p_);
   } catch (...) {  // no room to keep it: free it
     delete p_;
   }
