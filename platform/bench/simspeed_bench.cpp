@@ -237,8 +237,11 @@ void time_gqa_sweep(const std::string& exe, long long gqa_s, BenchResult& res) {
 }
 
 // One Llama-3-70B decode step with `layers` of its layers, in a child process:
-// its wall time and peak RSS beside the simulated latency.
-void time_llm_decode(const std::string& exe, long long layers, BenchResult& res) {
+// its wall time and peak RSS beside the simulated latency, and its queue
+// services against the raw wake-up rate `raw`: how long the run would take
+// if every service cost one raw wake-up and nothing else did (its floor at
+// this event granularity).
+void time_llm_decode(const std::string& exe, long long layers, double raw, BenchResult& res) {
   nlohmann::json r;
   const ChildCost c =
       child_bench({exe, "--bench", "llm", "--param", "model=llama3_70b", "--param", "batch=1",
@@ -251,17 +254,24 @@ void time_llm_decode(const std::string& exe, long long layers, BenchResult& res)
                      std::to_string(model_layers) +
                      " layers (child process; target for the whole "
                      "token: under 60 s and 2 GB)",
-                 {"layers", "latency_us", "wall_s", "wall_s_per_layer_lm_head_incl", "peak_rss_MB"},
+                 {"layers", "latency_us", "wall_s", "wall_s_per_layer_lm_head_incl", "peak_rss_MB",
+                  "queue_services", "raw_wakeups_per_service", "floor_s_at_1_wakeup_per_service"},
                  {}};
+  const uint64_t services = queue_services_in(r.at("stats"));
+  const double floor_s = static_cast<double>(services) / raw;
   t.rows.push_back({std::to_string(layers) + (whole ? " (whole token)" : " (fewer, as asked)"),
                     fmt(m.at("latency_per_token_ns").get<double>() / 1e3, 1), fmt(c.wall_s, 1),
-                    fmt(c.wall_s / static_cast<double>(layers), 1), fmt(c.max_rss_mb, 0)});
+                    fmt(c.wall_s / static_cast<double>(layers), 1), fmt(c.max_rss_mb, 0),
+                    std::to_string(services), fmt(c.wall_s / floor_s, 1), fmt(floor_s, 1)});
   res.metrics["llm_decode"] = {{"layers", layers},
                                {"model_layers", model_layers},
                                {"all_layers_simulated", whole},
                                {"latency_per_token_ns", m.at("latency_per_token_ns")},
                                {"process_wall_s", c.wall_s},
-                               {"peak_rss_mb", c.max_rss_mb}};
+                               {"peak_rss_mb", c.max_rss_mb},
+                               {"queue_services", services},
+                               {"raw_wakeups_per_service", c.wall_s / floor_s},
+                               {"floor_s_at_1_wakeup_per_service", floor_s}};
   res.tables.push_back(t);
 }
 
@@ -368,6 +378,13 @@ void linear_fit(const std::vector<double>& x, const std::vector<double>& y, doub
 
 }  // namespace
 
+uint64_t queue_services_in(const nlohmann::json& stats) {
+  uint64_t n = 0;
+  for (const auto& group : stats)
+    if (group.is_object() && group.contains("requests")) n += group.at("requests").get<uint64_t>();
+  return n;
+}
+
 BenchResult SimSpeedBench::run(BenchContext& ctx) {
   Platform& p = ctx.platform;
   p.set_run_stats_enabled(false);  // its windows time the kernel, not stats()
@@ -450,7 +467,7 @@ BenchResult SimSpeedBench::run(BenchContext& ctx) {
     time_elaboration(exe, ctx.params.integer("elaborate_limit") != 0, res);
   const long long gqa_s = ctx.params.integer("gqa_s_kv");
   if (gqa_s > 0) time_gqa_sweep(exe, gqa_s, res);
-  if (llm_layers > 0) time_llm_decode(exe, llm_layers, res);
+  if (llm_layers > 0) time_llm_decode(exe, llm_layers, raw, res);
   const std::string spec = ctx.params.str("sweep_spec");
   if (!spec.empty()) time_config_sweep(exe, spec, res);
   return res;

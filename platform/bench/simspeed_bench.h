@@ -6,7 +6,9 @@
 //           over 128 PEs and a GQA decode, each as a ratio to the raw rate;
 //  - scale: wall time of GEMMs with K = 1024..8192 and its linear fit;
 //  - elaboration: wall time and peak RSS of elaborating the default 1-SIP and
-//           the 4-SIP topology, timing-only and with --data (child processes).
+//           the 4-SIP topology, timing-only and with --data (child processes);
+//  - llm:   a Llama-3-70B decode step in a child process, its queue services
+//           and the floor they set at one raw wake-up each.
 // Figures for the closing notes and benches, never timed tests.
 #pragma once
 
@@ -25,5 +27,10 @@ class SimSpeedBench : public Bench {
   std::vector<ParamSpec> params() const override;
   BenchResult run(BenchContext& ctx) override;
 };
+
+// The queue services of a run from its JSON statistics (`stats`: one object
+// per module; each ServiceQueue, or banked HBM channel, reports the requests
+// it served as "requests"): how simspeed counts a child process's.
+uint64_t queue_services_in(const nlohmann::json& stats);
 
 }  // namespace kb
