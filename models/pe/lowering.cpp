@@ -12,14 +12,16 @@ namespace {
 // The builders below write into `s`, a default Stage, and their Stage-valued
 // forms make one: a GEMM's plan builds its tile tokens' stages in place.
 
-// A GEMM stage of `native_tiles` on the operand views `a` and `b`.
+// A GEMM stage of `native_tiles` on the operand views `a` and `b` (kept
+// when `views`).
 void set_gemm(Stage& s, unsigned native_tiles, uint64_t flops, uint64_t log_addr,
-              const TensorHandle& a, const TensorHandle& b) {
+              const TensorHandle& a, const TensorHandle& b, bool views = true) {
   s.kind = StageKind::kGemm;
   s.op_kind = "gemm";
   s.native_tiles = native_tiles;
   s.flops = flops;
   s.addr = log_addr;
+  if (!views) return;
   StageOperands& o = s.mutable_operands();
   o.a_view = a;
   o.b_view = b;
@@ -47,13 +49,13 @@ void set_fetch(Stage& s, uint64_t bytes, uint64_t addr, uint8_t staged) {
   s.staged = staged;
 }
 
-void set_store(Stage& s, const TensorHandle& out, uint8_t staged) {
+void set_store(Stage& s, const TensorHandle& out, uint8_t staged, bool views = true) {
   s.kind = StageKind::kStore;
   s.op_kind = "store";
   s.bytes = out.bytes();
   s.addr = out.addr;
   s.staged = staged;
-  s.mutable_operands().out_view = out;
+  if (views) s.mutable_operands().out_view = out;
 }
 
 void set_signal(Stage& s, IpcqStage::Signal which, const char* op_kind, const PeAddr& peer,
@@ -239,11 +241,12 @@ void tile_fetch(Stage& s, const TensorHandle& a, const TensorHandle& b, bool a_s
 }
 
 void tile_gemm(Stage& s, const OpSpec& op, const TensorHandle& a, bool a_staged,
-               const TensorHandle& b, bool b_staged, uint64_t out_addr, bool accumulate_partial) {
+               const TensorHandle& b, bool b_staged, uint64_t out_addr, bool accumulate_partial,
+               bool views) {
   const auto mm = static_cast<uint64_t>(a.shape.at(0));
   const auto kk = static_cast<uint64_t>(a.shape.at(1));
   const auto nn = static_cast<uint64_t>(b.shape.at(1));
-  set_gemm(s, 1, 2 * mm * kk * nn, out_addr, a, b);
+  set_gemm(s, 1, 2 * mm * kk * nn, out_addr, a, b, views);
   s.op = &op;
   if (a_staged) s.staged |= Stage::kStagedA;
   if (b_staged) s.staged |= Stage::kStagedB;
@@ -257,8 +260,8 @@ Stage tile_gemm(const OpSpec& op, const TensorHandle& a, bool a_staged, const Te
   return s;
 }
 
-void tile_store(Stage& s, const TensorHandle& out, bool staged) {
-  set_store(s, out, staged ? Stage::kStagedAddr | Stage::kStagedOut : 0);
+void tile_store(Stage& s, const TensorHandle& out, bool staged, bool views) {
+  set_store(s, out, staged ? Stage::kStagedAddr | Stage::kStagedOut : 0, views);
 }
 
 // ---- IPCQ chunks -----------------------------------------------------------------

@@ -97,10 +97,14 @@ Stage plan_dma(StageKind kind, uint64_t src, uint64_t dst, uint64_t row_bytes, u
 // in the staging slot. first_k keeps its default here: the plan sets it on
 // every stage of the step. Each writes into `s`, a default Stage: a GEMM's
 // plan builds each tile token's stages in place at the end of its list.
+// Without `views` the GEMM and STORE keep no operand views (Stage::operands()
+// reads empty ones): the same timing, for a run that neither logs ops nor
+// holds data.
 void tile_fetch(Stage& s, const TensorHandle& a, const TensorHandle& b, bool a_staged);
 void tile_gemm(Stage& s, const OpSpec& op, const TensorHandle& a, bool a_staged,
-               const TensorHandle& b, bool b_staged, uint64_t out_addr, bool accumulate_partial);
-void tile_store(Stage& s, const TensorHandle& out, bool staged);
+               const TensorHandle& b, bool b_staged, uint64_t out_addr, bool accumulate_partial,
+               bool views = true);
+void tile_store(Stage& s, const TensorHandle& out, bool staged, bool views = true);
 Stage tile_gemm(const OpSpec& op, const TensorHandle& a, bool a_staged, const TensorHandle& b,
                 bool b_staged, uint64_t out_addr, bool accumulate_partial);
 

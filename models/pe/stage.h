@@ -49,7 +49,8 @@ struct IpcqStage {
 // reads only their sizes (the op log's bytes, logged_bytes()); data mode reads
 // and writes through them. They live apart from the Stage: most stages (DMA
 // transfers, IPCQ chunks and messages) have none, and stay small to build,
-// copy and destroy.
+// copy and destroy; nor do a GEMM tile's GEMM and STORE stages in a run that
+// neither logs ops nor holds data (TilePlanner's operand_views).
 struct StageOperands {
   // GEMM tile step / STORE: the operand tiles and the output tile as TCM views.
   TensorHandle a_view, b_view, out_view;
@@ -146,6 +147,7 @@ struct Stage {
     return operands_.get() ? *operands_.get() : StageOperands::none();
   }
   StageOperands& mutable_operands() { return operands_.make(); }
+  bool has_operands() const { return operands_.get() != nullptr; }
 
  private:
   StageOperandsRef operands_;

@@ -32,7 +32,7 @@ void PeScheduler::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&
   e->cmd_id = req->cmd_id;
   e->on_done = req->on_done;
   try {
-    e->plan = std::make_unique<TilePlanner>(*req->cmd, tiling_, req->cmd_id);
+    e->plan = std::make_unique<TilePlanner>(*req->cmd, tiling_, req->cmd_id, operand_views_);
   } catch (const PlanError& err) {
     trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
     const std::string pe = std::string(name()).substr(0, std::string(name()).rfind('.'));
@@ -83,8 +83,9 @@ void PeScheduler::assign_slot(TileToken& t, int slot) {
     if (s.staged & Stage::kStagedSrc) s.transfer.src += base;
     if (s.staged & Stage::kStagedDst) s.transfer.dst += base;
     if (s.staged & Stage::kStagedAddr) s.addr += base;
+    // Views planned without their operands (TilePlanner) have nothing to move.
     const bool views = s.staged & (Stage::kStagedA | Stage::kStagedB | Stage::kStagedOut);
-    if (!views && s.operands().staged_inputs.empty()) continue;
+    if (!s.has_operands() || (!views && s.operands().staged_inputs.empty())) continue;
     StageOperands& o = s.mutable_operands();
     if (s.staged & Stage::kStagedA) o.a_view.addr += base;
     if (s.staged & Stage::kStagedB) o.b_view.addr += base;

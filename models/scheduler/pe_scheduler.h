@@ -40,6 +40,10 @@ class PeScheduler : public sc_core::sc_module, public Instrumented {
   PeScheduler(const sc_core::sc_module_name& name, const TilingConfig& tiling,
               unsigned staging_buffers, uint64_t staging_base);
 
+  // Whether the GEMM tiles it plans keep their operand views (TilePlanner):
+  // the PE turns them on for the op log and data mode, which read them.
+  void set_operand_views(bool on) { operand_views_ = on; }
+
   uint64_t composites_done() const { return composites_done_; }
   uint64_t tokens_fed() const { return tokens_fed_; }
   const unsigned& in_flight_value() const { return in_flight_; }
@@ -78,6 +82,7 @@ class PeScheduler : public sc_core::sc_module, public Instrumented {
   void enter_next_phase(Entry* e);
 
   TilingConfig tiling_;
+  bool operand_views_ = true;
   uint64_t staging_base_;
   std::vector<int> free_slots_;
   HazardTracker hazards_;

@@ -28,6 +28,7 @@ struct GemmTiler {
   std::vector<const OpSpec*> k_ops;
   std::vector<const OpSpec*> out_ops;
   unsigned k_tiles;
+  bool views;  // the GEMM and STORE stages keep their operand views
 
   // Appends the stages of tile (mi, ni, ki) to `st`.
   void stages(unsigned mi, unsigned ni, unsigned ki, std::vector<Stage>& st) const;
@@ -250,7 +251,7 @@ void GemmTiler::stages(unsigned mi, unsigned ni, unsigned ki, std::vector<Stage>
             : lowering::tile_view(tiling.slot_b_offset(), kk, nn, 0, b->dtype);
   lowering::tile_fetch(st.emplace_back(), a_view, b_view, !a_tcm);
   lowering::tile_gemm(st.emplace_back(), *g.op, a_view, !a_tcm, b_view, !b_tcm, out.addr,
-                      k_ops.empty());
+                      k_ops.empty(), views);
   for (size_t q = 0; q < k_ops.size(); ++q) {
     Stage& m = st.emplace_back(lowering::tile_math_op(*k_ops[q], mm * nn, Stage::MathOn::kPartial));
     m.accumulate_partial = q + 1 == k_ops.size();
@@ -263,7 +264,7 @@ void GemmTiler::stages(unsigned mi, unsigned ni, unsigned ki, std::vector<Stage>
                          out_tcm
                              ? lowering::tile_view(o_at, mm, nn, out.stride(), out.dtype)
                              : lowering::tile_view(tiling.slot_c_offset(), mm, nn, 0, out.dtype),
-                         !out_tcm);
+                         !out_tcm, views);
     if (!out_tcm)
       lowering::plan_dma(st.emplace_back(), StageKind::kDmaWrite, tiling.slot_c_offset(), o_at,
                          nn * eo, mm, nn * eo, out.stride() * eo, Stage::kStagedSrc);
@@ -293,7 +294,8 @@ struct TilePlanner::Gemm {
   unsigned n_tiles;
 };
 
-TilePlanner::TilePlanner(const CompositeCmd& cmd, const TilingConfig& tiling, uint64_t cmd_id) {
+TilePlanner::TilePlanner(const CompositeCmd& cmd, const TilingConfig& tiling, uint64_t cmd_id,
+                         bool operand_views) {
   if (cmd.ops.empty()) throw PlanError("composite has no ops");
   const size_t gemm_idx = gemm_index(cmd);
 
@@ -325,7 +327,8 @@ TilePlanner::TilePlanner(const CompositeCmd& cmd, const TilingConfig& tiling, ui
   k_tiles = static_cast<unsigned>((g.K + tk - 1) / tk);
   n_tiles = static_cast<unsigned>((g.N + tn - 1) / tn);
   gemm_ = std::make_unique<Gemm>(
-      Gemm{GemmTiler{g, tiling, std::move(k_ops), std::move(out_ops), k_tiles}, cmd_id, n_tiles});
+      Gemm{GemmTiler{g, tiling, std::move(k_ops), std::move(out_ops), k_tiles, operand_views},
+           cmd_id, n_tiles});
 }
 
 TilePlanner::~TilePlanner() = default;

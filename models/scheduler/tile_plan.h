@@ -58,7 +58,12 @@ struct TilePlan {
 // planner and every token taken from it (stages point at its ops).
 class TilePlanner {
  public:
-  TilePlanner(const CompositeCmd& cmd, const TilingConfig& tiling, uint64_t cmd_id);
+  // Without `operand_views` the GEMM tiles' GEMM and STORE stages keep no
+  // operand views: what a run that neither logs ops nor holds data needs
+  // (the views are the op log's bytes and data mode's operands; no timing
+  // reads them).
+  TilePlanner(const CompositeCmd& cmd, const TilingConfig& tiling, uint64_t cmd_id,
+              bool operand_views = true);
   ~TilePlanner();
   TilePlanner(const TilePlanner&) = delete;
   TilePlanner& operator=(const TilePlanner&) = delete;

@@ -127,6 +127,8 @@ std::vector<PeEngine*> Pe::engines() {
 
 void Pe::set_op_log(OpLog* log) {
   for (PeEngine* e : engines()) e->set_op_log(log);
+  op_logged_ = log != nullptr;
+  scheduler.set_operand_views(op_logged_ || data_);
 }
 
 }  // namespace kb
@@ -136,6 +138,7 @@ namespace kb {
 void Pe::set_data_mode(bool on) {
   data_ = on ? std::make_unique<PeData>(tcm.dma_port.store(), self_) : nullptr;
   for (PeEngine* e : engines()) e->set_data(data_.get());
+  scheduler.set_operand_views(op_logged_ || on);
   hbm.set_data_mode(on);
   tcm.dma_port.set_data_mode(on);
   dma.set_data_mode(on);

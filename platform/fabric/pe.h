@@ -46,6 +46,8 @@ class Pe : public sc_core::sc_module {
      const Location& self);
 
   const Location& location() const { return self_; }
+  // The op log the engines record into (null: none). The scheduler's GEMM
+  // tiles keep their operand views while either this or data mode reads them.
   void set_op_log(OpLog* log);
   // Data mode: memories hold bytes and the engines compute.
   void set_data_mode(bool on);
@@ -72,6 +74,7 @@ class Pe : public sc_core::sc_module {
  private:
   Location self_;
   std::unique_ptr<PeData> data_;
+  bool op_logged_ = true;  // until set_op_log says otherwise
 };
 
 }  // namespace kb

@@ -373,6 +373,27 @@ TEST(LlmDecode, TwoRunsGiveTheSameResult) {
   EXPECT_EQ(a.dump(), b.dump());
 }
 
+// The llm bench records no op log unless one is asked for, and then plans
+// its GEMM tiles without operand views: asking for the log changes nothing
+// else (the same stages, sizes and times).
+TEST(LlmDecode, AskingForTheOpLogChangesNoResult) {
+  TempDir tmp;
+  nlohmann::json plain = run_json(args({"-p", "batch=2", "-p", "context=50"}), tmp, "a.json");
+  nlohmann::json logged = run_json(
+      args({"-p", "batch=2", "-p", "context=50", "--oplog", tmp / "ops.jsonl"}), tmp, "b.json");
+  ASSERT_FALSE(plain.is_null());
+  ASSERT_FALSE(logged.is_null());
+  EXPECT_GT(plain["metrics"]["latency_per_token_ns"].get<double>(), 0.0);
+  for (const char* what : {"wall_s", "op_log"}) {  // the log's summary: asked for or not
+    plain.erase(what);
+    logged.erase(what);
+  }
+  EXPECT_EQ(plain.dump(), logged.dump());
+  // The log holds the GEMM tiles, with the bytes their operand views give.
+  const std::string ops = test::read_text(tmp / "ops.jsonl");
+  EXPECT_NE(ops.find("\"op_kind\":\"gemm\""), std::string::npos);
+}
+
 TEST(LlmDecode, FewerLayersAreReportedAsSuch) {
   TempDir tmp;
   const nlohmann::json j = run_json(args({"-p", "layers=2"}), tmp, "l.json");

@@ -154,6 +154,48 @@ TEST(TilePlan, TakingIntoAUsedTokenGivesAFreshTakesToken) {
   EXPECT_FALSE(stale_callback_ran);
 }
 
+// A run that neither logs ops nor holds data plans its GEMM tiles without
+// operand views: every stage is the same but for them, and the GEMM and
+// STORE stages have none (the MATH epilogue keeps its own).
+TEST(TilePlan, TilesWithoutOperandViewsDifferOnlyInTheViews) {
+  Handles hs;
+  CompositeCmd c;
+  c.ops = {gemm_op(hs.hbm({64, 192}), hs.hbm({192, 64}), hs.hbm({64, 64})),
+           math_op("relu", Scope::kOutputTile, {}, std::nullopt)};
+  TilePlanner with(c, kTiling, 3);
+  TilePlanner without(c, kTiling, 3, /*operand_views=*/false);
+  ASSERT_EQ(without.count(1), with.count(1));
+  size_t gemms = 0, stores = 0;
+  for (size_t i = 0; i < with.count(1); ++i) {
+    const TileToken w = with.take(1, i), wo = without.take(1, i);
+    EXPECT_EQ(wo.tile, w.tile);
+    ASSERT_EQ(stage_kinds(wo), stage_kinds(w)) << w.tile;
+    for (size_t s = 0; s < w.stages.size(); ++s) {
+      const Stage &a = w.stages[s], &b = wo.stages[s];
+      EXPECT_EQ(b.op_kind, a.op_kind);
+      EXPECT_EQ(b.bytes, a.bytes);
+      EXPECT_EQ(b.addr, a.addr);
+      EXPECT_EQ(b.flops, a.flops);
+      EXPECT_EQ(b.native_tiles, a.native_tiles);
+      EXPECT_EQ(b.elements, a.elements);
+      EXPECT_EQ(b.staged, a.staged);
+      EXPECT_EQ(b.transfer.src, a.transfer.src);
+      EXPECT_EQ(b.transfer.dst, a.transfer.dst);
+      EXPECT_EQ(b.accumulate_partial, a.accumulate_partial);
+      if (a.kind == StageKind::kGemm || a.kind == StageKind::kStore) {
+        EXPECT_TRUE(a.has_operands()) << w.tile << " stage " << s;
+        EXPECT_FALSE(b.has_operands()) << w.tile << " stage " << s;
+        gemms += a.kind == StageKind::kGemm;
+        stores += a.kind == StageKind::kStore;
+      } else {
+        EXPECT_EQ(b.has_operands(), a.has_operands()) << w.tile << " stage " << s;
+      }
+    }
+  }
+  EXPECT_EQ(gemms, with.count(1));
+  EXPECT_EQ(stores, 2u * 2);  // one per output tile, at its last K step
+}
+
 TEST(TilePlan, GemmOnlyTcmOutHasNoDmaWrite) {
   Handles hs;
   CompositeCmd c;
