@@ -56,9 +56,11 @@ struct HopStack : tlm::tlm_extension<HopStack> {
 
  private:
   static constexpr size_t kInline = 14;
+  // The depth before the frames: a pop on the way back, long after the push,
+  // finds it on the cache line of the first three.
+  size_t size_ = 0;
   std::array<Frame, kInline> near_{};
   std::vector<Frame> far_;
-  size_t size_ = 0;
 };
 
 }  // namespace kb

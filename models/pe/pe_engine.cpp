@@ -132,7 +132,7 @@ void PeEngine::end_service(Lane& l) {
   l.busy = false;
   l.current_cmd = 0;
   update_depth(l);
-  record(token, stage, l.index, to_ns(l.started), to_ns(now));
+  record(token, stage, l, to_ns(l.started), to_ns(now));
   {
     // What the token's next engine sees: the lane's thread handing it on.
     const ActingProcess as_lane(l.process_name.c_str());
@@ -170,7 +170,12 @@ void PeEngine::worker(unsigned lane) {
 
 void PeEngine::record(const TileToken& token, const Stage& stage, unsigned lane, double start_ns,
                       double end_ns) {
-  LaneStats& s = lanes_.at(lane)->stats;
+  record(token, stage, *lanes_.at(lane), start_ns, end_ns);
+}
+
+void PeEngine::record(const TileToken& token, const Stage& stage, Lane& lane, double start_ns,
+                      double end_ns) {
+  LaneStats& s = lane.stats;
   ++s.stages;
   s.bytes += stage.bytes;
   count_served(stage);
@@ -206,7 +211,9 @@ void PeEngine::advance(TileToken& token) {
     return;
   }
   const auto next = static_cast<int>(engine_of(token.current().kind));
-  post_token(*stage_out[next], &token);
+  tlm::tlm_fw_transport_if<>*& to = next_engine_[static_cast<size_t>(next)];
+  if (!to) to = stage_out[next];
+  post_token(*to, &token);
 }
 
 void PeEngine::compute_fault(const TileToken& token, const Stage& stage,

@@ -20,6 +20,7 @@
 
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -58,13 +59,13 @@ class PeEngine : public sc_core::sc_module, public Instrumented {
   void set_power_meter(PowerMeter* meter) { meter_ = meter; }
 
   struct LaneStats {
-    std::string label;  // op-log engine name, e.g. "tcm.fetch"
     uint64_t stages = 0;
     uint64_t bytes = 0;
     double busy_ns = 0;  // time with at least one stage in service (lane_stats())
     // Most stages queued or in service at once, each counted over
     // [arrival, end of service) (SettledPeak).
     unsigned max_queue = 0;
+    std::string label;  // op-log engine name, e.g. "tcm.fetch"
   };
   unsigned num_lanes() const { return static_cast<unsigned>(lanes_.size()); }
   LaneStats lane_stats(unsigned lane) const {
@@ -127,30 +128,34 @@ class PeEngine : public sc_core::sc_module, public Instrumented {
 
  private:
   // The lane's end-of-service timer calls back into its engine.
+  // What a service reads and writes comes first, the counters with it: a
+  // lane's end of service, long after its start, then misses on fewer lines.
   struct Lane final : Calendar::Timer {
     Lane(PeEngine& e, unsigned i) : engine(e), index(i) {}
     void on_time() override { engine.end_service(*this); }
-    RingQueue<TileToken*> queue;
-    // Thread lanes: a token was queued. Made with the lane's worker, at its
-    // first token: timer lanes, nearly all of them, never need one.
-    std::unique_ptr<sc_core::sc_event> arrived;
     PeEngine& engine;
     unsigned index;
-    std::string process_name;      // what a thread lane is named: <engine>.lane_<i>
+    bool busy = false;
     TileToken* serving = nullptr;  // the token in service (timer lanes)
     sc_core::sc_time started;      // ... since
     int64_t power = 0;             // ... and its power-meter entry
-    bool busy = false;
-    SettledPeak depth;  // queued + in service
     uint64_t current_cmd = 0;
-    unsigned active = 0;
-    sc_core::sc_time active_since;
     // Exact (integer ps) busy time; LaneStats::busy_ns is converted from it,
     // so same-instant leave/enter in either order give the same bits.
     sc_core::sc_time busy_time;
     LaneStats stats;
+    RingQueue<TileToken*> queue;
+    SettledPeak depth;  // queued + in service
+    unsigned active = 0;
+    sc_core::sc_time active_since;
+    // Thread lanes: a token was queued. Made with the lane's worker, at its
+    // first token: timer lanes, nearly all of them, never need one.
+    std::unique_ptr<sc_core::sc_event> arrived;
+    std::string process_name;  // what a thread lane is named: <engine>.lane_<i>
   };
   void b_transport(int port, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  void record(const TileToken& token, const Stage& stage, Lane& lane, double start_ns,
+              double end_ns);
   void worker(unsigned lane);
   // Timer lanes: starts the front token when the lane is idle.
   void run_lane(Lane& l);
@@ -166,6 +171,9 @@ class PeEngine : public sc_core::sc_module, public Instrumented {
   PeData* data_ = nullptr;
   PowerMeter* meter_ = nullptr;
   std::vector<std::unique_ptr<Lane>> lanes_;
+  // stage_out's targets by EngineKind, taken from the socket at first use
+  // (advance() hands a token on after nearly every stage).
+  std::array<tlm::tlm_fw_transport_if<>*, kNumEngineKinds> next_engine_{};
   DueTimers due_;  // the lanes' ends of service (a zero-time one in this delta)
 };
 

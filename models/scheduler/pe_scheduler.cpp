@@ -176,7 +176,10 @@ bool PeScheduler::feed_entry(Entry* e, bool& fed_any) {
     ++in_flight_;
     ++tokens_fed_;
     fed_any = true;
-    post_token(*stage_out[static_cast<int>(engine_of(t.current().kind))], &t);
+    const auto first = static_cast<int>(engine_of(t.current().kind));
+    tlm::tlm_fw_transport_if<>*& to = first_engine_[static_cast<size_t>(first)];
+    if (!to) to = stage_out[first];
+    post_token(*to, &t);
   }
   return true;
 }
