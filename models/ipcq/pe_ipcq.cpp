@@ -403,7 +403,7 @@ void PeIpcq::send_step(SendQueue* q) {
       c.tally = q->tally;
       Chunk* cp = &c;
       t->on_done = [this, cp](TileToken&) { send_chunk_done(*cp); };
-      post_token(*stage_out[static_cast<int>(EngineKind::kDma)], t);
+      post_token(engine_for(EngineKind::kDma), t);
     }
     q->active = false;
     q->tally.reset();
@@ -473,8 +473,7 @@ void PeIpcq::consume_chunk(RecvQueue& q, RecvJob& job, uint64_t k, unsigned slot
   ch.k = k;
   Chunk* cp = &ch;
   t->on_done = [this, cp](TileToken&) { recv_chunk_done(*cp); };
-  const auto first = static_cast<int>(engine_of(t->stages.front().kind));
-  post_token(*stage_out[first], t);
+  post_token(engine_for(engine_of(t->stages.front().kind)), t);
 }
 
 PeIpcq::Chunk& PeIpcq::take_chunk() {

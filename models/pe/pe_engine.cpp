@@ -210,10 +210,7 @@ void PeEngine::advance(TileToken& token) {
     if (token.on_done) token.on_done(token);
     return;
   }
-  const auto next = static_cast<int>(engine_of(token.current().kind));
-  tlm::tlm_fw_transport_if<>*& to = next_engine_[static_cast<size_t>(next)];
-  if (!to) to = stage_out[next];
-  post_token(*to, &token);
+  post_token(engine_for(engine_of(token.current().kind)), &token);
 }
 
 void PeEngine::compute_fault(const TileToken& token, const Stage& stage,

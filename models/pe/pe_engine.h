@@ -20,7 +20,6 @@
 
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
-#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -34,6 +33,7 @@
 #include "models/common/ring_queue.h"
 #include "models/common/settled_peak.h"
 #include "models/common/sim_time.h"
+#include "models/pe/engine_targets.h"
 #include "models/pe/stage.h"
 
 namespace kb {
@@ -116,6 +116,10 @@ class PeEngine : public sc_core::sc_module, public Instrumented {
   void record(const TileToken& token, const Stage& stage, unsigned lane, double start_ns,
               double end_ns);
   void advance(TileToken& token);
+  // The engine stage_out reaches for `kind`.
+  tlm::tlm_fw_transport_if<>& engine_for(EngineKind kind) {
+    return next_engine_.of(stage_out, kind);
+  }
   PeData* data() const { return data_; }
   // A data-mode compute failure: SC_REPORT_ERROR naming the engine and command.
   [[noreturn]] void compute_fault(const TileToken& token, const Stage& stage,
@@ -171,10 +175,8 @@ class PeEngine : public sc_core::sc_module, public Instrumented {
   PeData* data_ = nullptr;
   PowerMeter* meter_ = nullptr;
   std::vector<std::unique_ptr<Lane>> lanes_;
-  // stage_out's targets by EngineKind, taken from the socket at first use
-  // (advance() hands a token on after nearly every stage).
-  std::array<tlm::tlm_fw_transport_if<>*, kNumEngineKinds> next_engine_{};
-  DueTimers due_;  // the lanes' ends of service (a zero-time one in this delta)
+  EngineTargets next_engine_;  // stage_out's, for advance() and subclasses
+  DueTimers due_;              // the lanes' ends of service (a zero-time one in this delta)
 };
 
 }  // namespace kb

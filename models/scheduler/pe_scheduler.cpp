@@ -176,10 +176,7 @@ bool PeScheduler::feed_entry(Entry* e, bool& fed_any) {
     ++in_flight_;
     ++tokens_fed_;
     fed_any = true;
-    const auto first = static_cast<int>(engine_of(t.current().kind));
-    tlm::tlm_fw_transport_if<>*& to = first_engine_[static_cast<size_t>(first)];
-    if (!to) to = stage_out[first];
-    post_token(*to, &t);
+    post_token(first_engine_.of(stage_out, engine_of(t.current().kind)), &t);
   }
   return true;
 }

@@ -13,7 +13,6 @@
 
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
-#include <array>
 #include <cstdint>
 #include <deque>
 #include <list>
@@ -25,6 +24,7 @@
 
 #include "models/common/calendar.h"
 #include "models/common/instrumented.h"
+#include "models/pe/engine_targets.h"
 #include "models/scheduler/hazard_tracker.h"
 #include "models/scheduler/tile_plan.h"
 
@@ -91,8 +91,7 @@ class PeScheduler : public sc_core::sc_module, public Instrumented {
   // Freed tokens, list nodes and stage vectors kept: a token taken from the
   // plan reuses one, so feeding a tile allocates nothing once warm.
   std::list<TileToken> spare_;
-  // stage_out's targets by EngineKind, taken from the socket at first use.
-  std::array<tlm::tlm_fw_transport_if<>*, kNumEngineKinds> first_engine_{};
+  EngineTargets first_engine_;  // stage_out's
   // The feeder runs one delta after a kick (no process of its own).
   DeltaKick<PeScheduler, &PeScheduler::feeder> kick_{this};
   std::string feeder_name_;
