@@ -1,6 +1,7 @@
 #include "platform/cli/kernbench_app.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <boost/program_options.hpp>
 #include <chrono>
@@ -30,6 +31,7 @@
 #include "platform/output/atomic_file.h"
 #include "platform/output/csv_table.h"
 #include "platform/output/output_paths.h"
+#include "platform/output/output_transaction.h"
 #include "platform/output/result_writer.h"
 #include "platform/output/vcd_tracer.h"
 #include "platform/platform.h"
@@ -279,12 +281,17 @@ int run_sweep_command(const Options& o, const BenchRegistry& registry, const cha
     std::cerr << failed << " of " << merged["total"].get<size_t>() << " points failed or are stale";
   if (failed && missing) std::cerr << ", ";
   if (missing) std::cerr << missing << " never run (--resume runs them)";
-  std::cerr << " (see " << o.out << "/sweep.json)\n";
+  if (merged.contains("sweep_json_kept"))
+    std::cerr << "; " << merged["sweep_json_kept"].get<std::string>() << "\n";
+  else
+    std::cerr << " (see " << o.out << "/sweep.json)\n";
   return kExitSimulation;
 }
 
 // Every output path, checked before anything runs (platform/output/output_paths.h).
-void check_outputs(const Options& o, const std::string& json_path) {
+// `save_file`: whether the VCD's GTKWave save file is written (a user's own
+// save file there is kept, and the run says so).
+void check_outputs(const Options& o, const std::string& json_path, bool save_file) {
   std::vector<OutputRequest> outs;
   if (!json_path.empty()) outs.push_back({o.json.empty() ? "--out" : "--json", json_path});
   if (!o.oplog.empty()) outs.push_back({"--oplog", o.oplog});
@@ -292,9 +299,13 @@ void check_outputs(const Options& o, const std::string& json_path) {
   if (!o.trace.empty()) outs.push_back({"--trace", o.trace});
   if (!o.vcd.empty()) {
     outs.push_back({"--vcd", o.vcd, false});
-    outs.push_back({"--vcd (its GTKWave save file)", gtkw_path(o.vcd), false});
+    if (save_file) outs.push_back({"--vcd (its GTKWave save file)", gtkw_path(o.vcd), false});
   }
   check_output_paths(outs);
+  if (!o.vcd.empty() && !save_file)
+    std::cerr << "kernbench: note: " << gtkw_path(o.vcd)
+              << " was not written by kernbench: it is kept, and no save file is written for "
+              << o.vcd << "\n";
 }
 
 // The run's platform, alive until the process exits. Destroying it would take
@@ -318,7 +329,7 @@ nlohmann::json resolved_knobs(const TopologyConfig& cfg) {
 
 // Power meters for --vcd and --trace (they change no timing), and the VCD
 // tracer (null without --vcd), set up before the platform first runs.
-std::unique_ptr<VcdTracer> set_up_waveforms(const Options& o, Platform& platform) {
+std::unique_ptr<VcdTracer> set_up_waveforms(const Options& o, Platform& platform, bool save_file) {
   if (!o.trace_scopes.empty()) {
     if (o.trace.empty()) throw UsageError("--trace-scope needs --trace FILE");
     bool any = false;
@@ -342,7 +353,7 @@ std::unique_ptr<VcdTracer> set_up_waveforms(const Options& o, Platform& platform
     });
   if (o.vcd.empty()) return nullptr;
   auto vcd = std::make_unique<VcdTracer>(
-      o.vcd, o.vcd_scopes.empty() ? default_vcd_scopes() : o.vcd_scopes);
+      o.vcd, o.vcd_scopes.empty() ? default_vcd_scopes() : o.vcd_scopes, save_file);
   vcd->trace_phase(platform.phase());
   return vcd;
 }
@@ -458,33 +469,33 @@ std::vector<std::string> power_counter_events(Platform& platform,
   return out;
 }
 
-// After the run: the JSON result first (the run's answer), then the op log,
-// the trace and the VCD.
+// After the run: every output staged in full, then all renamed into place at
+// once (platform/output/output_transaction.h), so that a failure or a stop
+// signal before the end leaves every target as it was.
 void write_outputs(const Options& o, Platform& platform, VcdTracer* vcd,
                    const std::string& json_path, const nlohmann::json& j) {
-  auto wrote = [&](const std::string& path) {
-    if (!o.quiet) std::cout << "wrote " << path << "\n";
-  };
+  OutputTransaction outputs;
+  std::vector<std::string> written;
   if (!json_path.empty()) {
-    write_json_atomically(json_path, j);
-    wrote(json_path);
+    outputs.stage(json_path).write(format_json(j));
+    written.push_back(json_path);
   }
   if (!o.csv.empty()) {
-    AtomicFile f(o.csv);
-    f.write(points_csv(j.at("points")));
-    f.commit();
-    wrote(o.csv);
+    // A bench that reports no points (dma): its metrics as the one row.
+    const nlohmann::json& points = j.at("points");
+    outputs.stage(o.csv).write(
+        points_csv(points.empty() ? nlohmann::json::array({j.at("metrics")}) : points));
+    written.push_back(o.csv);
   }
   // The op log and the trace are streamed record by record (the log may be
   // spilled to disk: see OpLog::spill_to).
   if (!o.oplog.empty()) {
-    AtomicFile f(o.oplog);
+    AtomicFile& f = outputs.stage(o.oplog);
     platform.op_log().for_each_jsonl_line([&](const std::string& line) { f.write(line); });
-    f.commit();
-    wrote(o.oplog);
+    written.push_back(o.oplog);
   }
   if (!o.trace.empty()) {
-    AtomicFile f(o.trace);
+    AtomicFile& f = outputs.stage(o.trace);
     const std::vector<std::string>& scopes = o.trace_scopes;
     std::vector<std::string> extra = power_counter_events(platform, scopes);
     for (std::string& e : queue_counter_events(platform)) extra.push_back(std::move(e));
@@ -492,16 +503,18 @@ void write_outputs(const Options& o, Platform& platform, VcdTracer* vcd,
     platform.op_log().for_each_trace_piece(
         [&](const std::string& piece) { f.write(piece); }, extra,
         [&](const std::string& pe) { return scopes.empty() || in_vcd_scope(pe, scopes); });
-    f.commit();
-    wrote(o.trace);
+    written.push_back(o.trace);
   }
   if (vcd) {
-    if (vcd->finish())
-      wrote(o.vcd);
+    if (vcd->finish(outputs))
+      written.push_back(o.vcd);
     else if (!o.quiet)
       std::cerr << "kernbench: no VCD written to " << o.vcd
                 << ": nothing was simulated (every point was skipped)\n";
   }
+  outputs.commit();
+  if (!o.quiet)
+    for (const std::string& path : written) std::cout << "wrote " << path << "\n";
 }
 
 // Parses the command line against `desc`. No positional arguments: a stray
@@ -614,11 +627,23 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
       : embedded          ? load_topology_text(*embedded, bench_topology + " (embedded)", o.sets)
                           : load_default_topology(o.sets);
   std::string json_path = o.json;
+  // The --out directory this run made, removed again (when still empty) if
+  // the run fails: a refused run leaves nothing behind.
+  struct MadeDirectory {
+    std::string path;
+    ~MadeDirectory() {
+      if (!path.empty()) ::rmdir(path.c_str());
+    }
+  } made_out;
   if (!o.out.empty()) {
+    struct stat st {};
+    const bool existed = ::stat(o.out.c_str(), &st) == 0;
     if (!ensure_dir(o.out)) throw UsageError("--out " + o.out + ": cannot create directory");
+    if (!existed) made_out.path = o.out;
     if (json_path.empty() && bench) json_path = o.out + "/" + bench->name() + ".json";
   }
-  check_outputs(o, json_path);
+  const bool save_file = o.vcd.empty() || gtkw_is_ours(gtkw_path(o.vcd));
+  check_outputs(o, json_path, save_file);
 
   const auto t_elab = std::chrono::steady_clock::now();
   Platform& platform = keep_until_exit(std::make_unique<Platform>(cfg));
@@ -637,7 +662,7 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
     return kExitOk;
   }
   const std::unique_ptr<AtomicFile> spill = set_op_log_policy(o, *bench, platform);
-  const std::unique_ptr<VcdTracer> vcd = set_up_waveforms(o, platform);
+  const std::unique_ptr<VcdTracer> vcd = set_up_waveforms(o, platform, save_file);
 
   BenchContext ctx{platform, *params, o.data, o.topology, o.sets, "", o.quiet};
   const auto t0 = std::chrono::steady_clock::now();
@@ -692,6 +717,7 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
               << " MB (" << cfg.name << ")\n";
   }
   write_outputs(o, platform, vcd.get(), json_path, j);
+  made_out.path.clear();
   return kExitOk;
 }
 

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <climits>
 #include <cstring>
 #include <vector>
 
@@ -25,13 +24,14 @@ mode_t file_mode() {
 
 }  // namespace
 
-AtomicFile::AtomicFile(const std::string& path, const std::string& temp_suffix) : path_(path) {
-  // A symbolic link to an existing file: write the file it names.
+AtomicFile::AtomicFile(const std::string& path, const std::string& temp_suffix)
+    : path_(final_target(path)) {
+  // A symbolic link, dangling or not: write the file it names.
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) {
+  if (::stat(path_.c_str(), &st) == 0) {
     if (S_ISCHR(st.st_mode)) {
       direct_ = true;
-      fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+      fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
       if (fd_ < 0) fail("cannot open", errno);
       return;
     }
@@ -39,8 +39,6 @@ AtomicFile::AtomicFile(const std::string& path, const std::string& temp_suffix) 
       throw OutputError("cannot write '" + path +
                         "': it exists and is not a regular file (a directory, FIFO, socket or "
                         "block device is never replaced)");
-    char real[PATH_MAX];
-    if (::realpath(path.c_str(), real) != nullptr) path_ = real;
   }
   std::string tmpl = directory_of(path_) + "/.kb-XXXXXX" + temp_suffix;
   std::vector<char> buf(tmpl.begin(), tmpl.end());
@@ -95,13 +93,13 @@ void AtomicFile::release_descriptor() {
   fd_ = -1;
 }
 
-void AtomicFile::commit() {
-  if (committed_) return;
+void AtomicFile::seal() {
+  if (sealed_) return;
   if (direct_) {
     const int fd = fd_;
     fd_ = -1;
     if (fd >= 0 && ::close(fd) != 0) fail("cannot write", errno);
-    committed_ = true;
+    sealed_ = true;
     return;
   }
   // The VCD writer closed its own stream: reopen to fsync what it wrote.
@@ -111,10 +109,24 @@ void AtomicFile::commit() {
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) fail("cannot write (close)", errno);
-  if (::rename(temp_.c_str(), path_.c_str()) != 0) fail("cannot rename into place", errno);
+  sealed_ = true;
+}
+
+void AtomicFile::installed() {
   committed_ = true;
   release_temp_file(slot_);
   slot_ = -1;
+}
+
+void AtomicFile::commit() {
+  if (committed_) return;
+  seal();
+  if (direct_) {
+    committed_ = true;
+    return;
+  }
+  if (::rename(temp_.c_str(), path_.c_str()) != 0) fail("cannot rename into place", errno);
+  installed();
   const int dir = ::open(directory_of(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir >= 0) {
     ::fsync(dir);  // the rename's durability; a failure here loses nothing

@@ -4,10 +4,13 @@
 // A regular target (or one that does not exist yet) is written to a temporary
 // file with a unique name in the target's own directory (".kb-XXXXXX.tmp",
 // so the rename stays on one file system), then flushed, fsync'ed and renamed
-// over the target by commit(). Every write, the fsync and the rename are
-// checked; a full disk is an OutputError. A temporary that is not committed
-// is removed by the destructor, and also when the process is stopped by
-// SIGINT, SIGTERM or SIGHUP (see stop_signals.h).
+// over the target by commit(). The target is the path's final target
+// (final_target, output_paths.h): a symbolic link, dangling or not, stays a
+// link and its target is replaced. Several files that must appear together
+// are sealed and renamed by one OutputTransaction (output_transaction.h). Every write, the fsync
+// and the rename are checked; a full disk is an OutputError. A temporary that is not committed is
+// removed by the destructor, and also when the process is stopped by SIGINT, SIGTERM or SIGHUP (see
+// stop_signals.h).
 //
 // A character device the user named (/dev/stdout, /dev/null, a terminal) is
 // written straight into: there is nothing to replace and nothing to rename.
@@ -32,6 +35,12 @@ class AtomicFile {
   void write(const std::string& s) { write(s.data(), s.size()); }
   // Flushes, fsyncs and renames into place (regular targets). Throws OutputError.
   void commit();
+  // commit()'s first half: the temporary flushed, fsync'ed and closed (a
+  // character device: closed). Throws OutputError; the target is untouched.
+  void seal();
+  // Tells a sealed file that its temporary was renamed into place by its
+  // owner (an OutputTransaction), so nothing removes it any more.
+  void installed();
   // For writers that open the temporary themselves (the VCD): closes this
   // object's descriptor and leaves the file to them until commit().
   void release_descriptor();
@@ -45,7 +54,7 @@ class AtomicFile {
   std::string path_, temp_;
   int fd_ = -1;
   int slot_ = -1;  // in the signal-cleanup registry
-  bool direct_ = false, committed_ = false;
+  bool direct_ = false, sealed_ = false, committed_ = false;
 };
 
 }  // namespace kb

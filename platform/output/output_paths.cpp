@@ -1,9 +1,12 @@
 #include "platform/output/output_paths.h"
 
 #include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -19,6 +22,30 @@ std::string directory_of(const std::string& path) {
   const size_t slash = path.rfind('/');
   if (slash == std::string::npos) return ".";
   return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string final_target(const std::string& path, const std::string& flag) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    // It exists: a regular file is replaced where it really lies; a device
+    // (/dev/stdout, /dev/fd/1) is written as named.
+    char real[PATH_MAX];
+    if (S_ISREG(st.st_mode) && ::realpath(path.c_str(), real) != nullptr) return real;
+    return path;
+  }
+  // Absent, or a link whose target is absent: follow the links by hand.
+  std::string p = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
+    std::string target(PATH_MAX, '\0');
+    const ssize_t n = ::readlink(p.c_str(), target.data(), target.size());
+    if (n <= 0) return p;
+    target.resize(static_cast<size_t>(n));
+    const std::string dir = directory_of(p);
+    p = target.front() == '/' || (dir == "." && p.rfind("./", 0) != 0) ? target
+                                                                       : dir + "/" + target;
+  }
+  throw UsageError(flag + " " + path + ": a loop of symbolic links (over 40 links followed)");
 }
 
 namespace {
@@ -70,25 +97,43 @@ std::string identity(const std::string& path, const struct stat* st) {
 // One output on its own: its name, what exists there, its directory. Returns
 // false for a character device (written straight into; not compared for
 // identity), true otherwise with `exists` and `st` describing the target.
-bool check_one(const OutputRequest& o, bool& exists, struct stat& st) {
+// True when the file's attributes (chattr) forbid replacing it: a file that
+// is append-only or immutable can be neither renamed over nor linked.
+bool cannot_be_replaced(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return false;
+  int flags = 0;
+  const bool known = ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
+  ::close(fd);
+  return known && (flags & (FS_APPEND_FL | FS_IMMUTABLE_FL)) != 0;
+}
+
+// One output on its own: its name, what exists at its final target (`target`,
+// its links followed), its directory. Returns false for a character device
+// (written straight into; not compared for identity), true otherwise with
+// `exists` and `st` describing the target.
+bool check_one(const OutputRequest& o, const std::string& target, bool& exists, struct stat& st) {
   if (o.path.empty()) throw UsageError(o.flag + ": the file name is empty");
-  if (o.path.size() >= PATH_MAX)
-    refuse(o, "the path is " + std::to_string(o.path.size()) + " characters, over the " +
-                  std::to_string(PATH_MAX - 1) + " Linux allows");
-  const std::string dir = directory_of(o.path), name = base_name(o.path);
+  if (o.path.size() >= PATH_MAX || target.size() >= PATH_MAX)
+    refuse(o, "the path is " + std::to_string(std::max(o.path.size(), target.size())) +
+                  " characters, over the " + std::to_string(PATH_MAX - 1) + " Linux allows");
+  const bool linked = target != o.path && ::stat(o.path.c_str(), &st) != 0;
+  const std::string via = linked ? "is a symbolic link to '" + target + "', whose " : "";
+  const std::string dir = directory_of(target), name = base_name(target);
   if (name.empty() || name == "." || name == "..") refuse(o, "names a directory; give a file name");
   const long name_max = ::pathconf(dir.c_str(), _PC_NAME_MAX);
   const size_t limit = name_max > 0 ? static_cast<size_t>(name_max) : NAME_MAX;
   if (name.size() > limit)
-    refuse(o, "the file name is " + std::to_string(name.size()) + " characters, longer than the " +
-                  std::to_string(limit) + " the file system allows");
-  exists = ::stat(o.path.c_str(), &st) == 0;
+    refuse(o, (linked ? via : std::string("the ")) + "file name is " + std::to_string(name.size()) +
+                  " characters, longer than the " + std::to_string(limit) +
+                  " the file system allows");
+  exists = ::stat(target.c_str(), &st) == 0;
   const int err = errno;
   if (exists) {
     if (S_ISCHR(st.st_mode)) {
       if (!o.allow_char_device)
         refuse(o, "is a character device; this output needs a regular file");
-      const int fd = ::open(o.path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+      const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
       if (fd < 0) refuse(o, std::string("cannot open for writing: ") + std::strerror(errno));
       ::close(fd);
       return false;  // the same device may take several outputs, one after another
@@ -96,14 +141,18 @@ bool check_one(const OutputRequest& o, bool& exists, struct stat& st) {
     if (!S_ISREG(st.st_mode))
       refuse(o, std::string("exists and is ") + kind_of(st.st_mode) +
                     "; outputs replace only regular files");
-    if (::access(o.path.c_str(), W_OK) != 0)
+    if (::access(target.c_str(), W_OK) != 0)
       refuse(o, std::string("cannot be written: ") + std::strerror(errno));
+    if (cannot_be_replaced(target))
+      refuse(o,
+             "is append-only or immutable (lsattr shows it; chattr -a -i clears it); an "
+             "output replaces its file whole, so it cannot be written");
   } else if (err != ENOENT) {
     refuse(o, std::strerror(err));
   } else {
     struct stat dst {};
     if (::stat(dir.c_str(), &dst) != 0 || !S_ISDIR(dst.st_mode))
-      refuse(o, "directory '" + dir + "' does not exist");
+      refuse(o, (linked ? via : std::string()) + "directory '" + dir + "' does not exist");
   }
   probe_directory(o, dir);
   return true;
@@ -116,8 +165,9 @@ void check_output_paths(const std::vector<OutputRequest>& outputs) {
   for (const OutputRequest& o : outputs) {
     bool exists = false;
     struct stat st {};
-    if (!check_one(o, exists, st)) continue;
-    const std::string id = identity(o.path, exists ? &st : nullptr);
+    const std::string target = final_target(o.path, o.flag);
+    if (!check_one(o, target, exists, st)) continue;
+    const std::string id = identity(target, exists ? &st : nullptr);
     const auto [it, fresh] = seen.emplace(id, &o);
     if (!fresh)
       throw UsageError(it->second->flag + " " + it->second->path + " and " + o.flag + " " + o.path +

@@ -13,6 +13,7 @@
 
 #include "models/common/instrumented.h"
 #include "platform/output/atomic_file.h"
+#include "platform/output/output_transaction.h"
 
 namespace kb {
 
@@ -44,7 +45,7 @@ std::string gtkw_path(const std::string& vcd_path) {
 }
 
 std::string gtkw_text(const std::string& vcd_path, const std::string& vcd_text) {
-  std::string out = "[*] GTKWave save file written by kernbench\n[dumpfile] \"" + vcd_path +
+  std::string out = std::string(kGtkwHeader) + "\n[dumpfile] \"" + vcd_path +
                     "\"\n[timestart] 0\n[sst_width] 300\n[signals_width] 360\n";
   std::vector<std::string> scope;
   std::string shown_module;
@@ -80,8 +81,21 @@ std::string gtkw_text(const std::string& vcd_path, const std::string& vcd_text) 
   return out;
 }
 
-VcdTracer::VcdTracer(const std::string& path, const std::vector<std::string>& scopes)
-    : path_(path), file_(std::make_unique<AtomicFile>(path, ".vcd")) {
+bool gtkw_is_ours(const std::string& gtkw) {
+  // Only a regular file can be a user's save file; anything else there is
+  // refused by the output checks as for any output.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(gtkw, ec)) return true;
+  std::ifstream in(gtkw);
+  if (!in) return true;
+  std::string first;
+  std::getline(in, first);
+  return first == kGtkwHeader;
+}
+
+VcdTracer::VcdTracer(const std::string& path, const std::vector<std::string>& scopes,
+                     bool save_file)
+    : path_(path), file_(std::make_unique<AtomicFile>(path, ".vcd")), save_file_(save_file) {
   // SystemC opens the file itself, by a name to which it appends ".vcd".
   file_->release_descriptor();
   const std::string& temp = file_->temp_path();
@@ -118,7 +132,7 @@ VcdTracer::~VcdTracer() {
   if (tf_) abandon();
 }
 
-bool VcdTracer::finish() {
+bool VcdTracer::finish(OutputTransaction& outputs) {
   if (!tf_) return false;
   if (sc_core::sc_delta_count() == 0) {  // SystemC writes no file without a cycle
     abandon();
@@ -126,23 +140,23 @@ bool VcdTracer::finish() {
   }
   sc_core::sc_close_vcd_trace_file(tf_);
   tf_ = nullptr;
-  // The save file from the VCD's header (read from the temporary, before the
-  // rename, so a failure leaves neither file).
+  const std::string temp = file_->temp_path();
+  outputs.adopt(std::move(file_));
+  if (!save_file_) return true;
+  // The save file from the VCD's header (read from the temporary).
   std::string header;
   {
-    std::ifstream vcd(file_->temp_path());
+    std::ifstream vcd(temp);
     std::string line;
     while (std::getline(vcd, line)) {
       header += line + "\n";
       if (line.find("$enddefinitions") != std::string::npos) break;
     }
   }
-  AtomicFile save(gtkw_path(path_));
+  AtomicFile& save = outputs.stage(gtkw_path(path_));
   std::error_code ec;
   const std::filesystem::path absolute = std::filesystem::absolute(path_, ec);
   save.write(gtkw_text(ec ? path_ : absolute.string(), header));
-  file_->commit();
-  save.commit();
   return true;
 }
 

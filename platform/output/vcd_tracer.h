@@ -17,11 +17,14 @@
 //
 // Beside the VCD, finish() writes a GTKWave save file (gtkw_path(PATH): the
 // VCD's name with .gtkw) that opens it with every traced signal shown, one
-// comment line per module, bits in binary and counts in decimal.
+// comment line per module, bits in binary and counts in decimal. A save file
+// that is there already and was not written by kernbench (its first line is
+// not kGtkwHeader: a user's own view) is kept, and none is written.
 //
 // The file is written to a temporary beside PATH (".kb-XXXXXX.vcd", see
-// atomic_file.h) and renamed to PATH by finish(), so an aborted, failed or
-// interrupted run leaves no half-written VCD behind (abandon() removes it).
+// atomic_file.h); finish() hands it, and the save file, to the run's
+// OutputTransaction, so an aborted, failed or interrupted run leaves no
+// half-written VCD behind (abandon() removes it).
 #pragma once
 
 #include <memory>
@@ -35,6 +38,12 @@ class sc_trace_file;
 namespace kb {
 
 class AtomicFile;
+class OutputTransaction;
+
+// The first line of every save file kernbench writes.
+inline constexpr const char* kGtkwHeader = "[*] GTKWave save file written by kernbench";
+// True unless `gtkw` is a regular file that is not a save file kernbench wrote.
+bool gtkw_is_ours(const std::string& gtkw);
 
 std::vector<std::string> default_vcd_scopes();
 bool in_vcd_scope(const std::string& name, const std::vector<std::string>& scopes);
@@ -46,7 +55,8 @@ std::string gtkw_text(const std::string& vcd_path, const std::string& vcd_text);
 class VcdTracer {
  public:
   // Must be called after elaboration and before the first sc_start().
-  VcdTracer(const std::string& path, const std::vector<std::string>& scopes);
+  // `save_file`: write the GTKWave save file beside it.
+  VcdTracer(const std::string& path, const std::vector<std::string>& scopes, bool save_file = true);
   ~VcdTracer();
   VcdTracer(const VcdTracer&) = delete;
   VcdTracer& operator=(const VcdTracer&) = delete;
@@ -55,9 +65,10 @@ class VcdTracer {
   // Traces `phase` (the platform's run number, Platform::phase) as
   // "system.phase". Before the first sc_start() too.
   void trace_phase(const unsigned& phase);
-  // Closes the file and moves it into place (throws OutputError); false, and
-  // nothing written, when nothing was simulated (no cycle to trace).
-  bool finish();
+  // Closes the file and stages it, with its save file, in `outputs` (throws
+  // OutputError); false, and nothing staged, when nothing was simulated (no
+  // cycle to trace).
+  bool finish(OutputTransaction& outputs);
   void abandon();  // close and delete
 
  private:
@@ -65,6 +76,7 @@ class VcdTracer {
   std::unique_ptr<AtomicFile> file_;
   sc_core::sc_trace_file* tf_ = nullptr;
   unsigned signals_ = 0;
+  bool save_file_ = true;
 };
 
 }  // namespace kb

@@ -32,6 +32,7 @@ std::atomic<pid_t> g_children[kChildSlots];
 constexpr size_t kStatusBytes = 256;
 char g_status[2][kStatusBytes];
 std::atomic<int> g_status_live{-1};
+std::atomic<bool> g_outputs_committed{false};
 
 void write_all_stderr(const char* s) {
   size_t n = std::strlen(s);
@@ -82,7 +83,8 @@ extern "C" void on_stop_signal(int sig) {
     add(g_status[live]);
     add(")");
   }
-  add("; unfinished output files removed\n");
+  add(g_outputs_committed.load() ? "; every output had been written and is kept\n"
+                                 : "; no output written, earlier files left as they were\n");
   write_all_stderr(line);
   ::signal(sig, SIG_DFL);
   ::raise(sig);
@@ -153,6 +155,10 @@ void set_stop_status(const std::string& text) {
   std::memcpy(g_status[spare], text.data(), n);
   g_status[spare][n] = '\0';
   g_status_live.store(spare);
+}
+
+void set_outputs_committed(bool committed) {
+  g_outputs_committed.store(committed);
 }
 
 void register_child(pid_t pid) {

@@ -1,7 +1,8 @@
 // What happens when kernbench is stopped by SIGINT, SIGTERM or SIGHUP (Ctrl-C,
 // kill, a batch system): every registered temporary file is removed, every
 // registered child process (a sweep's points) gets the same signal, one line
-// names the signal and what had finished (the stop status) on stderr, and the
+// names the signal, what had finished (the stop status) and what became of
+// the outputs (all in place, or none written) on stderr, and the
 // process ends by that signal (exit status 128 + N in a shell). The registries are fixed arrays a
 // signal handler can read; they hold what is in flight at once, not everything ever made.
 #pragma once
@@ -43,6 +44,11 @@ class StopSignalsHeld {
  private:
   sigset_t old_;
 };
+
+// Whether the run's outputs are in place (OutputTransaction::commit): the
+// stop line then says they were kept, else that none was written and every
+// earlier file is as it was.
+void set_outputs_committed(bool committed);
 
 // A child process to pass a stop signal on to.
 void register_child(pid_t pid);

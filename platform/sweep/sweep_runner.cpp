@@ -176,6 +176,11 @@ nlohmann::json run_sweep(const SweepSpec& spec, const SweepOptions& opts, std::o
             {"wall_s", e.wall_s}, {"max_rss_kib", e.max_rss_kib}, {"exit", e.code}};
         ++done;
         if (e.code != 0) ++failed;
+        if (e.code > 128) {  // its log says which signal ended it (it may not have)
+          std::ofstream log(point_file(opts, todo[i]->index, "log"), std::ios::app);
+          log << "kernbench: point " << todo[i]->index << " ended by signal "
+              << signal_name(e.code - 128) << " (exit " << e.code << ")\n";
+        }
         report(true);
       });
   if (tty) {
@@ -209,6 +214,27 @@ nlohmann::json typed_value(const std::string& v) {
 // A typed grid value as the text the spec gave.
 std::string grid_text(const nlohmann::json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+}  // namespace
+
+namespace {
+
+// Why the incomplete merge `m` must not replace the sweep.json at `path`: that
+// file holds more (a complete merge, or another sweep's); "" to replace it.
+std::string reason_to_keep(const std::string& path, const nlohmann::json& m) {
+  if (m["failed"].get<unsigned>() == 0 && m["missing"].get<unsigned>() == 0) return "";
+  std::ifstream in(path);
+  if (!in) return "";
+  const nlohmann::json old = nlohmann::json::parse(in, nullptr, false);
+  if (!old.is_object()) return "";
+  const std::string old_sweep = old.value("sweep", std::string());
+  if (old_sweep != m["sweep"].get<std::string>() ||
+      old.value("bench", std::string()) != m["bench"].get<std::string>())
+    return "it holds the merge of another sweep (" + old_sweep + ")";
+  if (old.value("failed", 1u) == 0 && old.value("missing", 1u) == 0)
+    return "it holds a complete merge of this sweep";
+  return "";
 }
 
 }  // namespace
@@ -264,8 +290,12 @@ nlohmann::json merge_sweep(const SweepSpec& spec, const SweepOptions& opts) {
   m["total"] = points.size();
   m["failed"] = failed;
   m["missing"] = missing;
-  write_file_atomically((std::filesystem::path(opts.out_dir) / "sweep.json").string(),
-                        m.dump(2) + "\n");
+  const std::string path = (std::filesystem::path(opts.out_dir) / "sweep.json").string();
+  const std::string keep = reason_to_keep(path, m);
+  if (keep.empty())
+    write_file_atomically(path, m.dump(2) + "\n");
+  else
+    m["sweep_json_kept"] = path + " was not replaced: " + keep;
   return m;
 }
 

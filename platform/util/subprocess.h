@@ -34,6 +34,9 @@ void run_children(size_t count, unsigned jobs,
                   const std::function<std::string(size_t)>& stdout_path, bool stderr_too,
                   const std::function<void(size_t, const ChildExit&)>& done);
 
+// "SIGKILL" for 9: a signal's name, or "signal N" for one without a name.
+std::string signal_name(int sig);
+
 // One command, waited for.
 ChildExit run_child(const std::vector<std::string>& argv, const std::string& stdout_path = "",
                     bool stderr_too = false);

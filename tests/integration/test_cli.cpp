@@ -478,6 +478,19 @@ TEST(CliOutputs, JsonResultHasTheDocumentedShape) {
   EXPECT_FALSE(fs::exists(path + ".tmp"));
 }
 
+// A bench that reports metrics but no points (dma) writes them as the CSV's
+// one row, not an empty table.
+TEST(CliOutputs, CsvOfABenchWithoutPointsIsItsMetricsRow) {
+  TempDir tmp;
+  const RunResult r =
+      run({"-t", kTiny, "-b", "dma", "-q", "-p", "bytes=8192", "--csv", tmp / "d.csv"}, tmp);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const std::string csv = read_text(tmp / "d.csv");
+  ASSERT_EQ(std::count(csv.begin(), csv.end(), '\n'), 2) << csv;
+  EXPECT_TRUE(contains(csv.substr(0, csv.find('\n')), "bandwidth_gbps")) << csv;
+  EXPECT_TRUE(contains(csv.substr(csv.find('\n')), ",8192,")) << csv;
+}
+
 TEST(CliOutputs, OutDirReceivesBenchJson) {
   TempDir tmp;
   const std::string dir = tmp / "results";

@@ -40,6 +40,7 @@
 #include "models/trace/op_log.h"
 #include "platform/config/topology_loader.h"
 #include "platform/fabric/pe.h"
+#include "platform/output/output_transaction.h"
 #include "platform/output/vcd_tracer.h"
 #include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
@@ -428,9 +429,12 @@ TEST(RtlCosim, VcdHasTheRtlHandshakeSignals) {
   t.rt.launch_on({kTlmPe},
                  [&](fw::Tl& tl) { tl.wait(tl.store(Out, tl.math("relu", {tl.load(X)}))); });
   t.rt.run();
-  tracer.finish();
+  OutputTransaction outputs;
+  tracer.finish(outputs);
+  outputs.commit();
   const RtlVcd vcd = parse_rtl_vcd(path);
   std::remove(path.c_str());
+  std::remove(gtkw_path(path).c_str());
   rmdir(dir_tmpl);
 
   EXPECT_EQ(vcd.timescale, "1 ps");

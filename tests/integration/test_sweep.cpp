@@ -2,12 +2,18 @@
 // give the same merged result; a failing point is reported, not fatal.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "tests/support/test_support.h"
 
@@ -158,16 +164,19 @@ TEST(Sweep, MergeAndResumeNeverTakeAnotherSweepsResults) {
   const std::string out = (dir / "out").string();
   ASSERT_EQ(sh(kb + " --sweep " + (dir / "a.yaml").string() + " --out " + out + " -q"), 0);
   // B has as many points as A, in the same files: none of A's results is B's.
+  const std::string a_merged = slurp(dir / "out" / "sweep.json");
   EXPECT_EQ(sh(kb + " --sweep " + (dir / "b.yaml").string() + " --out " + out + " --merge > " +
-               (dir / "merge.txt").string()),
+               (dir / "merge.txt").string() + " 2> " + (dir / "merge_err.txt").string()),
             3);
-  nlohmann::json j = without_commands(dir / "out" / "sweep.json");
-  EXPECT_EQ(j["failed"], 2);
-  for (const auto& r : j["runs"]) {
-    EXPECT_EQ(r["status"], "stale");
-    EXPECT_NE(r["reason"].get<std::string>().find("bytes=4096, not 8192"), std::string::npos);
-  }
-  EXPECT_NE(slurp(dir / "merge.txt").find("STALE"), std::string::npos);
+  const std::string table = slurp(dir / "merge.txt");
+  EXPECT_NE(table.find("STALE"), std::string::npos);
+  EXPECT_NE(table.find("bytes=4096, not 8192"), std::string::npos) << table;
+  // The failed merge leaves A's complete sweep.json as it was, and says so.
+  EXPECT_EQ(slurp(dir / "out" / "sweep.json"), a_merged);
+  EXPECT_NE(slurp(dir / "merge_err.txt").find("was not replaced: it holds the merge of another"),
+            std::string::npos)
+      << slurp(dir / "merge_err.txt");
+  nlohmann::json j;
   // --resume reruns the stale points and keeps the good ones.
   ASSERT_EQ(sh(kb + " --sweep " + (dir / "b.yaml").string() + " --out " + out + " --resume -q"), 0);
   j = without_commands(dir / "out" / "sweep.json");
@@ -195,14 +204,24 @@ TEST(Sweep, MergeTellsAMissingPointFromAFailedOne) {
   EXPECT_EQ(sh(kb + " --sweep " + spec + " --out " + out + " --merge > " +
                (dir / "merge.txt").string() + " 2> " + (dir / "err.txt").string()),
             3);
+  const std::string table = slurp(dir / "merge.txt");
+  EXPECT_NE(table.find("MISSING"), std::string::npos) << table;
+  EXPECT_NE(table.find("FAILED"), std::string::npos) << table;
+  EXPECT_NE(slurp(dir / "err.txt").find("1 never run"), std::string::npos)
+      << slurp(dir / "err.txt");
+  // The incomplete merge keeps the complete sweep.json of the first run.
+  EXPECT_NE(slurp(dir / "err.txt").find("it holds a complete merge of this sweep"),
+            std::string::npos)
+      << slurp(dir / "err.txt");
+  EXPECT_EQ(without_commands(dir / "out" / "sweep.json")["failed"], 0);
+  // Without it, the incomplete merge is written.
+  fs::remove(dir / "out" / "sweep.json");
+  EXPECT_EQ(sh(kb + " --sweep " + spec + " --out " + out + " --merge > /dev/null 2>&1"), 3);
   const nlohmann::json j = without_commands(dir / "out" / "sweep.json");
   EXPECT_EQ(j["missing"], 1);
   EXPECT_EQ(j["failed"], 1);
   EXPECT_EQ(j["runs"][0]["status"], "missing");
   EXPECT_EQ(j["runs"][1]["status"], "failed");
-  EXPECT_NE(slurp(dir / "merge.txt").find("MISSING"), std::string::npos);
-  EXPECT_NE(slurp(dir / "err.txt").find("1 never run"), std::string::npos)
-      << slurp(dir / "err.txt");
   ASSERT_EQ(sh(kb + " --sweep " + spec + " --out " + out + " --resume -q"), 0);
   EXPECT_EQ(without_commands(dir / "out" / "sweep.json")["missing"], 0);
 }
@@ -237,6 +256,63 @@ TEST(Sweep, SlurmResourcesFromTheSpecAndTheCommandLine) {
       2);
   EXPECT_NE(slurp(dir / "bad.txt").find("did you mean 'time'"), std::string::npos)
       << slurp(dir / "bad.txt");
+}
+
+}  // namespace
+}  // namespace kb
+
+namespace kb {
+namespace {
+
+// The processes whose parent is `parent` (from /proc/PID/stat).
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> out;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string stat = slurp(e.path() / "stat");
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 2));
+    char state = 0;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent) out.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return out;
+}
+
+// A point ended by a signal (here SIGKILL, which it cannot report itself)
+// says which in its log, and so in the merged result and the table.
+TEST(Sweep, APointEndedByASignalNamesIt) {
+  const fs::path dir = scratch("killed");
+  std::ofstream(dir / "slow.yaml") << "bench: gqa-sweep\nparam: [S_kv=131072]\ngrid:\n  param: "
+                                      "{case: [1, 3]}\n";
+  const std::string bin = KB_KERNBENCH_BIN, spec = (dir / "slow.yaml").string(),
+                    out = (dir / "out").string();
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    execl(bin.c_str(), bin.c_str(), "-q", "--sweep", spec.c_str(), "--out", out.c_str(), "-j", "1",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::vector<pid_t> kids;
+  for (int i = 0; i < 1000 && kids.empty(); ++i) {
+    kids = children_of(pid);
+    if (kids.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_FALSE(kids.empty()) << "the sweep started no point";
+  kill(kids.front(), SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+  const nlohmann::json j = without_commands(dir / "out" / "sweep.json");
+  EXPECT_EQ(j["runs"][0]["status"], "failed");
+  EXPECT_NE(j["runs"][0]["log_tail"].get<std::string>().find(
+                "point 0 ended by signal SIGKILL (exit 137)"),
+            std::string::npos)
+      << j["runs"][0].dump();
 }
 
 }  // namespace

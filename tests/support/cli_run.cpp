@@ -46,6 +46,14 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
+std::vector<std::string> names_in(const TempDir& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+    out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::string kernbench_binary() {
   // KB_TEST_KERNBENCH runs the CLI tests against another build (to show that
   // a regression test fails on the build before its fix).

@@ -27,6 +27,9 @@ class TempDir {
   std::string path_;
 };
 
+// The names of the entries of `dir` (files and directories), sorted.
+std::vector<std::string> names_in(const TempDir& dir);
+
 struct RunResult {
   int exit_code = -1;    // 128 + N when killed by signal N
   std::string out, err;  // stdout and stderr
