@@ -1,6 +1,7 @@
 #include "platform/platform.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <sstream>
 #include <systemc>
@@ -119,12 +120,24 @@ double Platform::run() {
   std::vector<uint64_t> ids_before;
   for_each_pe([&](Pe& pe) { ids_before.push_back(pe.cpu.next_command_id()); });
   try {
-    sc_core::sc_start();
+    // As sc_start() (which runs to sc_max_time), but up to kTimeLimitPs: past
+    // it, sc_time's unchecked sums could wrap.
+    const uint64_t now_ps = sim_now().value();
+    sc_core::sc_start(
+        sc_core::sc_time::from_value(kTimeLimitPs > now_ps ? kTimeLimitPs - now_ps : 0),
+        sc_core::SC_EXIT_ON_STARVATION);
   } catch (...) {
     recover_stack_after_sc_exception();  // ASan bookkeeping; no-op otherwise
     throw;
   }
   resync_stack_after_sc_start();
+  if (sc_core::sc_pending_activity_at_future_time()) {  // stopped at the limit, not done
+    char at[32];
+    std::snprintf(at, sizeof at, "%.6g", now_ns());
+    throw SimulationError(time_overflow_text(
+        std::string("the run (stopped at ") + at + " ns, with events still to come)",
+        to_ns(sim_now() + sc_core::sc_time_to_pending_activity())));
+  }
   runs_.back().end_ns = now_ns();
   size_t i = 0;
   for_each_pe([&](Pe& pe) {

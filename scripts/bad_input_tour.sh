@@ -421,6 +421,13 @@ printf 'name: listval\ncube:\n  pes: [1, 2]\n' >"$FIX/listval.yaml"
 printf 'name: unknown\nsipp:\n  cubes_x: 2\n' >"$FIX/unknown_key.yaml"
 printf 'name: nsips\nsystem:\n  n_sips: 4294967297\n' >"$FIX/nsips_huge.yaml"
 printf 'name: overflow\nsip:\n  cubes_x: 99999999999999999999999\n' >"$FIX/int_overflow.yaml"
+printf 'name: slowclock\npe:\n  clock_ghz: 3e-12\n' >"$FIX/clock_file.yaml"
+{ printf 'name: longkey\ncube:\n  '; printf 'q%.0s' $(seq 2000); printf ': 2\n'; } >"$FIX/long_key.yaml"
+{
+  printf 'name: longkeymodel\nlayers: 1\nhidden: 64\nheads: 4\nkv_heads: 4\nd_head: 16\n'
+  printf 'ffn: 128\nvocab: 100\nnorm_eps: 1e-5\nrope_theta: 10000\ndtype: fp16\n'
+  printf 'z%.0s' $(seq 1300); printf ': 1\n'
+} >"$FIX/long_key_model.yaml"
 printf 'hello\n' >"$FIX/scalar_root.yaml"
 printf -- '- 1\n- 2\n' >"$FIX/seq_root.yaml"
 { sed '/^name:/d' "$T"; printf 'name: "bad\xff\xfeutf8"\n'; } >"$FIX/badutf8_name.yaml"
@@ -573,6 +580,10 @@ if begin out-dir-is-a-file 2; then
   kb "${DMA[@]}" --out res
   finish
 fi
+
+# a refused or failed run leaves no --out directory it made
+t_absent out-dir-of-a-refused-run 2 res "${DMA[@]}" --out res --oplog res/dma.json
+t_absent out-dir-of-a-faulting-run 3 res "${DMA[@]}" --out res --param dst=$UNMAPPED
 
 # two outputs on one path
 t_absent same-path-json-oplog 2 x "${DMA[@]}" --json x --oplog x
@@ -838,6 +849,17 @@ t llm-prefill-prompt-below-group 2 "${LM[@]}" --param phase=prefill --param prom
 t llm-pp-prefill-two-sips-data 0 "${LM[@]}" --set system.n_sips=2 --param mapping=pp --data --param phase=prefill --param prompt=23
 t llm-pp-stages-do-not-divide 2 "${LM[@]}" --param mapping=pp --param stages=4
 t llm-pp-micro-batches-over-batch 2 "${LM[@]}" --param mapping=pp --param micro_batches=5 --param batch=2
+# a parameter of the other phase or mapping is refused, not recorded and ignored
+t llm-prompt-in-decode 2 "${LM[@]}" --param prompt=31
+t llm-context-in-prefill 2 "${LM[@]}" --param phase=prefill --param prompt=23 --param context=500
+t llm-stages-with-tp 2 "${LM[@]}" --param stages=3
+t llm-micro-batches-with-explicit-tp 2 "${LM[@]}" --param mapping=tp --param micro_batches=2
+t llm-model-name-with-newline 2 "${LM[@]}" --param $'model.name=x\ny'
+t llm-model-vocab-past-64-bits 2 "${LM[@]/model.vocab=250/model.vocab=123456789012345678901234567}"
+t llm-model-eps-below-a-double 2 "${LM[@]}" --param model.norm_eps=2e-330
+t llm-model-theta-past-a-double 2 "${LM[@]}" --param model.rope_theta=9e999
+t llm-model-key-over-1024 2 --topology "$T" --bench llm --param model="$FIX/long_key_model.yaml"
+t param-with-a-carriage-return 2 "${DMA[@]}" --param $'dst=tcm:0.0.0+0\r'
 t llm-allreduce-typo 2 "${LM[@]}" --param allreduce=ring
 t llm-allreduce-hierarchical-not-whole-cubes 2 "${LM[@]/ranks=6/ranks=3}" --param allreduce=hierarchical
 t llm-allreduce-halving-three-cubes 2 "${LM[@]}" --param allreduce=halving
@@ -952,6 +974,23 @@ t set-ipcq-slot_bytes-0 2 "${AR[@]}" --param bytes_per_pe=4KiB --set pe.ipcq.slo
 t set-ipcq-slots-0 2 "${AR[@]}" --param bytes_per_pe=4KiB --set pe.ipcq.slots=0
 t set-ipcq-ring-larger-than-tcm 2 "${AR[@]}" --param bytes_per_pe=4KiB --set pe.ipcq.ring_bytes=1GiB
 t set-ipcq-message-0 2 "${CT[@]}" --set pe.ipcq.message_bytes=0
+# every knob that becomes simulated time has a range: out of it (or past a double) is
+# "out of range [lo, hi]", never a saturated or zero time
+t set-clock-below-range 2 "${DMA[@]}" --set pe.clock_ghz=2e-6
+t set-clock-above-range 2 "${DMA[@]}" --set pe.clock_ghz=4e3
+t set-composite-cycles-huge 2 --topology "$T" --bench gemm --param K=256 --set pe.cost_model.fixed_per_composite_cycles=9e15
+t set-per-byte-cycles-huge 2 "${DMA[@]}" --set pe.cost_model.per_byte_cycles=2.5e5
+t set-peak-tflops-tiny 2 --topology "$T" --bench gemm --param K=256 --set pe.gemm.peak_tflops=1e-9
+t set-gemm-tile-over-a-second 2 "${CT[@]}" --set pe.gemm.peak_tflops=0.001 --set pe.gemm.tile_m=4096 --set pe.gemm.tile_k=4096
+t set-bw-subnormal 2 "${CT[@]}" --set host.d2h.bandwidth_gbps=2e-320
+t set-latency-past-a-double 2 "${CT[@]}" --set sip.hub_latency_ns=7e308
+t set-energy-past-a-double 2 "${CT[@]}" --set cube.sram.energy.static_mw=1e310
+t set-name-with-a-newline 2 "${CT[@]}" --set $'name=two\nlines'
+t topo-clock-out-of-range 2 --topology "$FIX/clock_file.yaml" --check-topology
+t topo-key-over-1024 2 --topology "$FIX/long_key.yaml" --check-topology
+# the ends of the ranges run
+t set-clock-at-its-floor 0 "${DMA[@]}" --set pe.clock_ghz=0.001 --set pe.cost_model.fixed_per_single_op_cmd_cycles=1e6
+
 # documented: sizes take binary units
 t set-tcm-size-unit-2MiB 0 "${CT[@]}" --set pe.tcm.size_bytes=2MiB
 
@@ -1028,6 +1067,15 @@ t cli-json-empty 2 "${DMA[@]}" --json ""
 t cli-out-empty 2 "${DMA[@]}" --out ""
 t cli-merge-without-sweep 2 "${DMA[@]}" --merge
 t cli-jobs-without-sweep 2 "${DMA[@]}" -j 4
+# an option the chosen mode never reads is an error, not ignored
+t_absent cli-list-benches-with-trace 2 t.json --list-benches --trace t.json
+t cli-describe-topology-with-set 2 --describe-topology --set cube.pes=2
+t_absent cli-check-topology-with-vcd 2 w.vcd "${CT[@]}" --vcd w.vcd
+t cli-check-topology-with-bench 2 "${CT[@]}" --bench dma
+t_absent cli-describe-stats-with-json 2 s.json --topology "$T" --describe-stats --json s.json
+t cli-two-information-modes 2 --list-benches --describe-stats
+t cli-trace-scope-without-trace 2 "${DMA[@]}" --trace-scope 'system.*'
+t cli-vcd-scope-without-vcd 2 "${DMA[@]}" --vcd-scope 'system.*'
 
 # ===========================================================================
 # 6. Sweeps
@@ -1055,6 +1103,13 @@ if begin sweep-out-is-a-file 2; then
   finish
 fi
 sweep_case sweep-ok 0 --sweep a.yaml --out out --quiet
+# options a sweep's driver never reads (each point writes its own result under --out)
+sweep_case sweep-with-trace-scope 2 --sweep a.yaml --out out --quiet --trace-scope 'system.*'
+sweep_case sweep-with-vcd-scope 2 --sweep a.yaml --out out --quiet --vcd-scope 'system.*'
+# Slurm resources are validated: one of sbatch's time formats, a positive memory
+sweep_case sweep-slurm-time-in-days 2 --sweep a.yaml --out out --emit-slurm s.sh --slurm time=2days
+sweep_case sweep-slurm-mem-zero 2 --sweep a.yaml --out out --emit-slurm s.sh --slurm mem=0M
+sweep_case sweep-slurm-cpus-fraction 2 --sweep a.yaml --out out --emit-slurm s.sh --slurm cpus_per_task=1.5
 t sweep-spec-nonexistent 2 --sweep nonexistent.yaml --out out --quiet
 t sweep-spec-directory 2 --sweep "$REPO/scripts" --out out --quiet
 t sweep-spec-dev-zero 2 --sweep /dev/zero --out out --quiet
@@ -1140,6 +1195,23 @@ bad_spec sweep-grid-empty-values 2 <<EOF
 bench: dma
 topology: $T
 grid: {param: {bytes: []}}
+EOF
+bad_spec sweep-grid-value-twice 2 <<EOF
+bench: dma
+topology: $T
+grid: {param: {bytes: [4096, 8192, 8192]}}
+EOF
+bad_spec sweep-spec-slurm-minutes-99 2 <<EOF
+bench: dma
+topology: $T
+slurm: {time: "25:99:00"}
+grid: {param: {bytes: [4096]}}
+EOF
+bad_spec sweep-spec-slurm-mem-fraction 2 <<EOF
+bench: dma
+topology: $T
+slurm: {mem: 1.5G}
+grid: {param: {bytes: [4096]}}
 EOF
 bad_spec sweep-grid-nested-values 2 <<EOF
 bench: dma

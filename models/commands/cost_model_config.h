@@ -18,13 +18,19 @@ struct CostModelConfig {
 
   template <class V>
   void visit(V& v) {
-    v.real(fixed_per_composite_cycles, {"fixed_per_composite_cycles",
-                                        "fixed cycles per composite command", Bound::kNonNegative});
+    // Bounded so that a command's dispatch stays a hardware time (at the
+    // slowest clock, 1 MHz: at most a second fixed, 1 ms per logical byte).
+    v.real(fixed_per_composite_cycles,
+           KnobSpec{"fixed_per_composite_cycles", "fixed cycles per composite command",
+                    Bound::kNonNegative}
+               .range(0, 1e6, "cycles: a million per command at most"));
     v.real(fixed_per_single_op_cmd_cycles,
-           {"fixed_per_single_op_cmd_cycles", "fixed cycles per single-op command",
-            Bound::kNonNegative});
+           KnobSpec{"fixed_per_single_op_cmd_cycles", "fixed cycles per single-op command",
+                    Bound::kNonNegative}
+               .range(0, 1e6, "cycles: a million per command at most"));
     v.real(per_byte_cycles,
-           {"per_byte_cycles", "cycles per logical byte of a command", Bound::kNonNegative});
+           KnobSpec{"per_byte_cycles", "cycles per logical byte of a command", Bound::kNonNegative}
+               .range(0, 1e3, "cycles: a thousand per logical byte at most"));
     v.size(max_composite_logical_bytes,
            {"max_composite_logical_bytes", "largest composite accepted, logical bytes",
             Bound::kAtLeastOne});

@@ -52,6 +52,19 @@ struct KnobSpec {
   const char* max_note = "";  // why the upper bound exists (for messages)
   uint64_t min = 0;           // inclusive lower bound beyond `bound`
   const char* min_note = "";
+  // The inclusive range of a real knob, beyond `bound` (lo > hi: none given;
+  // a knob in ns or GB/s then takes its unit's range, TopologySchema). Set with
+  // range(): KnobSpec{"clock_ghz", "...", Bound::kPositive}.range(1e-3, 100, "why").
+  double lo = 1, hi = 0;
+  const char* range_note = "";
+
+  constexpr KnobSpec range(double low, double high, const char* note) const {
+    KnobSpec s = *this;
+    s.lo = low;
+    s.hi = high;
+    s.range_note = note;
+    return s;
+  }
 };
 
 // One value of an enumerated knob and its YAML spelling.

@@ -1,5 +1,7 @@
 #include "models/cpu/pe_cpu.h"
 
+#include <cstdio>
+
 #include "models/common/energy.h"
 #include "models/common/fault.h"
 
@@ -44,6 +46,14 @@ void PeCpu::fault(uint64_t id, const char* kind, const std::string& why) {
   const std::string msg =
       std::string(name()) + ": command #" + std::to_string(id) + " (" + kind + "): " + why;
   raise_fault("/kernbench/pe_cpu", msg);
+}
+
+void PeCpu::dispatch_overflow(const InFlight& f, double ns) {
+  char text[160];
+  std::snprintf(text, sizeof text, "%.6g cycles at pe.clock_ghz = %.6g",
+                cost_.dispatch_cycles(f.cmd), cost_.clock_ghz());
+  fault(f.status->id, f.status->kind,
+        time_overflow_text(std::string("its dispatch, ") + text + " (pe.cost_model),", ns));
 }
 
 void PeCpu::build_token(InFlight& f) {
@@ -145,7 +155,10 @@ CommandHandle PeCpu::issue(Command cmd) {
   f->status->dispatch_start_ns = to_ns(sim_now());
   dispatching_ = true;
   last_cmd_ = f->status->id;
-  if (ns > 0) sc_core::wait(ns_to_time(ns));
+  if (ns > 0) {
+    if (ns >= kTimeLimitNs) dispatch_overflow(*f, ns);
+    sc_core::wait(ns_to_time(ns));
+  }
   dispatching_ = false;
   f->status->issued_ns = to_ns(sim_now());
   ++stats_.commands;

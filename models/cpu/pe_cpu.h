@@ -91,6 +91,9 @@ class PeCpu : public sc_core::sc_module, public Instrumented {
   // token from the stages of models/pe/lowering.h.
   void build_token(InFlight& f);
   void build_ipcq_stage(InFlight& f);
+  // A dispatch cost past the simulated time a run can hold: a fault naming
+  // the cycles, the clock and the command.
+  [[noreturn]] void dispatch_overflow(const InFlight& f, double ns);
 
   CostModel cost_;
   CpuConfig cfg_;

@@ -23,8 +23,9 @@ struct GemmConfig {
   template <class V>
   void visit(V& v) {
     v.real(peak_tflops,
-           {"peak_tflops", "peak throughput, TFLOP/s (a native tile takes 2*m*k*n / peak)",
-            Bound::kPositive});
+           KnobSpec{"peak_tflops", "peak throughput, TFLOP/s (a native tile takes 2*m*k*n / peak)",
+                    Bound::kPositive}
+               .range(1e-3, 1e4, "TFLOP/s: 1 GFLOP/s to 10 PFLOP/s"));
     v.count(tile_m, {"tile_m", "native tile rows (M)", Bound::kAtLeastOne});
     v.count(tile_k, {"tile_k", "native tile depth (K)", Bound::kAtLeastOne});
     v.count(tile_n, {"tile_n", "native tile columns (N)", Bound::kAtLeastOne});

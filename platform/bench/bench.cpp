@@ -28,14 +28,20 @@ BenchParams::BenchParams(const std::string& bench, const std::vector<ParamSpec>&
     values_[s.name] = s.default_value;
     names.push_back(s.name);
   }
-  std::set<std::string> given;
   for (const auto& o : overrides) {
     const auto eq = o.find('=');
     if (eq == std::string::npos || eq == 0)
       throw UsageError("--param '" + o + "': expected KEY=VALUE");
     const std::string key = o.substr(0, eq);
+    // A parameter is one line: a newline or another control character would
+    // break the tables, the CSV and the JSON's readers.
+    if (std::any_of(o.begin(), o.end(),
+                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+      throw UsageError("--param '" + o +
+                       "': holds a newline or another control character (a parameter is one "
+                       "line)");
     // Given twice is ambiguous (which one did the user mean?), not "last wins".
-    if (!given.insert(key).second)
+    if (!given_.insert(key).second)
       throw UsageError("--param " + key + " is given twice ('" + o + "'); give it once");
     if (!values_.count(key)) {
       std::string msg = "--param '" + o + "': bench '" + bench + "' has no parameter '" + key + "'";

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ class BenchParams {
   BenchParams(const std::string& bench, const std::vector<ParamSpec>& specs,
               const std::vector<std::string>& overrides);
   const std::string& str(const std::string& key) const;
+  // Whether --param gave `key` (rather than its default): a bench refuses a
+  // parameter that does not apply to what the others chose.
+  bool given(const std::string& key) const { return given_.count(key) != 0; }
   long long integer(const std::string& key) const;  // UsageError when not an integer
   // An integer whose magnitude is at most `max` (UsageError naming the bound):
   // shape parameters are bounded so every product of them fits in 64 bits.
@@ -42,6 +46,7 @@ class BenchParams {
  private:
   std::string bench_;
   std::map<std::string, std::string> values_;
+  std::set<std::string> given_;
 };
 
 struct SummaryTable {

@@ -596,6 +596,22 @@ LlmRun run_of(const BenchParams& p, const ModelSpec& model) {
     throw UsageError("llm: --param variant=" + variant + ": expected opt1, opt2 or opt3");
   LlmRun run;
   run.prefill = phase == "prefill";
+  // A parameter of the other phase or mapping would be recorded and ignored.
+  if (run.prefill && p.given("context"))
+    throw UsageError(
+        "llm: --param context is for phase=decode (the tokens already in the cache); a prefill "
+        "starts from an empty cache: give its length as --param prompt");
+  if (!run.prefill && p.given("prompt"))
+    throw UsageError(
+        "llm: --param prompt is for phase=prefill; a decode step's cache length is --param "
+        "context (or add --param phase=prefill)");
+  if (mapping == "tp")
+    for (const char* k : {"stages", "micro_batches"})
+      if (p.given(k))
+        throw UsageError(std::string("llm: --param ") + k +
+                         " is for mapping=pp (pipeline stages); mapping=tp spreads every layer "
+                         "over --param ranks (add --param mapping=pp, or leave " +
+                         k + " out)");
   const std::string allreduce = p.str("allreduce");
   if (allreduce != "tree" && allreduce != "hierarchical" && allreduce != "halving" &&
       allreduce != "auto")

@@ -159,6 +159,62 @@ bool ensure_dir(const std::string& dir) {
   return mkdir(dir.c_str(), 0755) == 0;
 }
 
+// An option the chosen mode never reads is an error naming both, not
+// silently ignored: the information modes write no file and run no bench, a
+// sweep's points write their own results under --out.
+void check_mode_options(const Options& o, const po::variables_map& vm) {
+  const std::vector<std::pair<bool, const char*>> modes = {
+      {o.list_benches, "--list-benches"},
+      {o.describe_topology, "--describe-topology"},
+      {o.check_topology, "--check-topology"},
+      {o.describe_stats, "--describe-stats"},
+      {!o.sweep.empty(), "--sweep"}};
+  const char* mode = nullptr;
+  for (const auto& [given, name] : modes) {
+    if (!given) continue;
+    if (mode) throw UsageError(std::string(mode) + " and " + name + " exclude each other");
+    mode = name;
+  }
+  if (!mode) {
+    if (!o.vcd_scopes.empty() && o.vcd.empty()) throw UsageError("--vcd-scope needs --vcd FILE");
+    if (!o.trace_scopes.empty() && o.trace.empty())
+      throw UsageError("--trace-scope needs --trace FILE");
+    return;
+  }
+  const bool info = o.list_benches || o.describe_topology;
+  const bool sweep = !o.sweep.empty();
+  const std::string why = o.list_benches        ? "it prints the benches and their parameters"
+                          : o.describe_topology ? "it prints every knob's default"
+                          : sweep               ? "each point writes its own result under --out DIR"
+                                                : "it runs no bench and writes no file";
+  // (--sweep refuses --bench, --topology, --set and --param itself, and
+  // --check-topology and --describe-stats refuse --param. --check-topology
+  // elaborates in data mode with --data: its peak RSS is data mode's.)
+  struct Unused {
+    bool given;
+    const char* name;
+    const char* why;  // null: the mode's
+  };
+  const Unused unused[] = {{vm.count("json") != 0, "--json", nullptr},
+                           {vm.count("csv") != 0, "--csv", nullptr},
+                           {!sweep && vm.count("out") != 0, "--out", nullptr},
+                           {vm.count("oplog") != 0, "--oplog", nullptr},
+                           {vm.count("trace") != 0, "--trace", nullptr},
+                           {!o.trace_scopes.empty(), "--trace-scope", nullptr},
+                           {vm.count("vcd") != 0, "--vcd", nullptr},
+                           {!o.vcd_scopes.empty(), "--vcd-scope", nullptr},
+                           {o.data && !o.check_topology, "--data",
+                            sweep ? "the spec's data: true runs its points in data mode" : nullptr},
+                           {!sweep && vm.count("bench") != 0, "--bench", nullptr},
+                           {info && !o.params.empty(), "--param", nullptr},
+                           {info && vm.count("topology") != 0, "--topology", nullptr},
+                           {info && !o.sets.empty(), "--set", nullptr}};
+  for (const Unused& u : unused)
+    if (u.given)
+      throw UsageError(std::string(mode) + " does not use " + u.name + ": " +
+                       (u.why ? u.why : why.c_str()));
+}
+
 // Options that mean nothing together are errors, not silently ignored: an
 // empty file name, a sweep option without --sweep, two sweep modes at once.
 void check_option_combinations(const Options& o, const po::variables_map& vm) {
@@ -166,6 +222,8 @@ void check_option_combinations(const Options& o, const po::variables_map& vm) {
                            "emit-jobs", "emit-slurm"})
     if (vm.count(name) && vm[name].as<std::string>().empty())
       throw UsageError(std::string("--") + name + ": the file name is empty");
+  if (vm.count("bench") && o.bench.empty())
+    throw UsageError("--bench: the bench name is empty (see --list-benches)");
   const bool sweep = !o.sweep.empty();
   for (const auto& [given, name] : {std::pair<bool, const char*>{o.merge, "--merge"},
                                     {o.resume, "--resume"},
@@ -180,6 +238,12 @@ void check_option_combinations(const Options& o, const po::variables_map& vm) {
     throw UsageError("--merge, --resume, --emit-jobs and --emit-slurm exclude each other");
   if (sweep && (!o.params.empty() || !o.sets.empty() || vm.count("bench") || vm.count("topology")))
     throw UsageError("--sweep takes its bench, topology, --set and --param from the spec");
+  for (const std::string& kv : o.slurm)
+    if (const size_t eq = kv.find('='); eq != std::string::npos)
+      if (const std::string e = slurm_resource_error(kv.substr(0, eq), kv.substr(eq + 1));
+          !e.empty())
+        throw UsageError("--slurm " + kv + ": " + e);
+  check_mode_options(o, vm);
 }
 
 unsigned parse_jobs(const std::string& text) {

@@ -32,6 +32,9 @@ void KnobCollector::add(const KnobSpec& s, KnobType type, std::string default_te
   k.max_note = s.max_note;
   k.min = s.min;
   k.min_note = s.min_note;
+  k.lo = s.lo;
+  k.hi = s.hi;
+  k.range_note = s.range_note;
   knobs_.push_back(std::move(k));
 }
 

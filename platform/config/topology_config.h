@@ -74,7 +74,9 @@ struct PeConfig {
 
   template <class V>
   void visit(V& v) {
-    v.real(clock_ghz, {"clock_ghz", "PE clock, GHz (cycles <-> ns)", Bound::kPositive});
+    v.real(clock_ghz,
+           KnobSpec{"clock_ghz", "PE clock, GHz (cycles <-> ns)", Bound::kPositive}.range(
+               1e-3, 100, "GHz: 1 MHz to 100 GHz"));
     v.real(xbar_latency_ns,
            {"xbar_latency_ns", "PE-local crossbar latency per traversal, ns", Bound::kNonNegative});
     v.section("xbar_energy", "PE crossbar", [&] { visit_router_energy(v, xbar_energy); });

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -218,7 +219,7 @@ class Loader {
                         (e.msg == "bad file"
                              ? std::string("the document nests deeper than the parser allows "
                                            "(hundreds of levels) or is malformed")
-                             : e.msg));
+                             : yaml_error_message(e.msg, text, e.mark.line, e.mark.column)));
     }
     if (root.IsNull()) return;  // an empty file: every knob at its default
     if (!root.IsMap()) {
@@ -294,6 +295,11 @@ class Loader {
     const std::string bad = "--set '" + o + "': ";
     const size_t eq = o.find('=');
     if (eq == std::string::npos) throw ConfigError(bad + "expected key.path=value");
+    // A value is one line: a newline or another control character in a name
+    // would break the tables and the result's readers.
+    if (std::any_of(o.begin(), o.end(),
+                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+      throw ConfigError(bad + "holds a newline or another control character (a value is one line)");
     const std::string key = trim(o.substr(0, eq));
     std::string value = trim(o.substr(eq + 1));
     if (key.empty()) throw ConfigError(bad + "empty key path; expected key.path=value");
@@ -454,6 +460,25 @@ class Loader {
         fail_cross({{"pe.math.lanes", m}, {"pe.math.impl", m}});
       }
 #endif
+    }
+
+    // PE_GEMM: a native tile takes at most a second, as any one event (the
+    // time of a stage of many tiles must stay within what a run can hold).
+    const double tile_flop = 2.0 * static_cast<double>(u("pe.gemm.tile_m")) *
+                             static_cast<double>(u("pe.gemm.tile_k")) *
+                             static_cast<double>(u("pe.gemm.tile_n"));
+    if (const double tile_ns = tile_flop / (d("pe.gemm.peak_tflops") * 1000.0); tile_ns > 1e9) {
+      char ns[32];
+      std::snprintf(ns, sizeof ns, "%.3g", tile_ns);
+      const std::string m = "a native tile of 2 * tile_m * tile_k * tile_n = 2 * " +
+                            text("pe.gemm.tile_m") + " * " + text("pe.gemm.tile_k") + " * " +
+                            text("pe.gemm.tile_n") + " flop takes " + ns +
+                            " ns at pe.gemm.peak_tflops = " + text("pe.gemm.peak_tflops") +
+                            ", more than a second (the most one event may take)";
+      fail_cross({{"pe.gemm.tile_m", m},
+                  {"pe.gemm.tile_k", m},
+                  {"pe.gemm.tile_n", m},
+                  {"pe.gemm.peak_tflops", m}});
     }
 
     // PE_IPCQ: one ring fits its region, and the region fits every memory it

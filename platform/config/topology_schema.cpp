@@ -4,7 +4,9 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <utility>
@@ -127,14 +129,52 @@ bool parse_size(const Knob& knob, const std::string& text, uint64_t* out, std::s
   return false;
 }
 
-bool parse_double(const std::string& text, double* out, std::string* error) {
+// A number of a range for messages: "0.001", "100", "1e9".
+std::string knob_range_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  std::string s = buf;
+  const size_t e = s.find('e');
+  if (e != std::string::npos) {
+    size_t digits = e + 1;
+    const bool minus = digits < s.size() && s[digits] == '-';
+    if (digits < s.size() && (s[digits] == '+' || minus)) ++digits;
+    while (digits + 1 < s.size() && s[digits] == '0') ++digits;
+    s = s.substr(0, e + 1) + (minus ? "-" : "") + s.substr(digits);
+  }
+  return s;
+}
+
+// "out of range [lo, hi] (why), got TEXT": a real knob's range, or a double's
+// for a knob without one.
+std::string knob_out_of_range(const Knob& knob, const std::string& text) {
+  if (!knob.has_range())
+    return "out of range (a real number here is at most 1.8e308 in magnitude), got " + text;
+  return "out of range [" + knob_range_number(knob.lo) + ", " + knob_range_number(knob.hi) + "]" +
+         (knob.range_note.empty() ? "" : " (" + knob.range_note + ")") + ", got " + text;
+}
+
+// A real number; false with `error` set when `text` is not one, or with
+// `*too_large` set instead when it is one past a double's range. A number
+// too small for a double reads as the nearest one (0 or subnormal): the
+// knob's range judges it.
+bool parse_double(const std::string& text, double* out, std::string* error, bool* too_large) {
   const char* begin = text.c_str();
   char* end = nullptr;
   errno = 0;
   const double v = std::strtod(begin, &end);
-  if (text.empty() || end != begin + text.size() || !std::isfinite(v) || errno == ERANGE ||
+  *too_large = false;
+  if (text.empty() || end != begin + text.size() ||
       std::isspace(static_cast<unsigned char>(text[0]))) {
     *error = "expected a number, got " + quoted(text);
+    return false;
+  }
+  if (std::isinf(v) && errno == ERANGE) {
+    *too_large = true;
+    return false;
+  }
+  if (!std::isfinite(v)) {  // "inf", "nan"
+    *error = "expected a finite number, got " + quoted(text);
     return false;
   }
   *out = v;
@@ -169,33 +209,57 @@ bool check_integral_bound(const Knob& knob, uint64_t v, const std::string& text,
   return true;
 }
 
-// The bound of a double knob, and the range its unit allows, for a parsed value `v`.
+// The bound of a double knob: "> 0", ">= 0", ">= 1" or "".
+const char* double_bound_text(Bound b) {
+  switch (b) {
+    case Bound::kPositive:
+      return "> 0";
+    case Bound::kNonNegative:
+      return ">= 0";
+    case Bound::kAtLeastOne:
+      return ">= 1";
+    default:
+      return "";
+  }
+}
+
+// The bound and the range of a double knob, for a parsed value `v`.
 bool check_double_bound(const Knob& knob, double v, const std::string& text, std::string* error) {
   const bool ok = knob.bound == Bound::kPositive      ? v > 0
                   : knob.bound == Bound::kNonNegative ? v >= 0
                   : knob.bound == Bound::kAtLeastOne  ? v >= 1
                                                       : true;
   if (!ok) {
-    *error = "must be " + TopologySchema::describe_constraint(knob) + ", got " + text;
+    *error = std::string("must be ") + double_bound_text(knob.bound) + ", got " + text;
     return false;
   }
-  // Units bound what simulated time can hold (1 ps resolution, 64 bits):
-  // a latency above a second, or a bandwidth under 1 MB/s, would make one
-  // event overflow or take years; neither is a hardware parameter.
-  const auto ends_with = [&](const char* suffix) {
-    const std::string sfx = suffix;
-    return knob.path.size() >= sfx.size() &&
-           knob.path.compare(knob.path.size() - sfx.size(), sfx.size(), sfx) == 0;
-  };
-  if (ends_with("_ns") && v > 1e9) {
-    *error = "must be <= 1e9 ns (one second per event), got " + text;
-    return false;
-  }
-  if (ends_with("_gbps") && (v < 1e-3 || v > 1e6)) {
-    *error = "must be between 0.001 and 1e6 GB/s, got " + text;
+  if (knob.has_range() && (v < knob.lo || v > knob.hi)) {
+    *error = knob_out_of_range(knob, text);
     return false;
   }
   return true;
+}
+
+bool knob_path_ends_with(const std::string& s, const char* suffix) {
+  const size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+// A real knob without a range of its own takes its unit's. Simulated time is
+// 64 bits of picoseconds: a latency above a second, or a bandwidth under
+// 1 MB/s, would make one event take years or overflow; neither is a hardware
+// parameter.
+void give_unit_range(Knob& k) {
+  if (k.type != KnobType::kDouble || k.has_range()) return;
+  if (knob_path_ends_with(k.path, "_ns")) {
+    k.lo = 0;
+    k.hi = 1e9;
+    k.range_note = "ns: at most a second per event";
+  } else if (knob_path_ends_with(k.path, "_gbps")) {
+    k.lo = 1e-3;
+    k.hi = 1e6;
+    k.range_note = "GB/s: 1 MB/s to 1 PB/s";
+  }
 }
 
 }  // namespace
@@ -242,6 +306,7 @@ std::string format_size(uint64_t bytes) {
 
 TopologySchema::TopologySchema(std::vector<Knob> knobs) : knobs_(std::move(knobs)) {
   children_[""];  // the root always exists
+  for (Knob& k : knobs_) give_unit_range(k);
   for (size_t i = 0; i < knobs_.size(); ++i) {
     const Knob& k = knobs_[i];
     if (!knob_index_.emplace(k.path, i).second) {
@@ -400,8 +465,14 @@ bool TopologySchema::parse_value(const Knob& knob, const std::string& raw, KnobV
       return true;
     }
 
-    case KnobType::kDouble:
-      return parse_double(text, &out->d, error) && check_double_bound(knob, out->d, text, error);
+    case KnobType::kDouble: {
+      bool too_large = false;
+      if (!parse_double(text, &out->d, error, &too_large)) {
+        if (too_large) *error = knob_out_of_range(knob, text);
+        return false;
+      }
+      return check_double_bound(knob, out->d, text, error);
+    }
 
     case KnobType::kUint:
     case KnobType::kSize:
@@ -419,6 +490,10 @@ bool TopologySchema::parse_value(const Knob& knob, const std::string& raw, KnobV
 
 std::string TopologySchema::describe_constraint(const Knob& knob) {
   const bool integral = knob.type == KnobType::kUint || knob.type == KnobType::kSize;
+  if (knob.type == KnobType::kDouble && knob.has_range())
+    return (knob.bound == Bound::kPositive && knob.lo <= 0 ? std::string("> 0")
+                                                           : ">= " + knob_range_number(knob.lo)) +
+           ", <= " + knob_range_number(knob.hi);
   std::string s;
   switch (knob.bound) {
     case Bound::kNone:

@@ -42,7 +42,14 @@ struct Knob {
   std::string max_note;              // why the upper bound exists (for messages)
   uint64_t min = 0;                  // inclusive lower bound for kUint/kSize beyond `bound`
   std::string min_note;              // why the lower bound exists (for messages)
+  // kDouble: the inclusive range beyond `bound` (lo > hi: none), and why. A
+  // knob without one in its KnobSpec takes its unit's: ns [0, 1e9], GB/s
+  // [0.001, 1e6] (simulated time is 64 bits of picoseconds).
+  double lo = 1, hi = 0;
+  std::string range_note;
   std::vector<std::string> allowed;  // kEnum only
+
+  bool has_range() const { return lo <= hi; }
 
   std::string leaf() const;     // last path segment
   std::string section() const;  // path without the leaf ("" for a top-level knob)
@@ -81,7 +88,7 @@ class TopologySchema {
   static bool parse_value(const Knob& knob, const std::string& raw, KnobValue* out,
                           std::string* error);
 
-  // "> 0", ">= 1, <= 64", "power of two", "one of mesh|ring|torus2d", or "".
+  // "> 0", ">= 1, <= 64", ">= 0.001, <= 100", "power of two", "one of mesh|ring|torus2d", or "".
   static std::string describe_constraint(const Knob& knob);
 
  private:

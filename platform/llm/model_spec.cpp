@@ -3,8 +3,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <map>
 #include <optional>
+#include <stdexcept>
 
 #include "models/common/errors.h"
 #include "platform/config/embedded_files.h"
@@ -30,33 +33,43 @@ struct Value {
 };
 
 int64_t positive_integer(const Value& v, const std::string& key, int64_t max) {
+  const std::string range = " out of range [1, " + std::to_string(max) + "]";
   size_t used = 0;
   long long n = 0;
   try {
     n = std::stoll(v.text, &used);
+  } catch (const std::out_of_range&) {
+    throw ConfigError(v.where + key + " = " + v.text + " is" + range);
   } catch (const std::exception&) {
     used = 0;
   }
   if (used == 0 || used != v.text.size())
     throw ConfigError(v.where + "'" + v.text + "' is not an integer");
   if (n <= 0) throw ConfigError(v.where + key + " must be > 0, got " + v.text);
-  if (n > max)
-    throw ConfigError(v.where + key + " = " + v.text + " is larger than the limit " +
-                      std::to_string(max));
+  if (n > max) throw ConfigError(v.where + key + " = " + v.text + " is" + range);
   return n;
 }
 
-double positive_number(const Value& v, const std::string& key) {
+// A real number in [lo, hi]: the range keeps the reference model's arithmetic
+// finite and meaningful.
+double number_within(const Value& v, const std::string& key, double lo, double hi) {
+  char range[64];
+  std::snprintf(range, sizeof range, " out of range [%g, %g]", lo, hi);
+  for (char* e = std::strstr(range, "e+"); e; e = std::strstr(e, "e+"))  // 1e+12 -> 1e12
+    std::memmove(e + 1, e + 2, std::strlen(e + 2) + 1);
   size_t used = 0;
   double x = 0;
   try {
     x = std::stod(v.text, &used);
+  } catch (const std::out_of_range&) {  // past a double, or below its smallest normal value
+    throw ConfigError(v.where + key + " = " + v.text + " is" + range);
   } catch (const std::exception&) {
     used = 0;
   }
   if (used == 0 || used != v.text.size() || !std::isfinite(x))
     throw ConfigError(v.where + "'" + v.text + "' is not a number");
   if (x <= 0) throw ConfigError(v.where + key + " must be > 0, got " + v.text);
+  if (x < lo || x > hi) throw ConfigError(v.where + key + " = " + v.text + " is" + range);
   return x;
 }
 
@@ -70,7 +83,8 @@ std::map<std::string, Value> read_yaml(const std::string& text, const std::strin
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    throw ConfigError(mark(source, e.mark) + "YAML syntax error: " + e.msg);
+    throw ConfigError(mark(source, e.mark) + "YAML syntax error: " +
+                      yaml_error_message(e.msg, text, e.mark.line, e.mark.column));
   }
   if (!root.IsMap())
     throw ConfigError(mark(source, root.Mark()) +
@@ -158,8 +172,8 @@ ModelSpec load_model_spec(const std::string& name_or_path,
   s.d_head = positive_integer(v["d_head"], "d_head", 1 << 16);
   s.ffn = positive_integer(v["ffn"], "ffn", kMaxDim);
   s.vocab = positive_integer(v["vocab"], "vocab", kMaxDim);
-  s.norm_eps = positive_number(v["norm_eps"], "norm_eps");
-  s.rope_theta = positive_number(v["rope_theta"], "rope_theta");
+  s.norm_eps = number_within(v["norm_eps"], "norm_eps", 1e-12, 0.1);
+  s.rope_theta = number_within(v["rope_theta"], "rope_theta", 1, 1e12);
   const Value& dt = v["dtype"];
   if (dt.text == "fp16")
     s.dtype = DType::kFp16;

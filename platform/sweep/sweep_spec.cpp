@@ -6,6 +6,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -61,6 +62,12 @@ void read_axes(const std::string& file, const YAML::Node& block, bool is_set,
     a.key = scalar(file, kv.first, kind);
     a.values = scalars(file, kv.second, kind + "." + a.key);
     if (a.values.empty()) fail(file, kv.second, kind + "." + a.key, "has no values");
+    // A value given twice would run its points twice.
+    std::set<std::string> seen;
+    for (size_t i = 0; i < a.values.size(); ++i)
+      if (!seen.insert(a.values[i]).second)
+        fail(file, kv.second.IsSequence() ? kv.second[i] : kv.second, kind + "." + a.key,
+             "the value '" + a.values[i] + "' is given twice");
     axes.push_back(a);
   }
 }
@@ -86,6 +93,8 @@ std::vector<std::pair<std::string, std::string>> slurm_resources(const std::stri
     const std::string v = scalar(path, kv.second, "slurm." + k);
     if (const std::string e = slurm_value_error(v); !e.empty())
       fail(path, kv.second, "slurm." + k, e);
+    if (const std::string e = slurm_resource_error(k, v); !e.empty())
+      fail(path, kv.second, "slurm." + k, e);
     out.emplace_back(k, v);
   }
   return out;
@@ -105,7 +114,8 @@ SweepSpec load_sweep_spec_text(const std::string& text, const std::string& sourc
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw ConfigError(source + ":" + std::to_string(e.mark.line + 1) + ":" +
-                      std::to_string(e.mark.column + 1) + ": " + e.msg);
+                      std::to_string(e.mark.column + 1) + ": " +
+                      yaml_error_message(e.msg, text, e.mark.line, e.mark.column));
   }
   return parse_spec(root, source);
 }
@@ -119,6 +129,56 @@ std::string slurm_value_error(const std::string& value) {
     if (!std::isgraph(static_cast<unsigned char>(c)) || c == '\'' || c == '"' || c == '\\' ||
         c == '$' || c == '`')
       return "'" + value + "' holds a space, quote or shell character";
+  return "";
+}
+
+namespace {
+
+bool slurm_digits(const std::string& s) {
+  return !s.empty() && s.size() <= 9 && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) != 0;
+  });
+}
+
+// sbatch's time formats: MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS; the
+// fields after the first are below 60 (minutes, seconds) or 24 (hours after D-).
+bool slurm_time(const std::string& t) {
+  std::string rest = t;
+  const size_t dash = t.find('-');
+  if (dash != std::string::npos) {
+    if (!slurm_digits(t.substr(0, dash))) return false;
+    rest = t.substr(dash + 1);
+  }
+  std::vector<std::string> f;
+  for (size_t at = 0;;) {
+    const size_t colon = rest.find(':', at);
+    f.push_back(rest.substr(at, colon == std::string::npos ? std::string::npos : colon - at));
+    if (colon == std::string::npos) break;
+    at = colon + 1;
+  }
+  if (f.size() > 3) return false;
+  for (const std::string& x : f)
+    if (!slurm_digits(x)) return false;
+  for (size_t i = 1; i < f.size(); ++i)
+    if (std::stoul(f[i]) >= 60) return false;
+  return dash == std::string::npos || std::stoul(f[0]) < 24;
+}
+
+}  // namespace
+
+std::string slurm_resource_error(const std::string& key, const std::string& value) {
+  if (key == "time" && !slurm_time(value))
+    return "'" + value +
+           "' is not a Slurm time limit (minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS)";
+  if (key == "mem") {
+    const bool unit = !value.empty() && std::strchr("KMGTkmgt", value.back()) != nullptr;
+    const std::string n = unit ? value.substr(0, value.size() - 1) : value;
+    if (!slurm_digits(n) || std::stoul(n) == 0)
+      return "'" + value + "' is not a positive amount of memory (megabytes, or a whole number " +
+             "with K, M, G or T, as in 4G)";
+  }
+  if (key == "cpus_per_task" && (!slurm_digits(value) || std::stoul(value) == 0))
+    return "'" + value + "' is not a positive whole number of CPUs";
   return "";
 }
 

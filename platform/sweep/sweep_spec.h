@@ -57,6 +57,10 @@ struct SweepSpec {
 extern const std::vector<std::string> kSlurmKeys;
 // "" when `value` may be written as a #SBATCH option, else what is wrong.
 std::string slurm_value_error(const std::string& value);
+// "" when `value` is a valid `key` resource (time: a Slurm time limit, mem: a
+// positive size with an optional K/M/G/T, cpus_per_task: a positive
+// integer; the others: any), else what is wrong.
+std::string slurm_resource_error(const std::string& key, const std::string& value);
 
 // Throws ConfigError with file:line:column and the key path.
 SweepSpec load_sweep_spec(const std::string& path);

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -45,6 +46,24 @@ std::string read_input_file(const std::string& path, const std::string& what, ui
   }
   ::close(fd);
   return text;
+}
+
+std::string yaml_error_message(const std::string& msg, const std::string& text, int line,
+                               int column) {
+  constexpr size_t kMaxPlainKey = 1024;  // YAML 1.2, "simple keys"
+  if (msg != "illegal map value" || line < 0 || column < 0) return msg;
+  size_t at = 0;
+  for (int l = 0; l < line && at != std::string::npos; ++l) {
+    at = text.find('\n', at);
+    if (at != std::string::npos) ++at;
+  }
+  if (at == std::string::npos) return msg;
+  const size_t end = std::min(text.find('\n', at), at + static_cast<size_t>(column));
+  const std::string before = text.substr(at, end - at);  // the line up to the ':'
+  const size_t key = before.find_first_not_of(" \t-");
+  if (key == std::string::npos || before.size() - key <= kMaxPlainKey) return msg;
+  return "a key of " + std::to_string(before.size() - key) + " characters: YAML reads at most " +
+         std::to_string(kMaxPlainKey) + " before the ':' (yaml-cpp says: " + msg + ")";
 }
 
 }  // namespace kb

@@ -15,4 +15,10 @@ constexpr uint64_t kMaxConfigFileBytes = 16ull << 20;  // 16 MiB
 std::string read_input_file(const std::string& path, const std::string& what,
                             uint64_t max_bytes = kMaxConfigFileBytes);
 
+// yaml-cpp's message `msg` for a syntax error at 0-based `line`, `column` of
+// `text`, said plainly where it is cryptic: a plain key longer than the 1024
+// characters YAML allows reads as "illegal map value".
+std::string yaml_error_message(const std::string& msg, const std::string& text, int line,
+                               int column);
+
 }  // namespace kb

@@ -85,6 +85,7 @@ const std::vector<BadInput>& bad_inputs() {
        "simulation fault"},
       {"empty_json_name", {"-t", kTiny, "-b", "dma", "--json", ""}, 2, "the file name is empty"},
       {"empty_topology_name", {"-t", "", "--check-topology"}, 2, "the file name is empty"},
+      {"empty_bench_name", {"-t", kTiny, "--bench", ""}, 2, "the bench name is empty"},
       // Sizes, checked in 64 bits before anything is allocated.
       {"gemm_2_to_the_32",
        {"-t", kTiny, "-b", "gemm", "-p", "M=4294967296", "-p", "K=4294967296", "-p", "N=4294967296",
@@ -189,6 +190,121 @@ const std::vector<BadInput>& bad_inputs() {
        {"--sweep", "@/columns.yaml", "--out", "@/out", "-q"},
        2,
        "did you mean 'latency_ns'"},
+      // Numbers past a knob's range, or past a double, are "out of range"
+      // with the range; so are the products that would make one event
+      // longer than a second.
+      {"clock_below_its_range",
+       {"-t", kTiny, "-b", "dma", "--set", "pe.clock_ghz=5e-7"},
+       2,
+       "pe.clock_ghz=5e-7: out of range [0.001, 100]"},
+      {"single_op_cycles_above_their_range",
+       {"-t", kTiny, "--set", "pe.cost_model.fixed_per_single_op_cmd_cycles=7.5e12",
+        "--check-topology"},
+       2,
+       "out of range [0, 1e6]"},
+      {"bandwidth_past_a_double",
+       {"-t", kTiny, "--set", "sip.io_link.bandwidth_gbps=3e400", "--check-topology"},
+       2,
+       "out of range [0.001, 1e6]"},
+      {"latency_past_minus_a_double",
+       {"-t", kTiny, "--set", "pe.dma.setup_ns=-2e500", "--check-topology"},
+       2,
+       "out of range [0, 1e9]"},
+      {"clock_in_a_topology_file",
+       {"-t", "@/slow_clock.yaml", "--check-topology"},
+       2,
+       "slow_clock.yaml:2:14: pe.clock_ghz: out of range [0.001, 100]"},
+      {"gemm_tile_longer_than_a_second",
+       {"-t", kTiny, "--set", "pe.gemm.peak_tflops=0.002", "--set", "pe.gemm.tile_k=8192", "--set",
+        "pe.gemm.tile_n=512", "--set", "pe.gemm.tile_m=256", "-b", "gemm"},
+       2,
+       "more than a second"},
+      {"model_dim_past_64_bits",
+       {"-t", kTiny, "-b", "llm", "-p", "model=llama3_8b", "-p", "model.ffn=123456789012345678901"},
+       2,
+       "out of range [1, "},
+      {"model_theta_below_a_double",
+       {"-t", kTiny, "-b", "llm", "-p", "model=llama3_8b", "-p", "model.rope_theta=3e-330"},
+       2,
+       "out of range [1, 1e12]"},
+      {"model_file_dim_past_64_bits",
+       {"-t", kTiny, "-b", "llm", "-p", "model=@/huge_model.yaml"},
+       2,
+       "huge_model.yaml:3:9: hidden: hidden = 123456789012345678901234 is out of range"},
+      {"topology_key_over_1024_characters",
+       {"-t", "@/long_key.yaml", "--check-topology"},
+       2,
+       "a key of 1500 characters: YAML reads at most 1024"},
+      // Options the chosen mode never reads, and parameters the chosen
+      // phase or mapping does not use.
+      {"sweep_with_oplog",
+       {"--sweep", "@/spec.yaml", "--out", "@/out", "--oplog", "@/x.jsonl"},
+       2,
+       "--sweep does not use --oplog"},
+      {"sweep_with_trace_scope",
+       {"--sweep", "@/spec.yaml", "--out", "@/out", "--trace-scope", "system.*"},
+       2,
+       "--sweep does not use --trace-scope"},
+      {"list_benches_with_csv", {"--list-benches", "--csv", "@/x.csv"}, 2, "does not use --csv"},
+      {"describe_topology_with_vcd",
+       {"--describe-topology", "--vcd", "@/w.vcd"},
+       2,
+       "--describe-topology does not use --vcd"},
+      {"check_topology_with_oplog",
+       {"-t", kTiny, "--check-topology", "--oplog", "@/o.jsonl"},
+       2,
+       "--check-topology does not use --oplog"},
+      {"describe_stats_with_a_bench",
+       {"-t", kTiny, "--describe-stats", "-b", "dma"},
+       2,
+       "--describe-stats does not use --bench"},
+      {"two_information_modes",
+       {"-t", kTiny, "--describe-stats", "--check-topology"},
+       2,
+       "exclude each other"},
+      {"vcd_scope_without_vcd",
+       {"-t", kTiny, "-b", "dma", "--vcd-scope", "system.*"},
+       2,
+       "--vcd-scope needs --vcd"},
+      {"llm_prompt_in_decode",
+       {"-t", kTiny, "-b", "llm", "-p", "model=llama3_8b", "-p", "prompt=77"},
+       2,
+       "--param prompt is for phase=prefill"},
+      {"llm_context_in_prefill",
+       {"-t", kTiny, "-b", "llm", "-p", "model=llama3_8b", "-p", "phase=prefill", "-p",
+        "context=4096"},
+       2,
+       "--param context is for phase=decode"},
+      {"llm_micro_batches_with_tp",
+       {"-t", kTiny, "-b", "llm", "-p", "model=llama3_8b", "-p", "micro_batches=3"},
+       2,
+       "--param micro_batches is for mapping=pp"},
+      {"param_value_with_a_newline",
+       {"-t", kTiny, "-b", "dma", "-p", "src=hbm:0.0.0+0\nhbm:0.0.1+0"},
+       2,
+       "control character"},
+      {"set_name_with_a_tab",
+       {"-t", kTiny, "--set", "name=a\tb", "--check-topology"},
+       2,
+       "control character"},
+      // Sweep specs and Slurm resources.
+      {"sweep_grid_value_twice",
+       {"--sweep", "@/twice_value.yaml", "--out", "@/out"},
+       2,
+       "rows: the value '2' is given twice"},
+      {"slurm_time_in_hours",
+       {"--sweep", "@/spec.yaml", "--out", "@/out", "--emit-slurm", "@/s.sh", "--slurm", "time=1h"},
+       2,
+       "not a Slurm time limit"},
+      {"slurm_seconds_past_59",
+       {"--sweep", "@/spec.yaml", "--out", "@/out", "--emit-slurm", "@/s.sh", "--slurm",
+        "time=3:75"},
+       2,
+       "not a Slurm time limit"},
+      {"slurm_memory_negative_in_the_spec",
+       {"--sweep", "@/slurm_mem.yaml", "--out", "@/out", "--emit-slurm", "@/s.sh"},
+       2,
+       "slurm.mem: '-4G' is not a positive amount of memory"},
       // Simulation faults.
       {"dma_stride_out_of_the_region",
        {"-t", kTiny, "-b", "dma", "-p", "rows=2", "-p", "bytes=128", "-p", "dst_stride=1TiB"},
@@ -215,6 +331,15 @@ void write_fixtures(const TempDir& tmp) {
   write_text(tmp / "twice.yaml", spec + "bench: gemm\n");
   write_text(tmp / "fail.yaml",
              "bench: dma\ntopology: " + kTiny + "\ngrid:\n  param: {bytes: [4096, 0]}\n");
+  write_text(tmp / "slow_clock.yaml", "pe:\n  clock_ghz: 2.5e-9\n");
+  write_text(tmp / "huge_model.yaml",
+             "name: huge\nlayers: 1\nhidden: 123456789012345678901234\nheads: 8\nkv_heads: 8\n"
+             "d_head: 64\nffn: 256\nvocab: 256\nnorm_eps: 1e-5\nrope_theta: 10000\n"
+             "dtype: fp16\n");
+  write_text(tmp / "long_key.yaml", "name: long\n" + std::string(1500, 'k') + ": 1\n");
+  write_text(tmp / "twice_value.yaml",
+             "bench: dma\ntopology: " + kTiny + "\ngrid:\n  param: {rows: [1, 2, 4, 2]}\n");
+  write_text(tmp / "slurm_mem.yaml", spec + "slurm: {time: '30', mem: -4G}\n");
 }
 
 std::string expand(const std::string& arg, const TempDir& tmp) {
@@ -227,9 +352,10 @@ std::string expand(const std::string& arg, const TempDir& tmp) {
 // Every file under the scratch directory that is not a fixture, a captured
 // stream, or a sweep's own output under out/ (its points and sweep.json).
 std::vector<std::string> leftovers(const TempDir& tmp) {
-  const std::vector<std::string> fixtures = {"empty.yaml", "big.yaml",  "deep.yaml",
-                                             "spec.yaml",  "typo.yaml", "columns.yaml",
-                                             "twice.yaml", "fail.yaml"};
+  const std::vector<std::string> fixtures = {
+      "empty.yaml",    "big.yaml",         "deep.yaml",     "spec.yaml",       "typo.yaml",
+      "columns.yaml",  "twice.yaml",       "fail.yaml",     "slow_clock.yaml", "huge_model.yaml",
+      "long_key.yaml", "twice_value.yaml", "slurm_mem.yaml"};
   std::vector<std::string> left;
   for (const auto& e : fs::recursive_directory_iterator(tmp.path())) {
     const std::string name = e.path().filename().string();
@@ -311,6 +437,30 @@ TEST(BadOutputs, AFailingRunKeepsTheEarlierResult) {
   EXPECT_EQ(r.exit_code, 3) << describe(r);
   EXPECT_EQ(read_text(json), before);
   EXPECT_EQ(leftovers(tmp), std::vector<std::string>{json});
+}
+
+// A refused run leaves no --out directory it made: the outputs are checked
+// before anything is written, and the directory goes when the run fails.
+TEST(BadOutputs, ARefusedRunLeavesNoOutDirectoryItMade) {
+  TempDir tmp;
+  const std::string out = tmp / "results";
+  RunResult r = test::run_kernbench(
+      {"-t", kTiny, "-b", "dma", "--out", out, "--oplog", out + "/dma.json"}, tmp);
+  EXPECT_TRUE(contains(test::expect_usage_error(r), "name the same file")) << describe(r);
+  EXPECT_FALSE(fs::exists(out));
+  r = test::run_kernbench({"-t", kTiny, "-b", "dma", "-p", "src=0x5000000000000000", "--out", out},
+                          tmp);
+  EXPECT_EQ(r.exit_code, 3) << describe(r);
+  EXPECT_FALSE(fs::exists(out));
+  // A directory that was there before stays, and so does one a run wrote into.
+  fs::create_directories(tmp / "kept");
+  r = test::run_kernbench(
+      {"-t", kTiny, "-b", "dma", "--out", tmp / "kept", "--trace", tmp / "kept/dma.json"}, tmp);
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(fs::is_directory(tmp / "kept"));
+  r = test::run_kernbench({"-t", kTiny, "-b", "dma", "-q", "--out", out}, tmp);
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(fs::exists(out + "/dma.json"));
 }
 
 // --- signals ----------------------------------------------------------------
@@ -406,8 +556,10 @@ TEST(BadOutputs, AStoppedSweepStopsItsPoints) {
   // Points of one to two seconds each in a Release build (longer in others):
   // without the stop reaching them, the first two would write their results
   // well within the four seconds waited below.
-  write_text(tmp / "slow.yaml",
-             "bench: gqa-sweep\nparam: [S_kv=131072]\ngrid:\n  param: {case: [1, 3, 1, 3]}\n");
+  write_text(
+      tmp / "slow.yaml",
+      "bench: gqa-sweep\nparam: [S_kv=131072]\ngrid:\n  param: {case: [1, 3], variant: [opt2, "
+      "opt3]}\n");
   const std::string bin = test::kernbench_binary(), spec = tmp / "slow.yaml", out = tmp / "out";
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);

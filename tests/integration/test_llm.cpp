@@ -61,6 +61,12 @@ nlohmann::json run_json(std::vector<std::string> a, const TempDir& tmp, const st
   return nlohmann::json::parse(test::read_text(tmp / name));
 }
 
+// The length parameter of `phase`: a prompt of 23 tokens to prefill, or a
+// cache of 37 to decode after (each phase refuses the other's).
+std::string length_of(const std::string& phase) {
+  return phase == "prefill" ? "prompt=23" : "context=37";
+}
+
 // tiny.yaml on two SIPs: 16 PEs, a pipeline stage of 6 on each side.
 std::vector<std::string> two_sips(std::vector<std::string> extra) {
   extra.insert(extra.end(), {"--set", "system.n_sips=2", "-p", "ranks=12"});
@@ -422,7 +428,7 @@ TEST(LlmPipeline, BothPhasesMatchTheReferenceAndTheTensorParallelLogits) {
     for (const std::string mapping : {"tp", "pp"}) {
       const nlohmann::json j =
           run_json(two_sips({"--data", "-p", "phase=" + phase, "-p", "mapping=" + mapping, "-p",
-                             "prompt=23", "-p", "batch=3", "-p", "context=37"}),
+                             length_of(phase), "-p", "batch=3"}),
                    tmp, phase + mapping + ".json");
       ASSERT_FALSE(j.is_null());
       EXPECT_LE(j["metrics"]["logits_max_rel_err"].get<double>(), 1e-2) << j["metrics"].dump();
@@ -448,7 +454,8 @@ TEST(LlmPipeline, NoResultBeatsItsBoundAndMicroBatchesOverlapAPrefillsStages) {
     for (const std::string micro : {"1", "4"}) {
       const nlohmann::json j =
           run_json(two_sips({"-p", "mapping=pp", "-p", "phase=" + phase, "-p", "batch=4", "-p",
-                             "context=200", "-p", "prompt=64", "-p", "micro_batches=" + micro}),
+                             phase == "decode" ? "context=200" : "prompt=64", "-p",
+                             "micro_batches=" + micro}),
                    tmp, phase + micro + ".json");
       ASSERT_FALSE(j.is_null());
       const nlohmann::json& m = j["metrics"];
@@ -472,8 +479,8 @@ TEST(LlmAllReduce, HierarchicalGivesTheSameLogitsAsTheTreeInDecodeAndPrefill) {
     std::vector<double> err;
     for (const std::string algo : {"tree", "hierarchical"}) {
       const nlohmann::json j =
-          run_json(args({"--data", "-p", "phase=" + phase, "-p", "prompt=23", "-p", "batch=3", "-p",
-                         "context=37", "-p", "allreduce=" + algo}),
+          run_json(args({"--data", "-p", "phase=" + phase, "-p", length_of(phase), "-p", "batch=3",
+                         "-p", "allreduce=" + algo}),
                    tmp, phase + algo + ".json");
       ASSERT_FALSE(j.is_null());
       EXPECT_LE(j["metrics"]["logits_max_rel_err"].get<double>(), 1e-2) << j["metrics"].dump();
@@ -536,11 +543,10 @@ TEST(LlmAllReduce, HalvingGivesTheSameLogitsAsTheTreeInDecodeAndPrefill) {
   for (const std::string phase : {"decode", "prefill"}) {
     std::vector<double> err;
     for (const std::string algo : {"tree", "halving"}) {
-      const nlohmann::json j =
-          run_json(args(eight_ranks({"--data", "-p", "phase=" + phase, "-p", "prompt=23", "-p",
-                                     "batch=3", "-p", "context=37", "-p", "allreduce=" + algo, "-p",
-                                     "residual=replicated"})),
-                   tmp, phase + algo + ".json");
+      const nlohmann::json j = run_json(
+          args(eight_ranks({"--data", "-p", "phase=" + phase, "-p", length_of(phase), "-p",
+                            "batch=3", "-p", "allreduce=" + algo, "-p", "residual=replicated"})),
+          tmp, phase + algo + ".json");
       ASSERT_FALSE(j.is_null());
       EXPECT_EQ(j["metrics"]["allreduce"], algo);
       EXPECT_LE(j["metrics"]["logits_max_rel_err"].get<double>(), 1e-2) << j["metrics"].dump();
@@ -563,8 +569,8 @@ TEST(LlmResidual, ShardedGivesTheSameLogitsAsReplicatedInDecodeAndPrefill) {
     std::vector<double> err;
     for (const std::string residual : {"replicated", "sharded"}) {
       const nlohmann::json j =
-          run_json(args(eight_ranks({"--data", "-p", "phase=" + phase, "-p", "prompt=23", "-p",
-                                     "batch=3", "-p", "context=37", "-p", "residual=" + residual})),
+          run_json(args(eight_ranks({"--data", "-p", "phase=" + phase, "-p", length_of(phase), "-p",
+                                     "batch=3", "-p", "residual=" + residual})),
                    tmp, phase + residual + ".json");
       ASSERT_FALSE(j.is_null());
       const nlohmann::json& m = j["metrics"];
