@@ -389,6 +389,7 @@ void gate_up(Step& s, const LayerShard& w, const Tensor& gate, const Tensor& up)
 
 void run_layers(Step& s, int first_layer, void (*layer)(Step&, const LayerShard&)) {
   for (size_t l = 0; l < s.a.layers.size(); ++l) {
+    if (s.a.layer_limit && static_cast<int64_t>(l) >= *s.a.layer_limit) break;
     s.layer = first_layer + static_cast<int>(l);
     layer(s, s.a.layers[l]);
     if (s.a.layer_done) s.a.layer_done(s.layer);

@@ -122,6 +122,9 @@ struct TransformerStepArgs {
   uint64_t xn_tcm_limit = 0;
   int64_t xn_chunk_cols = 0;
   std::function<void(int)> layer_done;  // optional: called after each layer
+  // Optional: the layers to run, read before each one; the host may lower it
+  // while the step runs (the llm bench's layer extension: docs/ARCHITECTURE.md).
+  const int64_t* layer_limit = nullptr;
   // Optional: called on this rank as each of its phases ends, with its record.
   std::function<void(const PhaseRecord&)> phase_done;
 };

@@ -64,6 +64,10 @@ struct BenchResult {
   // the end-of-run line and the JSON report it beside this process's own.
   double child_sim_time_ns = 0;
   unsigned child_runs = 0;
+  // Where the bench simulated part of the work and extended the rest (the
+  // llm bench's layer extension): the whole work's sim_time_ns, stats and
+  // energy, written as "extended" beside the simulated ones; null otherwise.
+  nlohmann::json extended;
 };
 
 struct BenchContext {

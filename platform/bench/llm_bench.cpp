@@ -14,6 +14,7 @@
 #include "platform/analytic/llm_model.h"
 #include "platform/analytic/llm_roofline.h"
 #include "platform/bench/activity_counters.h"
+#include "platform/bench/layer_extension.h"
 #include "platform/bench/phase_energy.h"
 #include "platform/bench/progress.h"
 #include "platform/llm/llm_mapping.h"
@@ -81,6 +82,11 @@ struct Executed {
   std::map<std::string, double> critical;
   std::vector<float> logits;    // data mode
   std::string residual_choice;  // residual=auto: what it chose, and why
+  // The layer extension (platform/bench/layer_extension.h): with it, every
+  // figure above is the whole step's, extended; these are what was simulated.
+  double simulated_latency = 0;
+  double latency_error = 0;
+  nlohmann::json extended;  // BenchResult::extended
 };
 
 // With fewer layers simulated than `layers` (the model's, or a stage's share
@@ -267,14 +273,22 @@ SummaryTable step_model_table(const LlmStepModel& sm, const std::map<std::string
 // Every rank records the same phases in the same order: the k-th record's
 // latest end over the ranks, less the previous one's, is the time that phase
 // added to the step's critical path (summed by phase over the layers).
+// With `per_layer`, also each phase's share in each layer (`layers` long).
 std::map<std::string, double> critical_by_phase(
-    const std::vector<std::vector<fw::PhaseRecord>>& every, double t0) {
+    const std::vector<std::vector<fw::PhaseRecord>>& every, double t0,
+    std::map<std::string, std::vector<double>>* per_layer = nullptr, size_t layers = 0) {
   std::map<std::string, double> out;
   double prev = t0;
   for (size_t k = 0; !every.empty() && k < every[0].size(); ++k) {
     double end = 0;
     for (const auto& rank : every) end = std::max(end, rank.at(k).end_ns);
-    out[every[0][k].phase] += std::max(0.0, end - prev);
+    const fw::PhaseRecord& r = every[0][k];
+    out[r.phase] += std::max(0.0, end - prev);
+    if (per_layer && r.layer >= 0) {
+      std::vector<double>& v = (*per_layer)[r.phase];
+      v.resize(layers, 0.0);
+      v.at(static_cast<size_t>(r.layer)) += std::max(0.0, end - prev);
+    }
     prev = std::max(prev, end);
   }
   return out;
@@ -360,8 +374,100 @@ void hook_phase_energy(std::vector<std::vector<fw::TransformerStepArgs>>& args,
 }
 
 // Places every stage, runs the step on every rank, and reads the result.
+// Every additive figure of the platform now, for the layer extension: time,
+// dynamic energy by class, the activity counters, and every additive counter
+// of stats().
+LayerExtension::Figures step_figures(Platform& platform) {
+  LayerExtension::Figures f;
+  f.emplace_back("time_ns", platform.now_ns());
+  const EnergySnapshot e = platform.energy();
+  for (unsigned c = 0; c < kNumEnergyClasses; ++c)
+    f.emplace_back(std::string("energy_pj.") + to_string(static_cast<EnergyClass>(c)),
+                   e.tally.dynamic[c]);
+  f.emplace_back("energy_pj", e.tally.dynamic_total_pj());
+  const ActivityCounters a = ActivityCounters::take(platform);
+  const std::pair<const char*, uint64_t> counters[] = {
+      {"ipcq_ops", a.ipcq_ops},
+      {"dma_reads", a.dma_reads},
+      {"dma_writes", a.dma_writes},
+      {"dma_bursts", a.dma_bursts},
+      {"link_bytes", a.traffic.link_bytes},
+      {"cube_link_bytes", a.traffic.cube_link_bytes},
+      {"sip_link_bytes", a.traffic.sip_link_bytes}};
+  for (const auto& [name, v] : counters) f.emplace_back(name, static_cast<double>(v));
+  LayerExtension::add_additive(platform.stats(), "stats.", f);
+  return f;
+}
+
+// `ex`'s figures as the whole step's, extended by `ext` (which extended), and
+// the whole run's sim_time_ns, stats and energy for the result's "extended".
+void apply_extension(LayerExtension& ext, Executed& ex, Platform& platform,
+                     const std::map<std::string, std::vector<double>>& critical_per_layer,
+                     const std::map<std::string, std::vector<double>>& op_class_pj_per_layer) {
+  const double now_ns = platform.now_ns();
+  const Extended time = ext.figure("time_ns");
+  const double added_ns = time.value - now_ns;
+  ex.simulated_latency = ex.latency;
+  ex.latency += added_ns;
+  ex.latency_error = time.error;
+  // What the extended layers add to a figure whose simulated value is `now`.
+  auto added = [&ext](const std::string& name, double now) { return ext.figure(name).value - now; };
+  const ActivityCounters now = ActivityCounters::take(platform);
+  auto grow = [&](uint64_t& v, const char* name, uint64_t simulated) {
+    v += static_cast<uint64_t>(
+        std::llround(std::max(0.0, added(name, static_cast<double>(simulated)))));
+  };
+  grow(ex.act.ipcq_ops, "ipcq_ops", now.ipcq_ops);
+  grow(ex.act.dma_reads, "dma_reads", now.dma_reads);
+  grow(ex.act.dma_writes, "dma_writes", now.dma_writes);
+  grow(ex.act.dma_bursts, "dma_bursts", now.dma_bursts);
+  grow(ex.act.traffic.link_bytes, "link_bytes", now.traffic.link_bytes);
+  grow(ex.act.traffic.cube_link_bytes, "cube_link_bytes", now.traffic.cube_link_bytes);
+  grow(ex.act.traffic.sip_link_bytes, "sip_link_bytes", now.traffic.sip_link_bytes);
+  // Dynamic energy by class extended; static energy is the static power over
+  // the extended time.
+  const EnergySnapshot e = platform.energy();
+  EnergyReport whole = EnergyReport::since_start(e);
+  for (unsigned c = 0; c < kNumEnergyClasses; ++c) {
+    const double more = added(std::string("energy_pj.") + to_string(static_cast<EnergyClass>(c)),
+                              e.tally.dynamic[c]);
+    ex.energy.dynamic_pj[c] += more;
+    ex.energy.static_pj[c] = ex.energy.static_pj[c] / ex.simulated_latency * ex.latency;
+    whole.dynamic_pj[c] += more;
+    whole.static_pj[c] = whole.static_pj[c] / now_ns * (now_ns + added_ns);
+  }
+  ex.energy.window_ns = ex.latency;
+  whole.window_ns = now_ns + added_ns;
+  // The op classes' energy from each layer's own phases (PhaseEnergy). A
+  // class's share is known no better than the step's energy and time: its
+  // error bar is at least theirs, relative.
+  const Extended dyn = ext.figure("energy_pj");
+  const double floor = std::max(time.error / time.value, dyn.error / dyn.value);
+  for (auto& [cls, pj] : ex.pj_by_op_class) {
+    const auto it = op_class_pj_per_layer.find(cls);
+    if (it == op_class_pj_per_layer.end()) continue;
+    Extended e = ext.series(it->second, pj);
+    e.error = std::max(e.error, floor * std::abs(e.value));
+    ext.report("op_class_pj." + cls, e);
+    pj = e.value;
+  }
+  for (auto& [phase, ns] : ex.critical) {
+    const auto it = critical_per_layer.find(phase);
+    if (it != critical_per_layer.end()) ns = ext.series(it->second, ns).value;
+  }
+  nlohmann::json energy = whole.to_json();
+  energy["idle_static_pj"] = e.idle_static_mw * (now_ns + added_ns);
+  ex.extended = {{"what",
+                  "the whole step: the simulated layers and the tail as simulated, the other "
+                  "layers extended (metrics.layer_extension)"},
+                 {"sim_time_ns", now_ns + added_ns},
+                 {"sim_time_error_ns", time.error},
+                 {"stats", ext.extend_stats(platform.stats(), "stats.")},
+                 {"energy", energy}};
+}
+
 void execute(HostRuntime& rt, const ModelSpec& model, Executed& ex, const ModelWeights* data,
-             Progress* progress) {
+             Progress* progress, LayerExtension& ext) {
   Platform& platform = rt.platform();
   struct Rank {
     unsigned stage;
@@ -408,13 +514,20 @@ void execute(HostRuntime& rt, const ModelSpec& model, Executed& ex, const ModelW
         }
         pipe.push_back(std::move(pa));
       }
-  } else if (progress) {
-    args[0].front().layer_done = [progress](int l) { progress->set_done(l + 1); };
+  } else if (progress || ext.on()) {
+    args[0].front().layer_done = [progress, &ext](int l) {
+      if (progress) progress->set_done(l + 1);
+      ext.layer_done(l);
+    };
+    if (ext.on())
+      for (fw::TransformerStepArgs& a : args[0]) a.layer_limit = ext.limit();
   }
   const ActivityCounters before = ActivityCounters::take(platform);
   const EnergySnapshot energy_before = platform.energy();
   const double t0 = platform.now_ns();
   by_phase.start();
+  ext.set_snapshot([&platform] { return step_figures(platform); });
+  ext.start();
   std::vector<size_t> first_of_stage(args.size(), 0);
   for (size_t s = 1; s < args.size(); ++s)
     first_of_stage[s] = first_of_stage[s - 1] + args[s - 1].size();
@@ -435,16 +548,22 @@ void execute(HostRuntime& rt, const ModelSpec& model, Executed& ex, const ModelW
   });
   rt.run();
   by_phase.finish();
+  ext.finish();
   ex.pj_by_op_class = by_phase.pj_by_class();
   ex.latency = platform.now_ns() - t0;
+  std::map<std::string, std::vector<double>> critical_per_layer;
   if (!pp) {
     phases[0] = every[0];
-    ex.critical = critical_by_phase(every, t0);
+    ex.critical =
+        critical_by_phase(every, t0, &critical_per_layer, static_cast<size_t>(ext.layers()));
   }
   ex.act = ActivityCounters::take(platform).since(before);
   const EnergySnapshot energy_after = platform.energy();
   ex.energy = EnergyReport::between(energy_before, energy_after, ex.latency);
   ex.static_mw = energy_after.tally.static_total_mw();
+  if (ext.extended())
+    apply_extension(ext, ex, platform, critical_per_layer,
+                    by_phase.pj_by_class_per_layer(static_cast<size_t>(ext.layers())));
   for (const auto& v : phases) ex.phases.insert(ex.phases.end(), v.begin(), v.end());
   if (data) {
     const Executed::Stage& last = ex.plan.back();
@@ -513,6 +632,13 @@ std::vector<ParamSpec> LlmBench::params() const {
        "at this position)"},
       {"prompt", "2048", "prefill: tokens in each sequence's prompt (any)"},
       {"layers", "0", "layers to simulate (0 = the model's depth; fewer is reported as such)"},
+      {"extend", "on",
+       "on: simulate layers until their increments settle, then extend the rest by the "
+       "settled layers' mean, with an error bar (tensor-parallel steps in timing mode; see "
+       "docs/ARCHITECTURE.md, \"Layer extension\") | off: simulate every layer"},
+      {"extend_tolerance", "0.005",
+       "extend=on: the largest error bar of the extended latency and energy, relative to "
+       "them, at which simulating stops"},
       {"mapping", "tp",
        "tp: tensor parallel over the PEs | pp: pipeline stages (one per SIP by default), each "
        "tensor parallel over its PEs, micro-batches flowing through them (see "
@@ -561,14 +687,33 @@ struct ClassTally {
     for (const fw::PhaseRecord& r : phases) {
       const double dt = r.end_ns - r.start_ns;
       by_phase[r.phase] += dt;
-      if (r.layer < 0)
+      if (r.layer < 0) {
         tail[fw::phase_class(r.phase)] += dt;
-      else
+      } else {
         per_layer[fw::phase_class(r.phase)][static_cast<size_t>(r.layer)] += dt;
+        std::vector<double>& v = phase_per_layer[r.phase];
+        v.resize(layers, 0.0);
+        v[static_cast<size_t>(r.layer)] += dt;
+      }
+    }
+  }
+  // The whole step's figures from the simulated layers' (`ext` extended):
+  // every total and phase extended, the per-layer lists cut to the layers
+  // simulated.
+  void extend(const LayerExtension& ext) {
+    for (auto& [c, v] : per_layer) {
+      extended_total[c] = ext.series(v, total(c)).value;
+      v.resize(static_cast<size_t>(ext.simulated()));
+    }
+    for (auto& [phase, ns] : by_phase) {
+      const auto it = phase_per_layer.find(phase);
+      if (it != phase_per_layer.end()) ns = ext.series(it->second, ns).value;
     }
   }
   // Every layer's and the tail's time of op class c.
   double total(const std::string& c) const {
+    const auto ext = extended_total.find(c);
+    if (ext != extended_total.end()) return ext->second;
     const auto it = tail.find(c);
     double t = it == tail.end() ? 0 : it->second;
     const auto pl = per_layer.find(c);
@@ -579,6 +724,8 @@ struct ClassTally {
   std::map<std::string, std::vector<double>> per_layer;
   std::map<std::string, double> tail;  // final norm and LM head
   std::map<std::string, double> by_phase;
+  std::map<std::string, std::vector<double>> phase_per_layer;
+  std::map<std::string, double> extended_total;  // by class, once extended
 };
 
 // The step the parameters ask for, checked.
@@ -651,6 +798,34 @@ LlmRun run_of(const BenchParams& p, const ModelSpec& model) {
   return run;
 }
 
+// The layer extension the parameters ask for, and where it cannot be used,
+// why (the result says it): the latency and the dynamic energy are gated.
+LayerExtension extension_of(const BenchParams& p, const LlmRun& run, const ModelSpec& model,
+                            bool pp, bool data_mode) {
+  const std::string mode = p.str("extend");
+  if (mode != "on" && mode != "off")
+    throw UsageError("llm: --param extend=" + mode + ": expected on or off");
+  LayerExtension::Options o;
+  o.tolerance = p.number("extend_tolerance");
+  if (!(o.tolerance >= 0 && o.tolerance < 1))
+    throw UsageError("llm: --param extend_tolerance=" + p.str("extend_tolerance") +
+                     ": out of range [0, 1) (a relative error bar, e.g. 0.005 for 0.5 %)");
+  if (mode == "off" && p.given("extend_tolerance"))
+    throw UsageError(
+        "llm: --param extend_tolerance is for extend=on; extend=off simulates "
+        "every layer");
+  LayerExtension ext(o, run.layers, {"time_ns", "energy_pj"});
+  if (mode == "off")
+    ext.turn_off("extend=off");
+  else if (data_mode)
+    ext.turn_off("data mode: the logits need every layer");
+  else if (pp)
+    ext.turn_off("mapping=pp: a pipeline's stages are simulated whole");
+  else if (run.layers < model.layers)
+    ext.turn_off("layers=" + std::to_string(run.layers) + " asked: that many simulated");
+  return ext;
+}
+
 }  // namespace
 
 BenchResult LlmBench::run(BenchContext& ctx) {
@@ -673,8 +848,9 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   if (ctx.data_mode)
     weights = random_model(model, run.layers, run.batch, run.prefill ? 0 : run.context,
                            static_cast<uint64_t>(p.integer("seed")), run.prefill ? run.prompt : 1);
+  LayerExtension ext = extension_of(p, run, model, pp, ctx.data_mode);
   Progress progress("llm", "layer", run.layers * ex.micro, ctx.quiet);
-  execute(rt, model, ex, weights ? &*weights : nullptr, ctx.quiet ? nullptr : &progress);
+  execute(rt, model, ex, weights ? &*weights : nullptr, ctx.quiet ? nullptr : &progress, ext);
   const double latency = ex.latency;
   const ActivityCounters& act = ex.act;
   const StepBound& bound = ex.bound;
@@ -685,6 +861,8 @@ BenchResult LlmBench::run(BenchContext& ctx) {
 
   // The per-layer op-class breakdown, as rank 0 (pp: each stage's first rank) saw it.
   ClassTally tally(phases, classes, static_cast<size_t>(run.layers));
+  if (ext.extended()) tally.extend(ext);
+  const int64_t simulated_layers = ext.extended() ? ext.simulated() : run.layers;
   std::map<std::string, double>& by_phase = tally.by_phase;
   std::map<std::string, std::vector<double>>& per_layer = tally.per_layer;
   auto total_of = [&tally](const std::string& c) { return tally.total(c); };
@@ -725,9 +903,11 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                  {"allreduce", ex.plan.front().map->allreduce_name()},
                  {"batch", run.batch},
                  {"context", run.context},
-                 {"layers_simulated", run.layers},
+                 {"layers_simulated", simulated_layers},
+                 {"layers_extended", run.layers - simulated_layers},
                  {"model_layers", model.layers},
-                 {"all_layers_simulated", run.layers == model.layers},
+                 {"all_layers_simulated", simulated_layers == model.layers},
+                 {"layer_extension", ext.to_json()},
                  {"all_layers_fit", ex.fits},
                  {"mapping", ex.mapping},
                  {"tokens_per_s", tokens_per_s},
@@ -752,6 +932,11 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                  {"average_power_w", ex.energy.average_mw() * 1e-3},
                  {"energy", ex.energy.to_json()}};
   res.metrics[run.prefill ? "ttft_ns" : "latency_per_token_ns"] = latency;
+  if (ext.extended()) {
+    res.metrics["latency_error_ns"] = ex.latency_error;
+    res.metrics["simulated_latency_ns"] = ex.simulated_latency;
+    res.extended = ex.extended;
+  }
   for (const StreamCollective& c : stream) {
     res.metrics[c.key + "_measured_ns"] = c.measured;
     res.metrics[c.key + "_over_model"] = c.measured / c.model;
@@ -775,8 +960,10 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                        {"batch", run.batch},
                        {"context", run.context},
                        {"layers", run.layers},
+                       {"layers_simulated", simulated_layers},
                        {"ranks", ex.ranks},
                        {"latency_ns", latency},
+                       {"latency_error_ns", ex.latency_error},
                        {"bound_ns", bound.bound_ns},
                        {"latency_over_bound", latency / bound.bound_ns},
                        {"tokens_per_s", tokens_per_s},
@@ -809,7 +996,8 @@ BenchResult LlmBench::run(BenchContext& ctx) {
 
   SummaryTable t{"llm " + phase + ": " + model.name + " (" + std::to_string(run.layers) + " of " +
                      std::to_string(model.layers) + " layers" +
-                     (run.layers == model.layers ? "" : ", FEWER LAYERS AS ASKED") + "), batch " +
+                     (run.layers == model.layers ? "" : ", FEWER LAYERS AS ASKED") +
+                     (ext.extended() ? ": " + ext.summary() : "") + "), batch " +
                      std::to_string(run.batch) +
                      (run.prefill ? ", prompt " + std::to_string(run.prompt)
                                   : ", context " + std::to_string(run.context)) +
@@ -817,7 +1005,8 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                  {"figure", "measured", "bound / model", "ratio"},
                  {}};
   t.rows.push_back({run.prefill ? "time to first token (ns)" : "latency per token (ns)",
-                    fmt(latency, 0), fmt(bound.bound_ns, 0), ratio(latency, bound.bound_ns)});
+                    fmt(latency, 0) + (ext.extended() ? " ± " + fmt(ex.latency_error, 0) : ""),
+                    fmt(bound.bound_ns, 0), ratio(latency, bound.bound_ns)});
   t.rows.push_back({run.prefill ? "prompt tokens/s" : "tokens/s", fmt(tokens_per_s, 1),
                     fmt(bound_tokens_per_s, 1), ratio(tokens_per_s, bound_tokens_per_s)});
   t.rows.push_back({"HBM time of busiest rank (ns)", "-", fmt(bound.hbm_ns, 0), "-"});

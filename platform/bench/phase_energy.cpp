@@ -55,18 +55,20 @@ void PhaseEnergy::start() {
   pj_.clear();
 }
 
-void PhaseEnergy::charge(Part& p, const std::string& cls) {
+void PhaseEnergy::charge(Part& p, const std::string& cls, int layer) {
   const double now = platform_.now_ns(), dyn = dynamic_pj(p);
   // Static energy: power (mW) x time (ns) = pJ.
-  p.pj[cls] += dyn - p.dynamic_pj + p.static_mw * (now - p.at_ns);
+  const double pj = dyn - p.dynamic_pj + p.static_mw * (now - p.at_ns);
+  p.pj[cls] += pj;
+  if (layer >= 0) p.layer_pj[{layer, cls}] += pj;
   p.dynamic_pj = dyn;
   p.at_ns = now;
 }
 
 void PhaseEnergy::phase_done(size_t rank, const fw::PhaseRecord& r) {
   const std::string cls = fw::phase_class(r.phase);
-  charge(ranks_.at(rank), cls);
-  if (rank == lead_) charge(rest_, cls);
+  charge(ranks_.at(rank), cls, r.layer);
+  if (rank == lead_) charge(rest_, cls, r.layer);
 }
 
 void PhaseEnergy::finish() {
@@ -76,6 +78,21 @@ void PhaseEnergy::finish() {
   for (const Part& p : ranks_)
     for (const auto& [cls, pj] : p.pj) pj_[cls] += pj;
   for (const auto& [cls, pj] : rest_.pj) pj_[cls] += pj;
+}
+
+std::map<std::string, std::vector<double>> PhaseEnergy::pj_by_class_per_layer(size_t layers) const {
+  std::map<std::string, std::vector<double>> out;
+  auto add = [&](const Part& p) {
+    for (const auto& [key, pj] : p.layer_pj) {
+      std::vector<double>& v = out[key.second];
+      v.resize(layers, 0.0);
+      if (key.first >= 0 && static_cast<size_t>(key.first) < layers)
+        v[static_cast<size_t>(key.first)] += pj;
+    }
+  };
+  for (const Part& p : ranks_) add(p);
+  add(rest_);
+  return out;
 }
 
 double PhaseEnergy::total_pj() const {

@@ -37,6 +37,9 @@ class PhaseEnergy {
 
   // pJ by op class (fw::phase_class), and "after_last_phase": after finish().
   const std::map<std::string, double>& pj_by_class() const { return pj_; }
+  // What the phases of each layer were charged, by op class: [class][layer]
+  // (`layers` long), summed over the parts as finish() sums.
+  std::map<std::string, std::vector<double>> pj_by_class_per_layer(size_t layers) const;
   double total_pj() const;
 
  private:
@@ -50,10 +53,12 @@ class PhaseEnergy {
     // then over the parts in a fixed order (finish()): ranks whose phases
     // end at one instant end in kernel order, which must not reorder the sum.
     std::map<std::string, double> pj;
+    std::map<std::pair<int, std::string>, double> layer_pj;  // by (layer, class)
   };
   double dynamic_pj(const Part& p) const;
-  // What `p` spent since it was last read, charged to `cls`.
-  void charge(Part& p, const std::string& cls);
+  // What `p` spent since it was last read, charged to `cls` (and to `layer`'s
+  // share of it, for a layer's phase).
+  void charge(Part& p, const std::string& cls, int layer = -1);
 
   const Platform& platform_;
   std::vector<Part> ranks_;

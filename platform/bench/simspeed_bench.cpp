@@ -236,17 +236,18 @@ void time_gqa_sweep(const std::string& exe, long long gqa_s, BenchResult& res) {
   res.tables.push_back(g);
 }
 
-// One Llama-3-70B decode step with `layers` of its layers, in a child process:
+// One Llama-3-70B decode step with `layers` of its layers, every one simulated
+// (extend=off: the exact model), in a child process:
 // its wall time and peak RSS beside the simulated latency, and its queue
 // services against the raw wake-up rate `raw`: how long the run would take
 // if every service cost one raw wake-up and nothing else did (its floor at
 // this event granularity).
 void time_llm_decode(const std::string& exe, long long layers, double raw, BenchResult& res) {
   nlohmann::json r;
-  const ChildCost c =
-      child_bench({exe, "--bench", "llm", "--param", "model=llama3_70b", "--param", "batch=1",
-                   "--param", "context=8193", "--param", "layers=" + std::to_string(layers)},
-                  "llm decode with " + std::to_string(layers) + " layers", &r);
+  const ChildCost c = child_bench(
+      {exe, "--bench", "llm", "--param", "model=llama3_70b", "--param", "batch=1", "--param",
+       "context=8193", "--param", "layers=" + std::to_string(layers), "--param", "extend=off"},
+      "llm decode with " + std::to_string(layers) + " layers", &r);
   const nlohmann::json& m = r.at("metrics");
   const auto model_layers = m.at("model_layers").get<long long>();
   const bool whole = m.at("all_layers_simulated").get<bool>();

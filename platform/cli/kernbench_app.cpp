@@ -755,6 +755,7 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
   j["metrics"] = result.metrics;
   j["points"] = result.points;
   j["stats"] = platform.stats();
+  if (!result.extended.is_null()) j["extended"] = result.extended;
   {
     const EnergySnapshot e = platform.energy();
     nlohmann::json energy = EnergyReport::since_start(e).to_json();

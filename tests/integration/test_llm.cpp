@@ -3,6 +3,7 @@
 // never beaten, determinism, and the errors of impossible models and mappings.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -912,6 +913,141 @@ TEST(LlmModelSpec, AFileErrorNamesLineColumnAndTheNearestField) {
   const std::string line = test::expect_usage_error(r);
   EXPECT_TRUE(contains(line, "m.yaml:10:1: rope_thta: unknown field (did you mean 'rope_theta'?)"))
       << line;
+}
+
+}  // namespace
+}  // namespace kb
+
+namespace kb {
+namespace {
+
+// Every additive leaf of `stats`, by path.
+void leaves(const nlohmann::json& stats, const std::string& prefix,
+            std::map<std::string, double>& out) {
+  for (auto it = stats.begin(); it != stats.end(); ++it) {
+    const std::string& k = it.key();
+    if (k.rfind("max_", 0) == 0 || k.rfind("peak_", 0) == 0 || k == "utilization") continue;
+    if (it->is_object())
+      leaves(*it, prefix + k + ".", out);
+    else if (it->is_number())
+      out[prefix + k] = it->get<double>();
+  }
+}
+
+// The layer extension against the whole model simulated: a ragged model of 9
+// layers, decode and prefill. Every extended figure lies within its reported
+// error bar of the full run's, every counter within the worst figure's
+// relative error bar, and the result says what was simulated.
+TEST(LlmExtension, ExtendedFiguresLieWithinTheirErrorBarsOfTheFullRun) {
+  for (const std::string phase : {"decode", "prefill"}) {
+    TempDir tmp;
+    const std::vector<std::string> base = {"-p", "model.layers=9", "-p", "phase=" + phase,
+                                           "-p", length_of(phase), "-p", "batch=2"};
+    std::vector<std::string> on = base, off = base;
+    off.insert(off.end(), {"-p", "extend=off"});
+    const nlohmann::json e = run_json(args(on), tmp, "on.json");
+    const nlohmann::json f = run_json(args(off), tmp, "off.json");
+    ASSERT_FALSE(e.is_null());
+    ASSERT_FALSE(f.is_null());
+    const nlohmann::json& me = e["metrics"];
+    const nlohmann::json& mf = f["metrics"];
+    const nlohmann::json& x = me["layer_extension"];
+    ASSERT_TRUE(x["extended"].get<bool>()) << x.dump();
+    const int simulated = me["layers_simulated"].get<int>();
+    EXPECT_LT(simulated, 9) << phase;
+    EXPECT_EQ(me["layers_extended"].get<int>(), 9 - simulated);
+    EXPECT_EQ(mf["layers_simulated"], 9);
+    EXPECT_FALSE(mf["layer_extension"]["extended"].get<bool>());
+    EXPECT_EQ(mf["layer_extension"]["why_not"], "extend=off");
+    const char* latency = phase == "decode" ? "latency_per_token_ns" : "ttft_ns";
+    const double err = me["latency_error_ns"].get<double>();
+    EXPECT_LE(std::abs(me[latency].get<double>() - mf[latency].get<double>()), err + 1e-6)
+        << phase << ": " << me[latency] << " ± " << err << " vs " << mf[latency];
+    EXPECT_NEAR(e["extended"]["sim_time_ns"].get<double>(), f["sim_time_ns"].get<double>(),
+                e["extended"]["sim_time_error_ns"].get<double>() + 1e-6);
+    // Every figure the result gives an error bar (time, energy by class, the
+    // activity counters, the op classes' energy) within it of the full run's.
+    std::map<std::string, double> full_figures = {
+        {"time_ns", f["sim_time_ns"].get<double>()},
+        {"energy_pj", f["energy"]["dynamic_pj"].get<double>()},
+        {"link_bytes", mf["link_bytes"].get<double>()},
+        {"ipcq_ops", mf["ipcq_ops"].get<double>()}};
+    for (const auto& [name, want] : full_figures) {
+      const nlohmann::json& fig = x["figures"][name];
+      EXPECT_LE(std::abs(fig["value"].get<double>() - want), fig["error"].get<double>() + 1e-6)
+          << phase << ": " << name << " " << fig.dump() << " vs " << want;
+    }
+    const double tokens = phase == "decode" ? 2 : 2 * 23;
+    for (const auto& [cls, j] : mf["j_per_token_by_op_class"].items()) {
+      if (cls == "after_last_phase") continue;  // not a layer's: no error bar
+      const nlohmann::json& fig = x["figures"]["op_class_pj." + cls];
+      EXPECT_LE(std::abs(fig["value"].get<double>() - j.get<double>() * tokens * 1e12),
+                fig["error"].get<double>() + 1e-3)
+          << phase << ": " << cls;
+    }
+    // Each module's own counters are extended by the same rule from their own
+    // increments. A pseudo-channel's share is not the same in every layer
+    // (each layer's weights start at another place of the interleave), so a
+    // single channel's count can be off by more than its bar; summed over the
+    // modules, each kind of counter is held to the 1 % every shortcut must
+    // meet.
+    std::map<std::string, double> ext, full, ext_sum, full_sum;
+    leaves(e["extended"]["stats"], "", ext);
+    leaves(f["stats"], "", full);
+    auto kind = [](const std::string& path) { return path.substr(path.rfind('.') + 1); };
+    for (const auto& [name, v] : full) {
+      ASSERT_TRUE(ext.count(name)) << name;
+      ext_sum[kind(name)] += ext[name];
+      full_sum[kind(name)] += v;
+    }
+    for (const auto& [k, v] : full_sum)
+      EXPECT_LE(std::abs(ext_sum[k] - v), 0.01 * std::abs(v) + 1.0)
+          << phase << ": " << k << " extended " << ext_sum[k] << ", simulated whole " << v;
+    // The simulated part is what the top level, the op log and runs[] hold.
+    EXPECT_LT(e["sim_time_ns"].get<double>(), f["sim_time_ns"].get<double>());
+  }
+}
+
+// Taking the snapshots changes nothing: a tolerance no window meets
+// simulates every layer, with the same result as extend=off, and says why.
+TEST(LlmExtension, ALayerStackThatNeverSettlesIsSimulatedWholeAndUnchanged) {
+  TempDir tmp;
+  const std::vector<std::string> base = {"-p", "model.layers=6", "-p", "batch=2",
+                                         "-p", "context=37"};
+  std::vector<std::string> never = base, off = base;
+  never.insert(never.end(), {"-p", "extend_tolerance=0"});
+  off.insert(off.end(), {"-p", "extend=off"});
+  nlohmann::json n = run_json(args(never), tmp, "n.json");
+  nlohmann::json f = run_json(args(off), tmp, "f.json");
+  ASSERT_FALSE(n.is_null());
+  ASSERT_FALSE(f.is_null());
+  const nlohmann::json x = n["metrics"]["layer_extension"];
+  EXPECT_FALSE(x["extended"].get<bool>());
+  EXPECT_EQ(x["simulated_layers"], 6);
+  EXPECT_NE(x["why_not"].get<std::string>().find("never settled"), std::string::npos) << x.dump();
+  for (nlohmann::json* j : {&n, &f}) {
+    j->erase("wall_s");
+    j->erase("params");
+    (*j)["metrics"].erase("layer_extension");
+  }
+  EXPECT_EQ(n.dump(), f.dump());
+}
+
+// Where the extension cannot be used, the result says why.
+TEST(LlmExtension, RunsThatCannotBeExtendedSayWhy) {
+  TempDir tmp;
+  const nlohmann::json shallow = run_json(args({}), tmp, "s.json");  // 3 layers
+  ASSERT_FALSE(shallow.is_null());
+  EXPECT_NE(shallow["metrics"]["layer_extension"]["why_not"].get<std::string>().find("3 layers"),
+            std::string::npos);
+  const nlohmann::json data =
+      run_json(args({"--data", "-p", "model.layers=6", "-p", "context=20"}), tmp, "d.json");
+  ASSERT_FALSE(data.is_null());
+  EXPECT_NE(data["metrics"]["layer_extension"]["why_not"].get<std::string>().find("data mode"),
+            std::string::npos);
+  EXPECT_EQ(data["metrics"]["layers_simulated"], 6);
+  const test::RunResult bad = run_kernbench(args({"-p", "extend=maybe"}), tmp);
+  EXPECT_TRUE(contains(test::expect_usage_error(bad), "extend=maybe")) << test::describe(bad);
 }
 
 }  // namespace
