@@ -516,8 +516,10 @@ void execute(HostRuntime& rt, const ModelSpec& model, Executed& ex, const ModelW
       }
   } else if (progress || ext.on()) {
     args[0].front().layer_done = [progress, &ext](int l) {
-      if (progress) progress->set_done(l + 1);
       ext.layer_done(l);
+      if (!progress) return;
+      progress->set_total(*ext.limit());
+      progress->set_done(l + 1);
     };
     if (ext.on())
       for (fw::TransformerStepArgs& a : args[0]) a.layer_limit = ext.limit();

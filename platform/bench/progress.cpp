@@ -52,6 +52,10 @@ double Progress::seconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
 }
 
+void Progress::set_total(int64_t total) {
+  total_ = std::max<int64_t>({total, done_, 1});
+}
+
 void Progress::set_done(int64_t done) {
   const int64_t before = done_;
   done_ = std::min(done, total_);

@@ -24,6 +24,9 @@ class Progress {
   Progress& operator=(const Progress&) = delete;
 
   void set_done(int64_t done);
+  // The work turned out smaller than announced (the llm bench's layer
+  // extension stops early): the count and its ETA go to `total`.
+  void set_total(int64_t total);
   void step() { set_done(done_ + 1); }
   int64_t done() const { return done_; }
 

@@ -40,6 +40,10 @@ std::vector<ParamSpec> SimSpeedBench::params() const {
            "Llama-3-70B decode (batch 1, context 8193, embedded llama70b_4sip) with this many "
            "of its 80 layers in a child process: wall time and peak RSS (80 = the whole token; "
            "0 = skip)"},
+          {"llm_token_batch", "0",
+           "the whole Llama-3-70B decode token (context 8193, llama70b_4sip) at this batch with "
+           "the default fidelity, the layer extension, in a child process: wall time, peak RSS, "
+           "layers simulated and the latency's error bar (0 = skip)"},
           {"sweep_spec", "scripts/sweeps/gemm_dma_32.yaml",
            "a configuration sweep run with -j 1 and then -j 2 (child processes), wall times "
            "compared (empty = skip)"}};
@@ -276,6 +280,36 @@ void time_llm_decode(const std::string& exe, long long layers, double raw, Bench
   res.tables.push_back(t);
 }
 
+// The whole Llama-3-70B decode token at `batch` with the layer extension
+// (the llm bench's default), in a child process: what it costs against the
+// target of 20 s at batch 1, and how much of it was simulated.
+void time_llm_token(const std::string& exe, long long batch, BenchResult& res) {
+  nlohmann::json r;
+  const ChildCost c = child_bench({exe, "--bench", "llm", "--param", "model=llama3_70b", "--param",
+                                   "batch=" + std::to_string(batch), "--param", "context=8193"},
+                                  "llm token at batch " + std::to_string(batch), &r);
+  const nlohmann::json& m = r.at("metrics");
+  const double latency = m.at("latency_per_token_ns").get<double>();
+  const double error = m.value("latency_error_ns", 0.0);
+  SummaryTable t{"Llama-3-70B decode token, batch " + std::to_string(batch) +
+                     ", context 8193, layer extension (child process; targets: batch 1 under "
+                     "20 s, batch 32 under 2 min, 2 GB)",
+                 {"layers_simulated", "layers_extended", "latency_us", "error_bar_us", "wall_s",
+                  "peak_rss_MB"},
+                 {}};
+  t.rows.push_back({std::to_string(m.at("layers_simulated").get<long long>()),
+                    std::to_string(m.at("layers_extended").get<long long>()), fmt(latency / 1e3, 1),
+                    fmt(error / 1e3, 2), fmt(c.wall_s, 1), fmt(c.max_rss_mb, 0)});
+  res.metrics["llm_token"] = {{"batch", batch},
+                              {"layers_simulated", m.at("layers_simulated")},
+                              {"layers_extended", m.at("layers_extended")},
+                              {"latency_per_token_ns", latency},
+                              {"latency_error_ns", error},
+                              {"process_wall_s", c.wall_s},
+                              {"peak_rss_mb", c.max_rss_mb}};
+  res.tables.push_back(t);
+}
+
 // The configuration sweep `spec` run with -j 1 and then -j 2 (child processes).
 void time_config_sweep(const std::string& exe, const std::string& spec, BenchResult& res) {
   std::string path = spec;
@@ -393,6 +427,8 @@ BenchResult SimSpeedBench::run(BenchContext& ctx) {
   if (pingpongs < 1000) throw UsageError("--param pingpongs must be >= 1000");
   const long long llm_layers = ctx.params.integer("llm_layers");
   if (llm_layers < 0) throw UsageError("--param llm_layers must be 0 (skip) or more");
+  const long long llm_token_batch = ctx.params.integer_within("llm_token_batch", 1 << 16);
+  if (llm_token_batch < 0) throw UsageError("--param llm_token_batch must be 0 (skip) or more");
   BenchResult res;
   SummaryTable speed{
       "simulation speed (" + p.config().name + ")",
@@ -469,6 +505,7 @@ BenchResult SimSpeedBench::run(BenchContext& ctx) {
   const long long gqa_s = ctx.params.integer("gqa_s_kv");
   if (gqa_s > 0) time_gqa_sweep(exe, gqa_s, res);
   if (llm_layers > 0) time_llm_decode(exe, llm_layers, raw, res);
+  if (llm_token_batch > 0) time_llm_token(exe, llm_token_batch, res);
   const std::string spec = ctx.params.str("sweep_spec");
   if (!spec.empty()) time_config_sweep(exe, spec, res);
   return res;
