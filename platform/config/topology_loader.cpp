@@ -354,7 +354,7 @@ class Loader {
     for (const Knob& k : schema_.knobs()) {
       const auto it = raw_.find(k.path);
       const auto from_preset = preset.find(k.path);
-      const std::string& text = it != raw_.end()               ? it->second.text
+      const std::string& text = it != raw_.end()              ? it->second.text
                                 : from_preset != preset.end() ? from_preset->second
                                                               : k.default_text;
       KnobValue v;

@@ -38,10 +38,10 @@ struct Knob {
   std::string default_text;  // parsed like a value from a file
   std::string description;   // one line
   Bound bound = Bound::kNone;
-  uint64_t max = 0;                  // inclusive upper bound for kUint/kSize; 0 = none
-  std::string max_note;              // why the upper bound exists (for messages)
-  uint64_t min = 0;                  // inclusive lower bound for kUint/kSize beyond `bound`
-  std::string min_note;              // why the lower bound exists (for messages)
+  uint64_t max = 0;      // inclusive upper bound for kUint/kSize; 0 = none
+  std::string max_note;  // why the upper bound exists (for messages)
+  uint64_t min = 0;      // inclusive lower bound for kUint/kSize beyond `bound`
+  std::string min_note;  // why the lower bound exists (for messages)
   // kDouble: the inclusive range beyond `bound` (lo > hi: none), and why. A
   // knob without one in its KnobSpec takes its unit's: ns [0, 1e9], GB/s
   // [0.001, 1e6] (simulated time is 64 bits of picoseconds).

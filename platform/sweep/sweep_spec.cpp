@@ -2,8 +2,8 @@
 
 #include "platform/util/input_file.h"
 
-#include <cctype>
 #include <yaml-cpp/yaml.h>
+#include <cctype>
 
 #include <algorithm>
 #include <cstring>
@@ -120,8 +120,8 @@ SweepSpec load_sweep_spec_text(const std::string& text, const std::string& sourc
   return parse_spec(root, source);
 }
 
-const std::vector<std::string> kSlurmKeys = {"time", "mem", "partition", "account", "qos",
-                                             "cpus_per_task"};
+const std::vector<std::string> kSlurmKeys = {"time",    "mem", "partition",
+                                             "account", "qos", "cpus_per_task"};
 
 std::string slurm_value_error(const std::string& value) {
   if (value.empty()) return "is empty";
@@ -186,7 +186,7 @@ namespace {
 
 SweepSpec parse_spec(const YAML::Node& root, const std::string& path) {
   if (!root.IsMap()) throw ConfigError(path + ": a sweep spec is a YAML mapping");
-  static const std::vector<std::string> kKeys = {"bench", "topology", "set",    "param",
+  static const std::vector<std::string> kKeys = {"bench", "topology", "set",     "param",
                                                  "data",  "grid",     "columns", "slurm"};
   SweepSpec s;
   s.source = path;
