@@ -121,6 +121,11 @@ Extended LayerExtension::figure(const std::string& name) const {
   return {total + left * mean, left * dev};
 }
 
+double LayerExtension::added(const std::string& name) const {
+  const auto it = index_.find(name);
+  return it == index_.end() ? 0.0 : figure(name).value - at(final_, it->second);
+}
+
 Extended LayerExtension::series(const std::vector<double>& per_layer, double total) const {
   if (!extended_) return {total, 0};
   double sum = 0;

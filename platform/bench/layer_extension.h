@@ -65,6 +65,8 @@ class LayerExtension {
   int64_t simulated() const { return simulated_; }
   // A figure of the snapshots over the whole step, extended.
   Extended figure(const std::string& name) const;
+  // What the extended layers add to that figure: (L - c) x its window mean.
+  double added(const std::string& name) const;
   // A figure known per simulated layer (`per_layer[i]`, layer i) whose
   // simulated total, with what the step did outside its layers, is `total`.
   Extended series(const std::vector<double>& per_layer, double total) const;

@@ -406,31 +406,27 @@ void apply_extension(LayerExtension& ext, Executed& ex, Platform& platform,
                      const std::map<std::string, std::vector<double>>& op_class_pj_per_layer) {
   const double now_ns = platform.now_ns();
   const Extended time = ext.figure("time_ns");
-  const double added_ns = time.value - now_ns;
+  const double added_ns = ext.added("time_ns");
   ex.simulated_latency = ex.latency;
   ex.latency += added_ns;
   ex.latency_error = time.error;
-  // What the extended layers add to a figure whose simulated value is `now`.
-  auto added = [&ext](const std::string& name, double now) { return ext.figure(name).value - now; };
-  const ActivityCounters now = ActivityCounters::take(platform);
-  auto grow = [&](uint64_t& v, const char* name, uint64_t simulated) {
-    v += static_cast<uint64_t>(
-        std::llround(std::max(0.0, added(name, static_cast<double>(simulated)))));
+  auto grow = [&ext](uint64_t& v, const char* name) {
+    v += static_cast<uint64_t>(std::llround(std::max(0.0, ext.added(name))));
   };
-  grow(ex.act.ipcq_ops, "ipcq_ops", now.ipcq_ops);
-  grow(ex.act.dma_reads, "dma_reads", now.dma_reads);
-  grow(ex.act.dma_writes, "dma_writes", now.dma_writes);
-  grow(ex.act.dma_bursts, "dma_bursts", now.dma_bursts);
-  grow(ex.act.traffic.link_bytes, "link_bytes", now.traffic.link_bytes);
-  grow(ex.act.traffic.cube_link_bytes, "cube_link_bytes", now.traffic.cube_link_bytes);
-  grow(ex.act.traffic.sip_link_bytes, "sip_link_bytes", now.traffic.sip_link_bytes);
+  grow(ex.act.ipcq_ops, "ipcq_ops");
+  grow(ex.act.dma_reads, "dma_reads");
+  grow(ex.act.dma_writes, "dma_writes");
+  grow(ex.act.dma_bursts, "dma_bursts");
+  grow(ex.act.traffic.link_bytes, "link_bytes");
+  grow(ex.act.traffic.cube_link_bytes, "cube_link_bytes");
+  grow(ex.act.traffic.sip_link_bytes, "sip_link_bytes");
   // Dynamic energy by class extended; static energy is the static power over
   // the extended time.
   const EnergySnapshot e = platform.energy();
   EnergyReport whole = EnergyReport::since_start(e);
   for (unsigned c = 0; c < kNumEnergyClasses; ++c) {
-    const double more = added(std::string("energy_pj.") + to_string(static_cast<EnergyClass>(c)),
-                              e.tally.dynamic[c]);
+    const double more =
+        ext.added(std::string("energy_pj.") + to_string(static_cast<EnergyClass>(c)));
     ex.energy.dynamic_pj[c] += more;
     ex.energy.static_pj[c] = ex.energy.static_pj[c] / ex.simulated_latency * ex.latency;
     whole.dynamic_pj[c] += more;
