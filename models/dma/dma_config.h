@@ -15,8 +15,17 @@ struct DmaEnergyConfig {
   double static_mw = 10;
 };
 
+// How a descriptor reaches the fabric (docs/ARCHITECTURE.md §1.6): burst,
+// every burst its own transaction (the exact model); stream, a descriptor of
+// three bursts or more as three to five transactions that the targets price
+// as its bursts (models/common/burst_run.h).
+enum class DmaTransactions { kBurst, kStream };
+constexpr EnumName<DmaTransactions> kDmaTransactionsNames[] = {
+    {DmaTransactions::kBurst, "burst"}, {DmaTransactions::kStream, "stream"}};
+
 struct DmaConfig {
   uint64_t burst_bytes = 1024;
+  DmaTransactions transactions = DmaTransactions::kBurst;
   unsigned max_outstanding = 64;
   double setup_ns = 2;
   DmaEnergyConfig energy;
@@ -25,6 +34,12 @@ struct DmaConfig {
   void visit(V& v) {
     v.size(burst_bytes,
            {"burst_bytes", "a transfer is split into bursts of this size", Bound::kAtLeastOne});
+    v.choice(transactions, kDmaTransactionsNames,
+             {"transactions",
+              "burst: every burst is a transaction (the exact model); stream: a descriptor of 3 "
+              "or more bursts moves as a first burst, the rest's read, and two writes, priced by "
+              "the targets as its bursts (fewer events; timing mode only; its error against "
+              "burst is measured in docs/ARCHITECTURE.md)"});
     v.count(max_outstanding,
             {"max_outstanding", "bursts in flight per channel", Bound::kAtLeastOne});
     v.real(setup_ns,

@@ -70,9 +70,10 @@ bool PeDma::goes_async(const DmaTransfer& t) const {
   // would refuse (past the end of its memory) is left to a worker, which
   // raises the fault from its own thread, as it always has.
   const uint32_t last = t.rows - 1;
-  return map_.resolve(t.src, t.row_bytes, nullptr) && map_.resolve(t.dst, t.row_bytes, nullptr) &&
+  return map_.resolve(t.src, t.row_bytes, nullptr) &&
+         map_.resolve(t.dst, t.dst_row_span(), nullptr) &&
          map_.resolve(t.src_row(last), t.row_bytes, nullptr) &&
-         map_.resolve(t.dst_row(last), t.row_bytes, nullptr);
+         map_.resolve(t.dst_row(last), t.dst_row_span(), nullptr);
 }
 
 PeDma::Channel PeDma::channel_for(const DmaTransfer& t) const {
@@ -95,6 +96,10 @@ PeDma::Pending* PeDma::make_pending(ChannelState& ch, const DmaTransfer& t) {
   p->result.submitted_ns = to_ns(sim_now());
   p->bursts_left = 0;
   p->all_issued = false;
+  p->stream = false;
+  p->landed = 0;
+  p->head_bytes = 0;
+  p->first_landed_ns = -1;
   p->seq = ch.submit_seq++;
   p->submitter = sc_core::sc_get_current_process_handle();
   p->acting_for = ActingProcess::current();
@@ -150,6 +155,11 @@ void PeDma::accept(TileToken* token) {
 void PeDma::stage_done(const Pending& p) {
   TileToken& token = *p.token;
   lane_leave(p.lane);
+  if (token.stages[p.stage].stream_tiles > 1) {  // a streamed GEMM's tiles (PeEngine)
+    token.stream_first_ns = p.result.first_ns;
+    token.stream_last_ns = p.result.finished_ns;
+    token.stream_count = token.stages[p.stage].stream_tiles;
+  }
   record(token, token.stages[p.stage], p.lane, p.result.started_ns, p.result.finished_ns);
   if (--token.dma_left == 0) {
     token.next = p.last;
@@ -243,6 +253,10 @@ bool PeDma::start_picked(ChannelState& ch) {
   check_rows_stay_in_region(*p);
   p->async = goes_async(t);
   const bool runs_together = t.coalescible();
+  if (cfg_.transactions == DmaTransactions::kStream && p->async && !data_mode_ &&
+      start_stream(ch, *p, runs_together ? 1 : t.rows,
+                   runs_together ? t.total_bytes() : t.row_bytes))
+    return false;
   ch.issuing = p;
   ch.issue_rows = runs_together ? 1 : t.rows;
   ch.issue_row_bytes = runs_together ? t.total_bytes() : t.row_bytes;
@@ -257,14 +271,15 @@ bool PeDma::push_next_burst(ChannelState& ch) const {
   Pending* p = ch.issuing;
   if (!p || ch.outstanding.value() >= cfg_.max_outstanding) return false;
   const DmaTransfer& t = p->transfer;
-  const uint64_t n = std::min<uint64_t>(cfg_.burst_bytes, ch.issue_row_bytes - ch.issue_off);
+  uint64_t n = std::min<uint64_t>(cfg_.burst_bytes, ch.issue_row_bytes - ch.issue_off);
+  const uint64_t dst = t.dst_at(ch.issue_row, ch.issue_off);
+  if (t.dst_ring) n = std::min(n, t.dst + t.dst_ring - dst);  // not across the ring's end
   ++p->bursts_left;
   ch.outstanding.set(ch.outstanding.value() + 1);
-  ch.ready.push_back({p, t.src_row(ch.issue_row) + ch.issue_off,
-                      t.dst_row(ch.issue_row) + ch.issue_off, n,
+  ch.ready.push_back({p, t.src_row(ch.issue_row) + ch.issue_off, dst, n,
                       order_base_ | (uint64_t{ch.id == Channel::kWrite} << 38) |
                           (ch.burst_seq++ & kBurstSeqMask)});
-  ch.issue_off += cfg_.burst_bytes;
+  ch.issue_off += n;
   if (ch.issue_off >= ch.issue_row_bytes) {
     ch.issue_off = 0;
     if (++ch.issue_row == ch.issue_rows) {
@@ -321,8 +336,13 @@ void PeDma::worker_thread(ChannelState* ch) {
 
 void PeDma::burst_done(ChannelState& ch, const Burst& b, bool by_worker) {
   ch.outstanding.set(ch.outstanding.value() - 1);
-  ++ch.stats.bursts;
+  ch.stats.bursts += b.pieces;
   ch.stats.bytes += b.bytes;
+  Pending& p = *b.owner;
+  p.landed += b.bytes;
+  if (p.transfer.mark_bytes && p.first_landed_ns < 0 &&
+      (p.stream ? b.pieces == 1 : p.landed >= p.transfer.mark_bytes))
+    p.first_landed_ns = to_ns(sim_now());
   if (--b.owner->bursts_left == 0) retire_in_order(ch);
   // The freed slot's next burst: a worker carries it itself (it loops to take
   // it), so no other worker is woken; the channel only hears of the last.
@@ -352,7 +372,7 @@ void PeDma::run_burst(ChannelState&, const Burst& b, tlm::tlm_generic_payload& t
 // would have returned. The read goes out now; its response (nb_transport_bw)
 // sends the write; the write's response ends the burst when its return
 // latency has passed, where a worker's last sync_delay would have ended.
-void PeDma::start_async_burst(ChannelState& ch, const Burst& b) {
+PeDma::AsyncBurst& PeDma::take_async(ChannelState& ch, const Burst& b) {
   AsyncBurst* run;
   if (ch.spare_async.empty()) {
     run = &ch.async_bursts.emplace_back();
@@ -362,6 +382,8 @@ void PeDma::start_async_burst(ChannelState& ch, const Burst& b) {
     run->order = new RequestOrder;
     run->trans.set_extension(run->order);  // owned by the payload
     run->trans.set_extension(new HopStack);
+    run->run_ext = new BurstRun;
+    run->trans.set_extension(run->run_ext);
   } else {
     run = ch.spare_async.back();
     ch.spare_async.pop_back();
@@ -369,22 +391,119 @@ void PeDma::start_async_burst(ChannelState& ch, const Burst& b) {
   run->burst = b;
   run->writing = false;
   run->failed = false;
-  run->order->key = b.order;
+  run->read_run.first = run->read_run.end = 0;
+  run->write_run.first = run->write_run.end = 0;
+  run->read_len = run->write_len = b.bytes;
+  run->write_key = b.order;
+  run->then = nullptr;
+  return *run;
+}
+
+void PeDma::AsyncBurst::aim(bool is_read, unsigned char* bytes) {
+  const BurstRun& r = is_read ? read_run : write_run;
+  *run_ext = r;
+  // A run is addressed at its lowest piece (models/common/burst_run.h).
+  const uint64_t addr = r.end > r.first ? r.lowest() : is_read ? burst.src : burst.dst;
+  set_burst(trans, is_read, addr, bytes, static_cast<unsigned int>(is_read ? read_len : write_len));
+}
+
+void PeDma::start_async_burst(ChannelState& ch, const Burst& b) {
+  send_read(take_async(ch, b));
+}
+
+void PeDma::send_read(AsyncBurst& run) {
+  run.order->key = run.burst.order;
   unsigned char* data;
   if (data_mode_) {
-    run->data.resize(cfg_.burst_bytes);
-    data = run->data.data();
+    run.data.resize(cfg_.burst_bytes);
+    data = run.data.data();
   } else {
+    // Timing mode: nothing reads or writes the bytes (a stream transaction's
+    // length may exceed this buffer's; no target touches it).
     scratch_.resize(cfg_.burst_bytes);
     data = scratch_.data();
   }
-  set_burst(run->trans, true, b.src, data, static_cast<unsigned int>(b.bytes));
+  run.aim(true, data);
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
-  if (port->nb_transport_fw(run->trans, phase, delay) == tlm::TLM_COMPLETED) {  // refused
-    run->failed = true;
-    ending_.call_in(*run, delay);
+  if (port->nb_transport_fw(run.trans, phase, delay) == tlm::TLM_COMPLETED) {  // refused
+    run.failed = true;
+    ending_.call_in(run, delay);
   }
+}
+
+void PeDma::send_write(AsyncBurst& run, sc_core::sc_time delay) {
+  run.writing = true;
+  run.order->key = run.write_key;
+  scratch_.resize(cfg_.burst_bytes);
+  run.aim(false, scratch_.data());
+  tlm::tlm_phase phase = tlm::BEGIN_REQ;
+  if (port->nb_transport_fw(run.trans, phase, delay) == tlm::TLM_COMPLETED) {  // refused
+    run.failed = true;
+    ending_.call_in(run, delay);
+  }
+}
+
+// The stream transactions of a descriptor of n >= 3 pieces (its bursts):
+// piece 0 as a plain burst; pieces 1..n-1 read as one transaction whose
+// response sends piece n-1's write; pieces 1..n-2 written as one, sent when
+// piece 0's read has come back. Each takes the order key of its first
+// piece, and the channel's sequence moves on by n, as the bursts' would.
+bool PeDma::start_stream(ChannelState& ch, Pending& p, uint32_t rows, uint64_t row_bytes) {
+  constexpr uint64_t kMinPieces = 3;
+  const DmaTransfer& t = p.transfer;
+  BurstRun src, dst;
+  src.base = t.src;
+  dst.base = t.dst;
+  src.row_bytes = dst.row_bytes = row_bytes;
+  src.stride = t.src_stride ? t.src_stride : t.row_bytes;
+  dst.stride = t.dst_step();
+  src.piece_bytes = dst.piece_bytes = cfg_.burst_bytes;
+  dst.ring = t.dst_ring;
+  const uint64_t n = uint64_t{rows} * src.pieces_per_row();
+  // A ring whose end would cut a burst goes as bursts (push_next_burst cuts them there).
+  if (t.dst_ring && (t.dst_ring % cfg_.burst_bytes || (t.rows > 1 && t.dst_step() % t.dst_ring)))
+    return false;
+  if (n < kMinPieces || ch.outstanding.value() + 3 > cfg_.max_outstanding) return false;
+  // Only between this PE's own memories: a link would carry a transaction
+  // store-and-forward, where the bursts pipeline across the hops.
+  auto own = [this](uint64_t addr) {
+    const auto l = decode_address(addr);
+    return l && l->sip == self_.sip && l->cube == self_.cube && l->pe == self_.pe;
+  };
+  if (!own(t.src) || !own(t.dst)) return false;
+  const uint64_t seq = ch.burst_seq;
+  ch.burst_seq += n;
+  auto key = [&](uint64_t i) {
+    return order_base_ | (uint64_t{ch.id == Channel::kWrite} << 38) | ((seq + i) & kBurstSeqMask);
+  };
+  const uint64_t first_bytes = src.piece_size(0);
+  p.head_bytes = first_bytes;
+  AsyncBurst& head =
+      take_async(ch, {&p, src.piece_address(0), dst.piece_address(0), first_bytes, key(0), 1});
+  AsyncBurst& rest = take_async(ch, {&p, src.piece_address(1), dst.piece_address(n - 1),
+                                     t.total_bytes() - first_bytes, key(1), n - 1});
+  rest.read_run = src;
+  rest.read_run.first = 1;
+  rest.read_run.end = n;
+  rest.read_len = t.total_bytes() - first_bytes;
+  rest.write_len = dst.piece_size(n - 1);
+  rest.write_key = key(n - 1);
+  AsyncBurst& middle =
+      take_async(ch, {&p, src.piece_address(1), dst.piece_address(1), 0, key(1), 0});
+  middle.write_run = dst;
+  middle.write_run.first = 1;
+  middle.write_run.end = n - 1;
+  middle.write_len = middle.write_run.bytes();
+  head.then = &middle;
+  p.bursts_left = 3;
+  p.all_issued = true;
+  p.stream = true;
+  ++ch.stats.transfers;
+  ch.outstanding.set(ch.outstanding.value() + 3);
+  send_read(head);
+  send_read(rest);
+  return true;
 }
 
 tlm::tlm_sync_enum PeDma::nb_transport_bw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
@@ -393,9 +512,14 @@ tlm::tlm_sync_enum PeDma::nb_transport_bw(tlm::tlm_generic_payload& trans, tlm::
   AsyncBurst& run = *static_cast<BurstPayload&>(trans).run;
   if (phase == tlm::BEGIN_RESP && !run.writing && !trans.is_response_error()) {
     run.writing = true;
-    set_burst(trans, false, run.burst.dst, trans.get_data_ptr(), trans.get_data_length());
+    run.order->key = run.write_key;
+    run.aim(false, trans.get_data_ptr());
+    const sc_core::sc_time at = delay;
     tlm::tlm_phase req = tlm::BEGIN_REQ;
-    if (port->nb_transport_fw(trans, req, delay) != tlm::TLM_COMPLETED) return tlm::TLM_COMPLETED;
+    if (port->nb_transport_fw(trans, req, delay) != tlm::TLM_COMPLETED) {
+      if (run.then) send_write(*run.then, at);
+      return tlm::TLM_COMPLETED;
+    }
   }
   run.failed = trans.is_response_error();
   ending_.call_in(run, delay);
@@ -410,11 +534,26 @@ void PeDma::end_async_burst(AsyncBurst& run) {
   burst_done(*run.ch, b, false);
 }
 
+double PeDma::first_landed(const Pending& p) {
+  const double end = p.result.finished_ns;
+  if (!p.stream) return p.first_landed_ns < 0 ? end : p.first_landed_ns;
+  // A stream: its first burst landed at first_landed_ns, the rest by the end,
+  // at the rate the rest came in.
+  const DmaTransfer& t = p.transfer;
+  const auto first_burst = static_cast<double>(p.head_bytes);
+  const double rest = static_cast<double>(t.total_bytes()) - first_burst;
+  const double share =
+      rest > 0 ? std::clamp((static_cast<double>(t.mark_bytes) - first_burst) / rest, 0.0, 1.0)
+               : 1.0;
+  return p.first_landed_ns + share * (end - p.first_landed_ns);
+}
+
 void PeDma::retire_in_order(ChannelState& ch) {
   while (!ch.inflight.empty()) {
     Pending& head = *ch.inflight.front();
     if (!head.all_issued || head.bursts_left != 0) break;
     head.result.finished_ns = to_ns(sim_now());
+    if (head.transfer.mark_bytes) head.result.first_ns = first_landed(head);
     std::unique_ptr<Pending> done = std::move(ch.inflight.front());
     ch.inflight.pop_front();
     if (ch.inflight.empty() && ch.waiting.empty() && ch.busy) {
@@ -440,12 +579,15 @@ void PeDma::check_rows_stay_in_region(const Pending& p) {
   const DmaTransfer& t = p.transfer;
   for (const bool src : {true, false}) {
     const uint64_t first = src ? t.src : t.dst;
-    const uint64_t stride =
-        (src ? t.src_stride : t.dst_stride) ? (src ? t.src_stride : t.dst_stride) : t.row_bytes;
+    const uint64_t stride = src ? (t.src_stride ? t.src_stride : t.row_bytes) : t.dst_step();
     uint64_t span = 0, last = 0;
-    const bool wraps = __builtin_mul_overflow(stride, uint64_t{t.rows - 1}, &span) ||
-                       __builtin_add_overflow(span, t.row_bytes - 1, &span) ||
-                       __builtin_add_overflow(first, span, &last);
+    bool wraps = __builtin_mul_overflow(stride, uint64_t{t.rows - 1}, &span) ||
+                 __builtin_add_overflow(span, t.row_bytes - 1, &span);
+    if (!src && t.dst_ring && (wraps || span >= t.dst_ring)) {  // a ring reaches its own bytes
+      wraps = false;
+      span = t.dst_ring - 1;
+    }
+    wraps = wraps || __builtin_add_overflow(first, span, &last);
     const auto a = decode_address(first), b = wraps ? std::nullopt : decode_address(last);
     if (a && b && a->space == b->space && a->sip == b->sip && a->cube == b->cube && a->pe == b->pe)
       continue;

@@ -24,6 +24,17 @@
 // thread (and its stack) per burst in flight. Workers carry the rest: a
 // burst that reaches no memory, or that the fabric would refuse.
 //
+// With pe.dma.transactions: stream (timing mode), a descriptor between this
+// PE's own memories (HBM, TCM) of three bursts or more moves as stream
+// transactions instead
+// (models/common/burst_run.h, docs/ARCHITECTURE.md §1.6): its first burst as
+// usual; the rest's read, issued with it, whose response sends the last
+// burst's write; and, when the first burst's read has come back (where the
+// exact model's writes begin to arrive), one write of the bursts between.
+// The targets price each transaction as its bursts; what differs from the
+// exact model is how other traffic interleaves with them, and that they are
+// not held to max_outstanding. The counters count the bursts it stands for.
+//
 // A burst that comes back with a TLM error is a simulation fault: SC_REPORT_ERROR
 // naming this module, the command id, the address and why the map rejected it.
 #pragma once
@@ -39,6 +50,7 @@
 #include <vector>
 
 #include "models/common/address_map.h"
+#include "models/common/burst_run.h"
 #include "models/common/calendar.h"
 #include "models/common/due_timers.h"
 #include "models/common/idle_workers.h"
@@ -111,6 +123,10 @@ class PeDma : public PeEngine {
     DmaResult result;
     uint64_t bursts_left = 0;
     bool all_issued = false;
+    bool stream = false;          // sent as stream transactions (start_stream)
+    uint64_t landed = 0;          // bytes landed so far
+    uint64_t head_bytes = 0;      // a stream's first burst
+    double first_landed_ns = -1;  // mark_bytes landed (a stream: its first burst)
     uint64_t seq = 0;    // submission sequence on its channel
     bool async = false;  // its bursts take no worker (see AsyncBurst)
     // The submitting process (its name orders same-instant submissions). A
@@ -128,7 +144,8 @@ class PeDma : public PeEngine {
   struct Burst {
     Pending* owner;
     uint64_t src, dst, bytes;
-    uint64_t order;  // request order key (models/common/request_order.h)
+    uint64_t order;       // request order key (models/common/request_order.h)
+    uint64_t pieces = 1;  // the bursts it counts as (a stream transaction's)
   };
   struct ChannelState;
   struct AsyncBurst;
@@ -144,9 +161,18 @@ class PeDma : public PeEngine {
     Burst burst{};
     BurstPayload trans;
     RequestOrder* order = nullptr;    // the payload's extension (it owns it)
+    BurstRun* run_ext = nullptr;      // the payload's extension (it owns it)
     bool writing = false;             // the read has come back; the write is out
     bool failed = false;              // a transport was refused
     std::vector<unsigned char> data;  // data mode: the burst's bytes
+    // What its read and its write carry: a plain burst's bytes (empty runs),
+    // or a stream transaction's pieces; and the write's order key.
+    BurstRun read_run, write_run;
+    uint64_t read_len = 0, write_len = 0, write_key = 0;
+    // A stream's middle write, sent when this burst's read has come back.
+    AsyncBurst* then = nullptr;
+    // Points the payload at its read or its write.
+    void aim(bool is_read, unsigned char* bytes);
     void on_time() override { dma->end_async_burst(*this); }
   };
   struct ChannelState {
@@ -212,6 +238,15 @@ class PeDma : public PeEngine {
   // left for a worker (woken or started when `wake_worker`).
   void dispatch_issued(ChannelState& ch, bool wake_worker);
   void start_async_burst(ChannelState& ch, const Burst& b);
+  // An AsyncBurst from the spare list (or a new one), reset for `b`.
+  AsyncBurst& take_async(ChannelState& ch, const Burst& b);
+  // Sends its read, or (a stream's middle write) its write, `delay` from now.
+  void send_read(AsyncBurst& run);
+  void send_write(AsyncBurst& run, sc_core::sc_time delay);
+  // Starts `p` as stream transactions (pe.dma.transactions: stream) when it
+  // has enough bursts, its pieces being `rows` rows of `row_bytes`; false to
+  // send it as bursts.
+  bool start_stream(ChannelState& ch, Pending& p, uint32_t rows, uint64_t row_bytes);
   void end_async_burst(AsyncBurst& run);
   // A burst is done: its slot, the counters, the transfer's retirement, the
   // next burst. A worker (`by_worker`) carries a next burst that needs one itself.
@@ -221,6 +256,8 @@ class PeDma : public PeEngine {
   // Between two memories, not both in the same one: no worker needed.
   bool goes_async(const DmaTransfer& t) const;
   void retire_in_order(ChannelState& ch);
+  // DmaResult::first_ns of a finished transfer.
+  static double first_landed(const Pending& p);
   void check_rows_stay_in_region(const Pending& p);
   [[noreturn]] void fault(const Pending& p, uint64_t addr, uint64_t len, const char* what);
 

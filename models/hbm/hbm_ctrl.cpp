@@ -5,6 +5,7 @@
 
 #include "models/common/address_map.h"
 #include "models/common/annotated_delay.h"
+#include "models/common/burst_run.h"
 #include "models/common/energy.h"
 #include "models/common/request_order.h"
 #include "models/common/sim_time.h"
@@ -28,6 +29,7 @@ HbmCtrl::HbmCtrl(const sc_core::sc_module_name& name, const HbmConfig& cfg)
     else
       pcs_.push_back(std::make_unique<ServiceQueue>(pc.c_str(), cfg_.queue_depth));
   }
+  pc_bytes_.resize(cfg_.num_pcs);
   in.register_b_transport(this, &HbmCtrl::b_transport);
   in.register_nb_transport_fw(this, &HbmCtrl::nb_transport_fw);
   in.register_transport_dbg(this, &HbmCtrl::transport_dbg);
@@ -59,23 +61,38 @@ bool HbmCtrl::admit(tlm::tlm_generic_payload& trans) const {
 
 void HbmCtrl::queue_chunks(tlm::tlm_generic_payload& trans, const sc_core::sc_time& delay,
                            Completion* served) {
-  const uint64_t offset = trans.get_address() & addr_bits::kOffsetMask;
-  uint64_t pos = offset;
-  const uint64_t end = offset + trans.get_data_length();
   const double pj_per_byte =
       trans.is_read() ? cfg_.energy.read_pj_per_byte : cfg_.energy.write_pj_per_byte;
-  while (pos < end) {
-    const uint64_t chunk_end =
-        std::min(end, (pos / cfg_.interleave_bytes + 1) * cfg_.interleave_bytes);
-    const uint64_t bytes = chunk_end - pos;
+  const BurstRun* run = BurstRun::of(trans);
+  if (run && banked_.empty()) {
+    // A stream transaction on the queue model: each pseudo-channel is
+    // pushed once with every byte its bursts' chunks would have brought it,
+    // in channel order.
+    std::fill(pc_bytes_.begin(), pc_bytes_.end(), 0);
+    run->for_each_piece([&](uint64_t addr, uint64_t len) {
+      for_each_chunk(addr & addr_bits::kOffsetMask, len,
+                     [&](uint64_t pos, uint64_t bytes) { pc_bytes_[pc_of(pos)] += bytes; });
+    });
+    for (unsigned i = 0; i < cfg_.num_pcs; ++i)
+      if (pc_bytes_[i])
+        pcs_[i]->push_after(delay, pc_time_(pc_bytes_[i]), pc_bytes_[i], served, order_key(trans),
+                            static_cast<double>(pc_bytes_[i]) * pj_per_byte);
+    return;
+  }
+  auto push = [&](uint64_t pos, uint64_t bytes) {
     const double pj = static_cast<double>(bytes) * pj_per_byte;
     if (banked_.empty())
       pcs_[pc_of(pos)]->push_after(delay, pc_time_(bytes), bytes, served, order_key(trans), pj);
     else
       banked_[pc_of(pos)]->push(pc_local_offset(pos), bytes, trans.is_write(), served,
                                 order_key(trans), pj);
-    pos = chunk_end;
-  }
+  };
+  if (run)  // the banked model takes a stream's chunks one by one, as its bursts'
+    run->for_each_piece([&](uint64_t addr, uint64_t len) {
+      for_each_chunk(addr & addr_bits::kOffsetMask, len, push);
+    });
+  else
+    for_each_chunk(trans.get_address() & addr_bits::kOffsetMask, trans.get_data_length(), push);
 }
 
 void HbmCtrl::complete(tlm::tlm_generic_payload& trans) {

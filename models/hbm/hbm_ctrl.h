@@ -18,12 +18,19 @@
 // offset within the PC; access_latency_ns is then the controller and PHY
 // pipeline on top of the device's own latencies.
 //
+// A stream transaction (models/common/burst_run.h) is priced as its bursts'
+// chunks: with the queue model each PC is pushed once with the sum of its
+// chunks' bytes (served back to back, as the bursts' chunks would be when
+// nothing else arrives between them); the banked model takes the chunks one
+// by one.
+//
 // Besides b_transport, the controller takes nb_transport_fw(BEGIN_REQ) and
 // answers with nb_transport_bw(BEGIN_RESP) once served, with the same timing
 // (models/memory/pending_access.h).
 #pragma once
 
 #include <tlm_utils/simple_target_socket.h>
+#include <algorithm>
 #include <memory>
 #include <systemc>
 #include <tlm>
@@ -83,6 +90,17 @@ class HbmCtrl : public sc_core::sc_module, public Instrumented, private AsyncTar
   // from now (the queue model; the banked model takes them now).
   void queue_chunks(tlm::tlm_generic_payload& trans, const sc_core::sc_time& delay,
                     Completion* served);
+  // f(offset, bytes) for each interleave chunk of [offset, offset + len).
+  template <class F>
+  void for_each_chunk(uint64_t offset, uint64_t len, F&& f) const {
+    const uint64_t end = offset + len;
+    for (uint64_t pos = offset; pos < end;) {
+      const uint64_t chunk_end =
+          std::min(end, (pos / cfg_.interleave_bytes + 1) * cfg_.interleave_bytes);
+      f(pos, chunk_end - pos);
+      pos = chunk_end;
+    }
+  }
   // The request has been served: data, counters, response status.
   void complete(tlm::tlm_generic_payload& trans);
   // AsyncTarget.
@@ -99,6 +117,7 @@ class HbmCtrl : public sc_core::sc_module, public Instrumented, private AsyncTar
   uint64_t bytes_read_ = 0;
   uint64_t bytes_written_ = 0;
   PendingAccessPool pending_;
+  std::vector<uint64_t> pc_bytes_;  // a stream transaction's bytes per pseudo-channel
 };
 
 }  // namespace kb

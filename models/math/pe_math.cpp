@@ -55,6 +55,10 @@ double PeMath::stage_ns(uint64_t elements) const {
 }
 
 sc_core::sc_time PeMath::service_time(const Stage& stage) const {
+  if (stage.stream_tiles > 1) {  // a streamed OUTPUT_TILE op: each tile rounds up to a cycle
+    const uint64_t k = stage.stream_tiles;
+    return ns_to_time(static_cast<double>(k) * stage_ns((stage.elements + k - 1) / k));
+  }
   return ns_to_time(stage_ns(stage.elements));
 }
 

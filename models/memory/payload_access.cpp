@@ -1,12 +1,14 @@
 #include "models/memory/payload_access.h"
 
+#include "models/common/burst_run.h"
+
 #include "models/common/address_map.h"
 
 namespace kb {
 
 bool payload_in_region(const tlm::tlm_generic_payload& trans, uint64_t region_bytes) {
   const uint64_t offset = trans.get_address() & addr_bits::kOffsetMask;
-  const uint64_t len = trans.get_data_length();
+  const uint64_t len = address_span(trans);
   return offset < region_bytes && len <= region_bytes - offset;
 }
 

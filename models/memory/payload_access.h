@@ -9,7 +9,8 @@
 namespace kb {
 
 // True when [offset, offset+len) of the payload lies inside a region of
-// `region_bytes` (offset = the address's offset field).
+// `region_bytes` (offset = the address's offset field; len = address_span(),
+// a stream transaction's span: models/common/burst_run.h).
 bool payload_in_region(const tlm::tlm_generic_payload& trans, uint64_t region_bytes);
 
 // The memories of this platform move whole contiguous payloads: a payload

@@ -9,6 +9,7 @@
 #include "models/pe/borrowed_extension.h"
 #include "models/trace/op_log.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace kb {
@@ -116,9 +117,39 @@ void PeEngine::begin_service(Lane& l) {
   l.serving = token;
   l.started = sim_now();
   const Stage& stage = token->current();
-  const sc_core::sc_time t = service_time(stage);
+  l.work = service_time(stage);
+  l.streaming = stage.stream_tiles > 1;
+  const sc_core::sc_time t =
+      l.streaming ? stream_end(l, *token, stage.stream_tiles) - l.started : l.work;
   l.power = meter_ ? meter_->begin(stage_energy_pj(stage), t) : 0;
   due_.call_in(l, t);
+}
+
+// A streamed stage (docs/ARCHITECTURE.md §1.6): k items, `work` in all.
+// The previous stage passed on c = token.stream_count items evenly from
+// token.stream_first_ns to stream_last_ns, and item i here needs its
+// (i + 1) c / k of them (a GEMM's K steps per output tile for its STORE):
+// so item i is available at first' + i (last - first') / (k - 1), first'
+// being when the first c / k had come. The exact model's tokens would each
+// be served as soon as available and the lane free, from when the lane was
+// last free: the stage starts at max(free, first') and ends at
+// max(start + work, last + work / k) (the lane running without a gap, or
+// waiting for the last item), never before now. Its items leave evenly from
+// start + work / k to that end.
+sc_core::sc_time PeEngine::stream_end(Lane& l, TileToken& token, unsigned k) {
+  const sc_core::sc_time& now = l.started;
+  const double c = std::max<double>(token.stream_count, 1);
+  const double step = c > 1 ? (token.stream_last_ns - token.stream_first_ns) / (c - 1) : 0;
+  const double ratio = std::max(c / k, 1.0);
+  const sc_core::sc_time first = ns_to_time(token.stream_first_ns + (ratio - 1) * step);
+  const sc_core::sc_time last = ns_to_time(token.stream_last_ns);
+  const sc_core::sc_time per = l.work / static_cast<double>(k);
+  l.stream_start = std::min(now, std::max(l.free_since, first));
+  const sc_core::sc_time end = std::max({l.stream_start + l.work, last + per, now});
+  token.stream_first_ns = to_ns(l.stream_start + per);
+  token.stream_last_ns = to_ns(end);
+  token.stream_count = k;
+  return end;
 }
 
 void PeEngine::end_service(Lane& l) {
@@ -128,11 +159,13 @@ void PeEngine::end_service(Lane& l) {
   finish_service(token, stage);
   if (meter_) meter_->end(l.power);
   const sc_core::sc_time& now = sim_now();
-  l.busy_time += now - l.started;
+  // A streamed stage was busy for its work, from its backdated start.
+  l.busy_time += l.streaming ? l.work : now - l.started;
+  l.free_since = now;
   l.busy = false;
   l.current_cmd = 0;
   update_depth(l);
-  record(token, stage, l, to_ns(l.started), to_ns(now));
+  record(token, stage, l, to_ns(l.streaming ? l.stream_start : l.started), to_ns(now));
   {
     // What the token's next engine sees: the lane's thread handing it on.
     const ActingProcess as_lane(l.process_name.c_str());

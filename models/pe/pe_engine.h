@@ -142,6 +142,10 @@ class PeEngine : public sc_core::sc_module, public Instrumented {
     bool busy = false;
     TileToken* serving = nullptr;  // the token in service (timer lanes)
     sc_core::sc_time started;      // ... since
+    sc_core::sc_time work;         // ... its service time (a streamed stage's tiles' sum)
+    sc_core::sc_time free_since;   // the end of the last service
+    bool streaming = false;        // the stage in service is streamed (stream_end)
+    sc_core::sc_time stream_start;  // ... and started, backdated, then
     int64_t power = 0;             // ... and its power-meter entry
     uint64_t current_cmd = 0;
     // Exact (integer ps) busy time; LaneStats::busy_ns is converted from it,
@@ -167,6 +171,9 @@ class PeEngine : public sc_core::sc_module, public Instrumented {
   void begin_service(Lane& l);
   // The token in service is done: finish, record, hand it on, start the next.
   void end_service(Lane& l);
+  // When a streamed stage (Stage::stream_tiles) taken into service on `l`
+  // ends; sets its backdated start and the token's stream profile.
+  static sc_core::sc_time stream_end(Lane& l, TileToken& token, unsigned k);
   static void update_depth(Lane& l);
 
   EngineKind kind_;

@@ -1,5 +1,7 @@
 #include "models/pe/stage.h"
 
+#include <algorithm>
+
 #include "models/common/free_list.h"
 
 namespace kb {
@@ -117,7 +119,8 @@ uint64_t logged_bytes(const Stage& s) {
       const auto m = static_cast<uint64_t>(o.a_view.shape[0]);
       const auto n = static_cast<uint64_t>(o.b_view.shape[1]);
       const uint64_t out = s.single_op ? o.out_view.bytes() : m * n * kFp32;
-      return o.a_view.bytes() + o.b_view.bytes() + out;
+      // A streamed GEMM (Stage::stream_tiles) reads an a and b tile per K step.
+      return (o.a_view.bytes() + o.b_view.bytes()) * std::max<uint64_t>(1, s.stream_tiles) + out;
     }
     case StageKind::kMath:
       for (const TensorHandle& h : s.operands().inputs) in += h.bytes();

@@ -109,6 +109,12 @@ struct Stage {
   uint64_t elements = 0;       // MATH: output elements
   unsigned native_tiles = 0;   // GEMM: native tiles charged (an edge tile costs a full one)
   uint64_t flops = 0;          // GEMM: useful flops (2*m*k*n)
+  // A streamed GEMM's stage: it serves this many items (K steps' tiles; an
+  // OUTPUT_TILE op or STORE, output tiles), each as soon as the previous
+  // stage has passed it on
+  // (TileToken::stream_first_ns; PeEngine::stream_end, docs/ARCHITECTURE.md
+  // §1.6). 0: a plain stage.
+  uint32_t stream_tiles = 0;
   DmaTransfer transfer;        // DMA stages
   uint64_t addr = 0;           // the address the op log shows
   const OpSpec* op = nullptr;  // the OpSpec this stage executes (composites)
@@ -177,6 +183,11 @@ struct TileToken {
   bool has_peer = false;
   uint64_t msg = 0;
   double arrived_ns = -1;  // when it reached the engine serving it (-1: not through a socket)
+  // A streamed GEMM's items as the last stage passed them on: stream_count
+  // of them, the first at stream_first_ns, the last at stream_last_ns,
+  // evenly between.
+  double stream_first_ns = 0, stream_last_ns = 0;
+  uint32_t stream_count = 0;
 
   Stage& current() { return stages.at(next); }
   bool finished() const { return next >= stages.size(); }
@@ -195,6 +206,8 @@ struct TileToken {
     has_peer = false;
     msg = 0;
     arrived_ns = -1;
+    stream_first_ns = stream_last_ns = 0;
+    stream_count = 0;
   }
 };
 

@@ -1,4 +1,5 @@
 #include "models/router/router.h"
+#include "models/common/burst_run.h"
 
 #include "models/common/hop_stack.h"
 #include "models/common/sim_time.h"
@@ -21,7 +22,7 @@ unsigned Router::add_port(PortTarget target) {
 
 void Router::b_transport(int, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
   TlmCheck check(*this, trans, delay);
-  auto dest = map_.resolve(trans.get_address(), trans.get_data_length(), nullptr);
+  auto dest = map_.resolve(trans.get_address(), address_span(trans), nullptr);
   if (!dest) {
     trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
@@ -38,7 +39,7 @@ void Router::b_transport(int, tlm::tlm_generic_payload& trans, sc_core::sc_time&
 tlm::tlm_sync_enum Router::nb_transport_fw(int in_port, tlm::tlm_generic_payload& trans,
                                            tlm::tlm_phase& phase, sc_core::sc_time& delay) {
   HopStack* hops = HopStack::of(trans);
-  auto dest = map_.resolve(trans.get_address(), trans.get_data_length(), nullptr);
+  auto dest = map_.resolve(trans.get_address(), address_span(trans), nullptr);
   if (phase != tlm::BEGIN_REQ || !hops || !dest) {
     trans.set_response_status(dest ? tlm::TLM_GENERIC_ERROR_RESPONSE
                                    : tlm::TLM_ADDRESS_ERROR_RESPONSE);
@@ -66,7 +67,7 @@ tlm::tlm_sync_enum Router::nb_transport_bw(int, tlm::tlm_generic_payload& trans,
 
 unsigned int Router::transport_dbg(int, tlm::tlm_generic_payload& trans) {
   TlmDbgCheck check(*this, trans);
-  auto dest = map_.resolve(trans.get_address(), trans.get_data_length(), nullptr);
+  auto dest = map_.resolve(trans.get_address(), address_span(trans), nullptr);
   if (!dest) {
     trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return 0;

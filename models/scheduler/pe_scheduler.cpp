@@ -32,7 +32,8 @@ void PeScheduler::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&
   e->cmd_id = req->cmd_id;
   e->on_done = req->on_done;
   try {
-    e->plan = std::make_unique<TilePlanner>(*req->cmd, tiling_, req->cmd_id, operand_views_);
+    e->plan = std::make_unique<TilePlanner>(*req->cmd, tiling_, req->cmd_id, operand_views_,
+                                            stream_gemm_);
   } catch (const PlanError& err) {
     trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
     const std::string pe = std::string(name()).substr(0, std::string(name()).rfind('.'));

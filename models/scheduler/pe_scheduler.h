@@ -44,6 +44,9 @@ class PeScheduler : public sc_core::sc_module, public Instrumented {
   // Whether the GEMM tiles it plans keep their operand views (TilePlanner):
   // the PE turns them on for the op log and data mode, which read them.
   void set_operand_views(bool on) { operand_views_ = on; }
+  // Whether a GEMM that can stream is planned streamed (GemmPlan::kStream;
+  // the PE turns it off in data mode, whose GEMM computes tile by tile).
+  void set_stream_gemm(bool on) { stream_gemm_ = on; }
 
   uint64_t composites_done() const { return composites_done_; }
   uint64_t tokens_fed() const { return tokens_fed_; }
@@ -84,6 +87,7 @@ class PeScheduler : public sc_core::sc_module, public Instrumented {
 
   TilingConfig tiling_;
   bool operand_views_ = true;
+  bool stream_gemm_ = false;
   uint64_t staging_base_;
   std::vector<int> free_slots_;
   HazardTracker hazards_;

@@ -32,6 +32,19 @@ struct GemmTiler {
 
   // Appends the stages of tile (mi, ni, ki) to `st`.
   void stages(unsigned mi, unsigned ni, unsigned ki, std::vector<Stage>& st) const;
+  // Whether the output tiles can stream their K steps: b tiled column-major
+  // outside TCM (each output tile's K steps one contiguous run), a in TCM,
+  // no K_TILE op.
+  bool can_stream() const;
+  // How many output tiles of a row stream as one token: all of them when
+  // their b columns are one run and the output is in TCM, else one.
+  unsigned stream_columns(unsigned n_tiles) const;
+  // Appends the stages of output tiles (mi, n0..n1-1) streamed: the last K
+  // step's stages of (mi, n0), its DMA_READ of b carrying every K step's
+  // tile of the columns (through the slot's b region as a ring), its FETCH
+  // and GEMM serving each, its OUTPUT_TILE ops and STORE each column
+  // (Stage::stream_tiles).
+  void stream_stages(unsigned mi, unsigned n0, unsigned n1, std::vector<Stage>& st) const;
 };
 
 }  // namespace tile_plan_detail
@@ -282,6 +295,62 @@ void GemmTiler::stages(unsigned mi, unsigned ni, unsigned ki, std::vector<Stage>
   }
 }
 
+bool GemmTiler::can_stream() const {
+  return g.b->tiled() && g.b->block_col_major && !g.b->in_tcm() && g.a->in_tcm() && k_ops.empty();
+}
+
+unsigned GemmTiler::stream_columns(unsigned n_tiles) const {
+  // b's column blocks follow each other when b is its whole stored matrix
+  // (not a K window of it); the output tiles between them need it in TCM
+  // (a DMA_WRITE per output tile would not stream).
+  const bool whole = g.b->grid_rows == 0 || (g.b->grid_row0 == 0 && g.b->grid_rows == g.K);
+  return whole && g.out->in_tcm() ? n_tiles : 1;
+}
+
+void GemmTiler::stream_stages(unsigned mi, unsigned n0, unsigned n1, std::vector<Stage>& st) const {
+  const size_t first = st.size();
+  stages(mi, n0, k_tiles - 1, st);
+  const unsigned tk = tiling.tile_k, tn = tiling.tile_n;
+  const uint64_t ea = dtype_bytes(g.a->dtype), eb = dtype_bytes(g.b->dtype),
+                 eo = dtype_bytes(g.out->dtype);
+  const uint64_t mm = std::min<int64_t>(tiling.tile_m, g.M - int64_t{mi} * tiling.tile_m);
+  const auto K = static_cast<uint64_t>(g.K);
+  uint64_t cols = 0;  // output columns of the run
+  for (unsigned ni = n0; ni < n1; ++ni) cols += std::min<int64_t>(tn, g.N - int64_t{ni} * tn);
+  const uint64_t columns = n1 - n0, items = columns * k_tiles;
+  for (size_t s = first; s < st.size(); ++s) {
+    Stage& x = st[s];
+    if (x.kind == StageKind::kDmaRead) {  // b: every tile of the run, through the slot's b ring
+      DmaTransfer& t = x.transfer;
+      const uint64_t first_tile =
+          std::min<uint64_t>(tk, K) * std::min<int64_t>(tn, g.N - int64_t{n0} * tn) * eb;
+      t.src = g.b->addr + g.b->block_offset(0, int64_t{n0} * tn);
+      t.row_bytes = K * cols * eb;
+      t.rows = 1;
+      t.src_stride = t.dst_stride = 0;
+      t.dst_ring = tiling.slot_c_offset() - tiling.slot_b_offset();
+      t.mark_bytes = first_tile;
+      x.addr = t.src;
+      x.bytes = t.total_bytes();
+      x.stream_tiles = static_cast<uint32_t>(items);
+    } else if (x.kind == StageKind::kFetch) {  // each K step's a and b tiles
+      x.bytes = columns * mm * K * ea + K * cols * eb;
+      x.stream_tiles = static_cast<uint32_t>(items);
+    } else if (x.kind == StageKind::kGemm) {
+      x.native_tiles = static_cast<unsigned>(items);
+      x.flops = 2 * mm * K * cols;
+      x.stream_tiles = static_cast<uint32_t>(items);
+      x.first_k = true;
+    } else if (columns > 1 && x.kind == StageKind::kMath) {  // an OUTPUT_TILE op, per column
+      x.elements = mm * cols;
+      x.stream_tiles = static_cast<uint32_t>(columns);
+    } else if (columns > 1 && x.kind == StageKind::kStore) {
+      x.bytes = mm * cols * eo;
+      x.stream_tiles = static_cast<uint32_t>(columns);
+    }
+  }
+}
+
 uint64_t math_elements(const OpSpec& op) {
   if (op.out) return static_cast<uint64_t>(op.out->numel());
   if (!op.operands.empty()) return static_cast<uint64_t>(op.operands.front().second.numel());
@@ -295,7 +364,7 @@ struct TilePlanner::Gemm {
 };
 
 TilePlanner::TilePlanner(const CompositeCmd& cmd, const TilingConfig& tiling, uint64_t cmd_id,
-                         bool operand_views) {
+                         bool operand_views, bool stream) {
   if (cmd.ops.empty()) throw PlanError("composite has no ops");
   const size_t gemm_idx = gemm_index(cmd);
 
@@ -329,11 +398,18 @@ TilePlanner::TilePlanner(const CompositeCmd& cmd, const TilingConfig& tiling, ui
   gemm_ = std::make_unique<Gemm>(
       Gemm{GemmTiler{g, tiling, std::move(k_ops), std::move(out_ops), k_tiles, operand_views},
            cmd_id, n_tiles});
+  if (stream && gemm_->tiler.can_stream()) {
+    stream_columns_ = gemm_->tiler.stream_columns(n_tiles);
+    // A single K step of a single column has nothing to stream.
+    streamed_ = k_tiles > 1 || stream_columns_ > 1;
+  }
 }
 
 TilePlanner::~TilePlanner() = default;
 
 size_t TilePlanner::count(int phase) const {
+  if (phase == 1 && gemm_ && streamed_)
+    return size_t{m_tiles} * ((n_tiles + stream_columns_ - 1) / stream_columns_);
   if (phase == 1 && gemm_) return size_t{m_tiles} * n_tiles * k_tiles;
   return fixed_[phase].size();
 }
@@ -350,18 +426,30 @@ void TilePlanner::take(int phase, size_t i, TileToken& out) {
     return;
   }
   out.reset();
-  // Loop order m, n, k.
-  const auto ki = static_cast<unsigned>(i % k_tiles);
-  const auto ni = static_cast<unsigned>(i / k_tiles % n_tiles);
-  const auto mi = static_cast<unsigned>(i / k_tiles / n_tiles);
   out.cmd_id = gemm_->cmd_id;
-  // "m<mi>.n<ni>.k<ki>", appended in place: a tile token is made per tile.
   auto put = [&out](const char* tag, unsigned v) {
     char digits[10];  // the most an unsigned needs
     const char* end = std::to_chars(digits, digits + sizeof digits, v).ptr;
     out.tile += tag;
     out.tile.append(digits, static_cast<size_t>(end - digits));
   };
+  if (streamed_) {  // "m<mi>.n<first>-<last>.k0-<last>"
+    const size_t runs = (n_tiles + stream_columns_ - 1) / stream_columns_;
+    const auto n0 = static_cast<unsigned>(i % runs * stream_columns_);
+    const auto mi = static_cast<unsigned>(i / runs);
+    const unsigned n1 = std::min(n_tiles, n0 + stream_columns_);
+    put("m", mi);
+    put(".n", n0);
+    put("-", n1 - 1);
+    put(".k0-", k_tiles - 1);
+    gemm_->tiler.stream_stages(mi, n0, n1, out.stages);
+    return;
+  }
+  // Loop order m, n, k.
+  const auto ki = static_cast<unsigned>(i % k_tiles);
+  const auto ni = static_cast<unsigned>(i / k_tiles % n_tiles);
+  const auto mi = static_cast<unsigned>(i / k_tiles / n_tiles);
+  // "m<mi>.n<ni>.k<ki>", appended in place: a tile token is made per tile.
   put("m", mi);
   put(".n", ni);
   put(".k", ki);

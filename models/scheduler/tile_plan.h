@@ -62,8 +62,11 @@ class TilePlanner {
   // operand views: what a run that neither logs ops nor holds data needs
   // (the views are the op log's bytes and data mode's operands; no timing
   // reads them).
+  // With `stream`, a GEMM that can stream (models/scheduler/scheduler_config.h,
+  // GemmPlan::kStream) is planned as one token per output tile, its K steps
+  // streamed (GemmTiler::stream_stages); streamed() then says so.
   TilePlanner(const CompositeCmd& cmd, const TilingConfig& tiling, uint64_t cmd_id,
-              bool operand_views = true);
+              bool operand_views = true, bool stream = false);
   ~TilePlanner();
   TilePlanner(const TilePlanner&) = delete;
   TilePlanner& operator=(const TilePlanner&) = delete;
@@ -77,12 +80,15 @@ class TilePlanner {
   void take(int phase, size_t i, TileToken& out);
 
   bool has_gemm() const { return gemm_ != nullptr; }
+  bool streamed() const { return streamed_; }
   unsigned m_tiles = 0, k_tiles = 0, n_tiles = 0;
 
  private:
   struct Gemm;
   std::vector<TileToken> fixed_[3];  // prologue, MATH-only ops, post
   std::unique_ptr<Gemm> gemm_;       // the GEMM's tiles, made on demand
+  bool streamed_ = false;            // output tiles streamed (GemmTiler::stream_stages)
+  unsigned stream_columns_ = 1;      // ... this many columns per token
 };
 
 // The whole plan at once (the planner's tokens, every one taken).

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "platform/config/fidelity.h"
+
 namespace kb {
 
 class Platform;
@@ -97,6 +99,10 @@ class Bench {
   // repository path of an embedded one (platform/config/embedded_files.h),
   // or "" for the default ahbm_1sip.yaml.
   virtual std::string default_topology(const BenchParams&) const { return ""; }
+  // The fidelity a run of this bench uses unless --fidelity says otherwise
+  // (platform/config/fidelity.h): exact, unless the bench's runs need the
+  // fast one to finish in minutes.
+  virtual Fidelity default_fidelity() const { return Fidelity::kExact; }
   virtual BenchResult run(BenchContext& ctx) = 0;
 };
 

@@ -2,6 +2,7 @@
 #include "platform/bench/allreduce_bench.h"
 #include "platform/bench/bench.h"
 #include "platform/bench/dma_bench.h"
+#include "platform/bench/fidelity_bench.h"
 #include "platform/bench/gemm_bench.h"
 #include "platform/bench/gemm_strategies.h"
 #include "platform/bench/gqa_decode_bench.h"
@@ -30,6 +31,7 @@ BenchRegistry BenchRegistry::with_builtin_benches() {
   r.add(std::make_unique<AllReduceBench>());
   r.add(std::make_unique<CclSweepBench>());
   r.add(std::make_unique<SimSpeedBench>());
+  r.add(std::make_unique<FidelityBench>());
   r.add(std::make_unique<GemmStrategiesBench>());
   r.add(std::make_unique<MathBench>());
   r.add(std::make_unique<LlmBench>());

@@ -24,6 +24,9 @@ class LlmBench : public Bench {
   std::vector<ParamSpec> params() const override;
   bool uses_op_log() const override { return false; }
   std::string default_topology(const BenchParams& params) const override;
+  // A whole model: the fast setting, whose error the fidelity table in
+  // docs/ARCHITECTURE.md §1.6 measures.
+  Fidelity default_fidelity() const override { return Fidelity::kFast; }
   BenchResult run(BenchContext& ctx) override;
 };
 

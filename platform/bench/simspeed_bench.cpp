@@ -17,6 +17,7 @@
 #include "models/trace/op_log.h"
 #include "platform/bench/activity_counters.h"
 #include "platform/bench/allreduce_bench.h"
+#include "platform/bench/child_bench.h"
 #include "platform/bench/gemm_bench.h"
 #include "platform/bench/gqa_decode_bench.h"
 #include "platform/config/embedded_files.h"
@@ -38,11 +39,13 @@ std::vector<ParamSpec> SimSpeedBench::params() const {
            "timing only; child)"},
           {"llm_layers", "0",
            "Llama-3-70B decode (batch 1, context 8193, embedded llama70b_4sip) with this many "
-           "of its 80 layers in a child process: wall time and peak RSS (80 = the whole token; "
+           "of its 80 layers, every one simulated, at --fidelity exact and fast, each in a child "
+           "process: wall time, peak RSS and the fast one's speed-up (80 = the whole token; "
            "0 = skip)"},
           {"llm_token_batch", "0",
            "the whole Llama-3-70B decode token (context 8193, llama70b_4sip) at this batch with "
-           "the default fidelity, the layer extension, in a child process: wall time, peak RSS, "
+           "the llm bench's defaults (fast fidelity, layer extension), in a child process: wall "
+           "time, peak RSS, "
            "layers simulated and the latency's error bar (0 = skip)"},
           {"sweep_spec", "scripts/sweeps/gemm_dma_32.yaml",
            "a configuration sweep run with -j 1 and then -j 2 (child processes), wall times "
@@ -150,76 +153,14 @@ BenchResult run_sub(BenchContext& ctx, Bench& bench, const std::vector<std::stri
   return bench.run(sub);
 }
 
-struct ChildCost {
-  double wall_s = 0;
-  double max_rss_mb = 0;
-  int status = -1;
-};
-
-// Runs `argv` (a --check-topology) as a child; its wall time, and the peak
-// RSS it reports itself (a spawned child's rusage would count the parent's
-// pages it started from).
-ChildCost child_cost(const std::vector<std::string>& argv) {
-  char out[] = "/tmp/kb_simspeed_XXXXXX";
-  const int fd = mkstemp(out);
-  ChildCost c;
-  if (fd < 0) return c;
-  close(fd);
-  const ChildExit e = run_child(argv, out);
-  if (e.code >= 0) {
-    c.wall_s = e.wall_s;
-    c.status = e.code < 128 ? e.code : -1;
-    std::ifstream in(out);
-    std::string line;
-    while (std::getline(in, line)) {
-      const size_t at = line.find("peak RSS ");
-      if (at != std::string::npos) c.max_rss_mb = std::stod(line.substr(at + 9));
-    }
-  }
-  std::remove(out);
-  return c;
-}
-
-// This kernbench binary (for child processes).
-std::string own_exe(const BenchContext& ctx) {
-  return ctx.kernbench_exe.empty() ? self_executable() : ctx.kernbench_exe;
-}
-
-// A fresh name under the temporary directory (nothing is created).
-std::string temp_path(const std::string& stem, const std::string& ext) {
-  static unsigned n = 0;
-  return (std::filesystem::temp_directory_path() /
-          (stem + "_" + std::to_string(getpid()) + "_" + std::to_string(++n) + ext))
-      .string();
-}
-
-// Runs the bench command `argv` in a child with --json to a temporary file;
-// its cost, and its JSON result in `result`. A failing child is a
-// SimulationError naming `what`.
-ChildCost child_bench(std::vector<std::string> argv, const std::string& what,
-                      nlohmann::json* result) {
-  const std::string json_out = temp_path("kb_simspeed", ".json");
-  // Not --quiet: that drops the closing line child_cost reads the peak RSS
-  // from. The child's stdout goes to a file; its progress lines (stderr)
-  // reach the user, which an hour-long whole-token run needs.
-  argv.insert(argv.end(), {"--json", json_out});
-  const ChildCost c = child_cost(argv);
-  if (c.status != 0)
-    throw SimulationError("simspeed: " + what + " failed (exit " + std::to_string(c.status) + ")");
-  std::ifstream in(json_out);
-  *result = nlohmann::json::parse(in);
-  std::remove(json_out.c_str());
-  return c;
-}
-
 // gqa-sweep's four long-context cases at S_kv = gqa_s in a child process:
 // the wall time of each case and of the whole process.
 void time_gqa_sweep(const std::string& exe, long long gqa_s, BenchResult& res) {
   // gqa-sweep's four cases at one S_kv, as an architect runs them.
   nlohmann::json r;
-  const ChildCost c =
-      child_bench({exe, "--bench", "gqa-sweep", "--param", "S_kv=" + std::to_string(gqa_s)},
-                  "gqa-sweep at S_kv=" + std::to_string(gqa_s), &r);
+  const ChildCost c = child_bench(
+      "simspeed", {exe, "--bench", "gqa-sweep", "--param", "S_kv=" + std::to_string(gqa_s)},
+      "gqa-sweep at S_kv=" + std::to_string(gqa_s), &r);
   SummaryTable g{"gqa-sweep, four long-context cases at S_kv=" + std::to_string(gqa_s) +
                      " (child process; target: under 10 s in all)",
                  {"case", "latency_us", "wall_s", "peak_rss_MB"},
@@ -241,42 +182,59 @@ void time_gqa_sweep(const std::string& exe, long long gqa_s, BenchResult& res) {
 }
 
 // One Llama-3-70B decode step with `layers` of its layers, every one simulated
-// (extend=off: the exact model), in a child process:
-// its wall time and peak RSS beside the simulated latency, and its queue
-// services against the raw wake-up rate `raw`: how long the run would take
-// if every service cost one raw wake-up and nothing else did (its floor at
-// this event granularity).
+// (extend=off), at each fidelity (exact, the reference, and fast), each in a
+// child process: its wall time and peak RSS beside the simulated latency,
+// its queue services against the raw wake-up rate `raw` (how long the run
+// would take if every service cost one raw wake-up and nothing else did: its
+// floor at this event granularity), and the fast setting's wall-time ratio
+// and latency error against exact.
 void time_llm_decode(const std::string& exe, long long layers, double raw, BenchResult& res) {
-  nlohmann::json r;
-  const ChildCost c = child_bench(
-      {exe, "--bench", "llm", "--param", "model=llama3_70b", "--param", "batch=1", "--param",
-       "context=8193", "--param", "layers=" + std::to_string(layers), "--param", "extend=off"},
-      "llm decode with " + std::to_string(layers) + " layers", &r);
-  const nlohmann::json& m = r.at("metrics");
-  const auto model_layers = m.at("model_layers").get<long long>();
-  const bool whole = m.at("all_layers_simulated").get<bool>();
-  SummaryTable t{"Llama-3-70B decode, batch 1, context 8193, " + std::to_string(layers) + " of " +
-                     std::to_string(model_layers) +
-                     " layers (child process; target for the whole "
-                     "token: under 60 s and 2 GB)",
-                 {"layers", "latency_us", "wall_s", "wall_s_per_layer_lm_head_incl", "peak_rss_MB",
-                  "queue_services", "raw_wakeups_per_service", "floor_s_at_1_wakeup_per_service"},
-                 {}};
-  const uint64_t services = queue_services_in(r.at("stats"));
-  const double floor_s = static_cast<double>(services) / raw;
-  t.rows.push_back({std::to_string(layers) + (whole ? " (whole token)" : " (fewer, as asked)"),
-                    fmt(m.at("latency_per_token_ns").get<double>() / 1e3, 1), fmt(c.wall_s, 1),
-                    fmt(c.wall_s / static_cast<double>(layers), 1), fmt(c.max_rss_mb, 0),
-                    std::to_string(services), fmt(c.wall_s / floor_s, 1), fmt(floor_s, 1)});
-  res.metrics["llm_decode"] = {{"layers", layers},
-                               {"model_layers", model_layers},
-                               {"all_layers_simulated", whole},
-                               {"latency_per_token_ns", m.at("latency_per_token_ns")},
-                               {"process_wall_s", c.wall_s},
-                               {"peak_rss_mb", c.max_rss_mb},
-                               {"queue_services", services},
-                               {"raw_wakeups_per_service", c.wall_s / floor_s},
-                               {"floor_s_at_1_wakeup_per_service", floor_s}};
+  SummaryTable t{
+      "Llama-3-70B decode, batch 1, context 8193, " + std::to_string(layers) +
+          " layers simulated (child processes, each fidelity; targets: the fast "
+          "one at least 5x faster than exact)",
+      {"fidelity", "layers", "latency_us", "wall_s", "wall_s_per_layer_lm_head_incl", "peak_rss_MB",
+       "queue_services", "raw_wakeups_per_service", "floor_s_at_1_wakeup_per_service"},
+      {}};
+  nlohmann::json runs = nlohmann::json::object();
+  double wall[2] = {0, 0}, latency[2] = {0, 0};
+  for (int fast = 0; fast < 2; ++fast) {
+    const char* fidelity = fast ? "fast" : "exact";
+    nlohmann::json r;
+    const ChildCost c =
+        child_bench("simspeed",
+                    {exe, "--bench", "llm", "--param", "model=llama3_70b", "--param", "batch=1",
+                     "--param", "context=8193", "--param", "layers=" + std::to_string(layers),
+                     "--param", "extend=off", "--fidelity", fidelity},
+                    "llm decode with " + std::to_string(layers) + " layers (" + fidelity + ")", &r);
+    const nlohmann::json& m = r.at("metrics");
+    const auto model_layers = m.at("model_layers").get<long long>();
+    const bool whole = m.at("all_layers_simulated").get<bool>();
+    const uint64_t services = queue_services_in(r.at("stats"));
+    const double floor_s = static_cast<double>(services) / raw;
+    wall[fast] = c.wall_s;
+    latency[fast] = m.at("latency_per_token_ns").get<double>();
+    t.rows.push_back({fidelity,
+                      std::to_string(layers) + " of " + std::to_string(model_layers) +
+                          (whole ? " (whole token)" : ""),
+                      fmt(latency[fast] / 1e3, 3), fmt(c.wall_s, 1),
+                      fmt(c.wall_s / static_cast<double>(layers), 1), fmt(c.max_rss_mb, 0),
+                      std::to_string(services), fmt(c.wall_s / floor_s, 1), fmt(floor_s, 1)});
+    runs[fidelity] = {{"layers", layers},
+                      {"model_layers", model_layers},
+                      {"all_layers_simulated", whole},
+                      {"latency_per_token_ns", latency[fast]},
+                      {"process_wall_s", c.wall_s},
+                      {"peak_rss_mb", c.max_rss_mb},
+                      {"queue_services", services},
+                      {"raw_wakeups_per_service", c.wall_s / floor_s},
+                      {"floor_s_at_1_wakeup_per_service", floor_s}};
+  }
+  runs["fast_speedup"] = wall[1] > 0 ? wall[0] / wall[1] : 0;
+  runs["fast_latency_error"] = latency[0] > 0 ? latency[1] / latency[0] - 1 : 0;
+  t.title += "; fast: " + fmt(runs["fast_speedup"].get<double>(), 1) + "x, latency " +
+             fmt(100 * runs["fast_latency_error"].get<double>(), 3) + " %";
+  res.metrics["llm_decode"] = runs;
   res.tables.push_back(t);
 }
 
@@ -285,7 +243,8 @@ void time_llm_decode(const std::string& exe, long long layers, double raw, Bench
 // target of 20 s at batch 1, and how much of it was simulated.
 void time_llm_token(const std::string& exe, long long batch, BenchResult& res) {
   nlohmann::json r;
-  const ChildCost c = child_bench({exe, "--bench", "llm", "--param", "model=llama3_70b", "--param",
+  const ChildCost c = child_bench("simspeed",
+                                  {exe, "--bench", "llm", "--param", "model=llama3_70b", "--param",
                                    "batch=" + std::to_string(batch), "--param", "context=8193"},
                                   "llm token at batch " + std::to_string(batch), &r);
   const nlohmann::json& m = r.at("metrics");

@@ -26,6 +26,7 @@
 #include "platform/bench/bench.h"
 #include "platform/bench/progress.h"
 #include "platform/config/embedded_files.h"
+#include "platform/config/fidelity.h"
 #include "platform/config/knob_visitors.h"
 #include "platform/config/topology_loader.h"
 #include "platform/output/atomic_file.h"
@@ -60,7 +61,7 @@ struct Options {
   bool help = false, list_benches = false, check_topology = false, describe_topology = false;
   bool describe_stats = false, version = false;
   bool quiet = false, data = false;
-  std::string topology, bench, json, out, vcd, oplog, trace, csv;
+  std::string topology, bench, json, out, vcd, oplog, trace, csv, fidelity;
   std::vector<std::string> sets, params, vcd_scopes, trace_scopes;
   std::string sweep, emit_jobs, emit_slurm;
   std::vector<std::string> slurm;
@@ -80,6 +81,11 @@ po::options_description make_options(Options& o, const std::string& default_benc
         "); default: ahbm_1sip").c_str())
       ("set,s", po::value(&o.sets)->value_name("KEY=VALUE")->composing(),
        "override one topology knob, e.g. --set sip.cube_link.bandwidth_gbps=64 (repeatable)")
+      ("fidelity", po::value(&o.fidelity)->value_name("exact|fast"),
+       "exact: every burst and every GEMM K step simulated (the reference); fast: DMA stream "
+       "transactions and streamed GEMMs, within the error docs/ARCHITECTURE.md measures (sets "
+       "pe.dma.transactions and pe.scheduler.gemm_plan; a --set of either wins); default: the "
+       "bench's (fast for llm, exact for the others)")
       ("describe-topology", po::bool_switch(&o.describe_topology),
        "print every topology knob with its default and description")
       ("check-topology", po::bool_switch(&o.check_topology),
@@ -208,7 +214,8 @@ void check_mode_options(const Options& o, const po::variables_map& vm) {
                            {!sweep && vm.count("bench") != 0, "--bench", nullptr},
                            {info && !o.params.empty(), "--param", nullptr},
                            {info && vm.count("topology") != 0, "--topology", nullptr},
-                           {info && !o.sets.empty(), "--set", nullptr}};
+                           {info && !o.sets.empty(), "--set", nullptr},
+                           {info && vm.count("fidelity") != 0, "--fidelity", nullptr}};
   for (const Unused& u : unused)
     if (u.given)
       throw UsageError(std::string(mode) + " does not use " + u.name + ": " +
@@ -236,14 +243,62 @@ void check_option_combinations(const Options& o, const po::variables_map& vm) {
       int(o.merge) + int(o.resume) + int(!o.emit_jobs.empty()) + int(!o.emit_slurm.empty());
   if (modes > 1)
     throw UsageError("--merge, --resume, --emit-jobs and --emit-slurm exclude each other");
-  if (sweep && (!o.params.empty() || !o.sets.empty() || vm.count("bench") || vm.count("topology")))
-    throw UsageError("--sweep takes its bench, topology, --set and --param from the spec");
+  if (sweep && (!o.params.empty() || !o.sets.empty() || vm.count("bench") || vm.count("topology") ||
+                vm.count("fidelity")))
+    throw UsageError(
+        "--sweep takes its bench, topology, --set and --param from the spec (its set: names "
+        "pe.dma.transactions and pe.scheduler.gemm_plan for a fidelity)");
+  if (vm.count("fidelity")) parse_fidelity(o.fidelity);  // a bad value before anything runs
   for (const std::string& kv : o.slurm)
     if (const size_t eq = kv.find('='); eq != std::string::npos)
       if (const std::string e = slurm_resource_error(kv.substr(0, eq), kv.substr(eq + 1));
           !e.empty())
         throw UsageError("--slurm " + kv + ": " + e);
   check_mode_options(o, vm);
+}
+
+// The run's topology: --topology, else the bench's own default (embedded),
+// else ahbm_1sip.yaml; the fidelity's knobs applied before the user's --set,
+// which wins.
+TopologyConfig load_run_topology(const Options& o, const Bench* bench,
+                                 const std::optional<BenchParams>& params, Fidelity fidelity) {
+  const std::string bench_topology = bench ? bench->default_topology(*params) : "";
+  const std::string* embedded = bench_topology.empty() ? nullptr : embedded_file(bench_topology);
+  std::vector<std::string> sets = fidelity_overrides(fidelity);
+  sets.insert(sets.end(), o.sets.begin(), o.sets.end());
+  if (!o.topology.empty()) return load_topology(o.topology, sets);
+  if (embedded) return load_topology_text(*embedded, bench_topology + " (embedded)", sets);
+  return load_default_topology(sets);
+}
+
+// --fidelity, else the bench's default (exact without a bench).
+Fidelity run_fidelity(const Options& o, const Bench* bench) {
+  if (!o.fidelity.empty()) return parse_fidelity(o.fidelity);
+  return bench ? bench->default_fidelity() : Fidelity::kExact;
+}
+
+// What a run prints when not --quiet: the bench's tables (or its metrics),
+// the simulated and wall time, and the fidelity of a run that took a
+// shortcut (fidelity_json).
+void print_summary(const BenchResult& result, double now_ns, double wall_s,
+                   const std::string& topology, const nlohmann::json& f) {
+  for (const auto& t : result.tables) std::cout << t.render() << "\n";
+  // A run without tables (a user's own, say) still shows what it measured.
+  if (result.tables.empty() && !result.metrics.empty())
+    std::cout << "metrics " << result.metrics.dump() << "\n";
+  if (result.child_runs > 0)
+    std::cout << "simulated " << fmt(result.child_sim_time_ns, 1) << " ns in " << result.child_runs
+              << " child runs (" << fmt(now_ns, 1) << " ns in this process)";
+  else
+    std::cout << "simulated " << fmt(now_ns, 1) << " ns";
+  std::cout << " in " << fmt(wall_s, 3) << " s wall, peak RSS " << fmt(peak_rss_mb(), 0) << " MB ("
+            << topology << ")\n";
+  if (f["used"] == "exact") return;
+  std::cout << "fidelity " << f["used"].get<std::string>()
+            << ": pe.dma.transactions=" << f["pe.dma.transactions"].get<std::string>()
+            << ", pe.scheduler.gemm_plan=" << f["pe.scheduler.gemm_plan"].get<std::string>()
+            << " (docs/ARCHITECTURE.md 1.6 gives their error; --fidelity exact simulates every "
+               "burst and tile)\n";
 }
 
 unsigned parse_jobs(const std::string& text) {
@@ -683,13 +738,8 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
     throw UsageError(std::string("--param needs a bench; ") +
                      (o.check_topology ? "--check-topology" : "--describe-stats") + " runs none");
   }
-  // Without --topology: the bench's own default (embedded), else ahbm_1sip.yaml.
-  const std::string bench_topology = bench ? bench->default_topology(*params) : "";
-  const std::string* embedded = bench_topology.empty() ? nullptr : embedded_file(bench_topology);
-  const TopologyConfig cfg =
-      !o.topology.empty() ? load_topology(o.topology, o.sets)
-      : embedded          ? load_topology_text(*embedded, bench_topology + " (embedded)", o.sets)
-                          : load_default_topology(o.sets);
+  const Fidelity fidelity = run_fidelity(o, bench);
+  const TopologyConfig cfg = load_run_topology(o, bench, params, fidelity);
   std::string json_path = o.json;
   // The --out directory this run made, removed again (when still empty) if
   // the run fails: a refused run leaves nothing behind.
@@ -743,6 +793,7 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
   j["kernbench_version"] = version_text();
   j["topology"] = {{"name", cfg.name}, {"source", cfg.source}, {"overrides", o.sets}};
   j["topology"]["knobs"] = resolved_knobs(cfg);
+  j["fidelity"] = fidelity_json(fidelity, cfg, o.data);
   j["params"] = params->to_json();
   j["data_mode"] = o.data;
   j["sim_time_ns"] = platform.now_ns();
@@ -767,20 +818,7 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
   else
     j["op_log"] = {{"enabled", false}};
 
-  if (!o.quiet) {
-    for (const auto& t : result.tables) std::cout << t.render() << "\n";
-    // A run without tables (a user's own, say) still shows what it measured.
-    if (result.tables.empty() && !result.metrics.empty())
-      std::cout << "metrics " << result.metrics.dump() << "\n";
-    if (result.child_runs > 0)
-      std::cout << "simulated " << fmt(result.child_sim_time_ns, 1) << " ns in "
-                << result.child_runs << " child runs (" << fmt(platform.now_ns(), 1)
-                << " ns in this process)";
-    else
-      std::cout << "simulated " << fmt(platform.now_ns(), 1) << " ns";
-    std::cout << " in " << fmt(wall_s, 3) << " s wall, peak RSS " << fmt(peak_rss_mb(), 0)
-              << " MB (" << cfg.name << ")\n";
-  }
+  if (!o.quiet) print_summary(result, platform.now_ns(), wall_s, cfg.name, j["fidelity"]);
   write_outputs(o, platform, vcd.get(), json_path, j);
   made_out.path.clear();
   return kExitOk;

@@ -119,6 +119,12 @@ Pe::Pe(const sc_core::sc_module_name& name, const TopologyConfig& cfg, const Add
     cpu.stage_out.bind(to->stage_in);
   }
   cpu.cmd_out.bind(scheduler.cmd_in);
+  // Streamed stages are served by timer lanes (PeEngine::stream_end): not
+  // with a MATH engine of another kind (RTL, registered) on this PE.
+  stream_gemm_ = cfg.pe.scheduler.gemm_plan == GemmPlan::kStream &&
+                 (cfg.pe.math.impl == "tlm" ||
+                  !rtl_pes_selects(cfg.pe.math.rtl_pes, self.sip, self.cube, self.pe));
+  scheduler.set_stream_gemm(stream_gemm_);
 }
 
 std::vector<PeEngine*> Pe::engines() {
@@ -139,6 +145,7 @@ void Pe::set_data_mode(bool on) {
   data_ = on ? std::make_unique<PeData>(tcm.dma_port.store(), self_) : nullptr;
   for (PeEngine* e : engines()) e->set_data(data_.get());
   scheduler.set_operand_views(op_logged_ || on);
+  scheduler.set_stream_gemm(stream_gemm_ && !on);
   hbm.set_data_mode(on);
   tcm.dma_port.set_data_mode(on);
   dma.set_data_mode(on);

@@ -290,6 +290,69 @@ TEST(TilePlan, TiledBStreamsOneContiguousBlockPerTile) {
   EXPECT_EQ(b.tiled_index(64 + 5, 32 + 7), 3 * 64 * 32 + 5 * 32 + 7);
 }
 
+// A streamed GEMM (GemmPlan::kStream): b tiled column-major in HBM, a and
+// the output in TCM, so every output tile of a row is one token whose DMA
+// reads all of b through the slot's b region as a ring.
+TEST(TilePlan, StreamedGemmIsOneTokenPerRowOfOutputTiles) {
+  Handles hs;
+  const TensorHandle a = hs.tcm({40, 192});
+  TensorHandle b = hs.hbm({192, 80});  // 3 K steps, columns of 32, 32 and 16
+  b.block_rows = 64;
+  b.block_cols = 32;
+  b.block_col_major = true;
+  const TensorHandle out = hs.tcm({40, 80}, DType::kFp32);
+  CompositeCmd c;
+  c.ops = {gemm_op(a, b, out), math_op("scale", Scope::kOutputTile, {{"x", out}}, out)};
+  TilePlanner plan(c, kTiling, 1, false, true);
+  ASSERT_TRUE(plan.streamed());
+  ASSERT_EQ(plan.count(1), 2u);  // m tiles of 32 and 8
+  const TileToken t = plan.take(1, 1);
+  EXPECT_EQ(t.tile, "m1.n0-2.k0-2");
+  EXPECT_EQ(stage_kinds(t), "DMA_READ FETCH GEMM MATH STORE");
+  const DmaTransfer& d = t.stages[0].transfer;
+  EXPECT_EQ(d.src, b.addr);
+  EXPECT_EQ(d.total_bytes(), b.bytes());
+  EXPECT_EQ(d.dst_ring, kTiling.slot_c_offset() - kTiling.slot_b_offset());
+  EXPECT_EQ(d.mark_bytes, 64u * 32 * 2);  // the first tile
+  EXPECT_EQ(t.stages[0].stream_tiles, 9u);
+  EXPECT_EQ(t.stages[1].bytes, 3u * 8 * 192 * 2 + b.bytes());  // each K step's a and b
+  EXPECT_EQ(t.stages[2].native_tiles, 9u);
+  EXPECT_EQ(t.stages[2].flops, 2u * 8 * 192 * 80);
+  EXPECT_EQ(t.stages[3].stream_tiles, 3u);
+  EXPECT_EQ(t.stages[3].elements, 8u * 80);
+  EXPECT_EQ(t.stages[4].bytes, 8u * 80 * 4);
+  // The tiles plan of the same composite.
+  EXPECT_EQ(TilePlanner(c, kTiling, 1, false, false).count(1), 2u * 3 * 3);
+}
+
+TEST(TilePlan, AGemmThatCannotStreamIsPlannedAsTiles) {
+  Handles hs;
+  const TensorHandle a = hs.tcm({32, 128});
+  TensorHandle b = hs.hbm({128, 64});
+  b.block_rows = 64;
+  b.block_cols = 32;
+  b.block_col_major = true;
+  auto planned = [&](const TensorHandle& aa, const TensorHandle& bb, const TensorHandle& o,
+                     bool k_op) {
+    CompositeCmd c;
+    c.ops = {gemm_op(aa, bb, o)};
+    if (k_op) c.ops.push_back(math_op("scale", Scope::kKTile, {{"x", o}}, o));
+    return TilePlanner(c, kTiling, 1, false, true);
+  };
+  const TensorHandle out_tcm = hs.tcm({32, 64}, DType::kFp32);
+  const TensorHandle out_hbm = hs.hbm({32, 64}, DType::kFp32);
+  TensorHandle row_major = b;
+  row_major.block_col_major = false;
+  EXPECT_FALSE(planned(a, row_major, out_tcm, false).streamed());
+  EXPECT_FALSE(planned(a, b, out_tcm, true).streamed());                   // a K_TILE op
+  EXPECT_FALSE(planned(hs.hbm({32, 128}), b, out_tcm, false).streamed());  // a off chip
+  // An output in HBM streams each column alone, its DMA_WRITE at the end.
+  TilePlanner per_column = planned(a, b, out_hbm, false);
+  ASSERT_TRUE(per_column.streamed());
+  EXPECT_EQ(per_column.count(1), 2u);
+  EXPECT_EQ(stage_kinds(per_column.take(1, 1)), "DMA_READ FETCH GEMM STORE DMA_WRITE");
+}
+
 // A ragged weight shard (K = 100, N = 20: neither a multiple of the native
 // 64 x 32) is tiled with compact edge blocks: every tile is still one run.
 TEST(TilePlan, RaggedTiledBHasCompactEdgeBlocks) {
