@@ -446,9 +446,12 @@ void PeDma::send_write(AsyncBurst& run, sc_core::sc_time delay) {
 
 // The stream transactions of a descriptor of n >= 3 pieces (its bursts):
 // piece 0 as a plain burst; pieces 1..n-1 read as one transaction whose
-// response sends piece n-1's write; pieces 1..n-2 written as one, sent when
-// piece 0's read has come back. Each takes the order key of its first
-// piece, and the channel's sequence moves on by n, as the bursts' would.
+// response sends the last `tail` pieces' write; the pieces between written
+// as one, sent when piece 0's read has come back. The tail is what the
+// source's channels finish last, one piece each (set_stream_tail): the
+// exact model writes those after the last reads. Each transaction takes the
+// order key of its first piece, and the channel's sequence moves on by n, as
+// the bursts' would.
 bool PeDma::start_stream(ChannelState& ch, Pending& p, uint32_t rows, uint64_t row_bytes) {
   constexpr uint64_t kMinPieces = 3;
   const DmaTransfer& t = p.transfer;
@@ -481,19 +484,23 @@ bool PeDma::start_stream(ChannelState& ch, Pending& p, uint32_t rows, uint64_t r
   p.head_bytes = first_bytes;
   AsyncBurst& head =
       take_async(ch, {&p, src.piece_address(0), dst.piece_address(0), first_bytes, key(0), 1});
-  AsyncBurst& rest = take_async(ch, {&p, src.piece_address(1), dst.piece_address(n - 1),
+  const uint64_t tail = std::clamp<uint64_t>(stream_tail_, 1, n - 2);
+  AsyncBurst& rest = take_async(ch, {&p, src.piece_address(1), dst.piece_address(n - tail),
                                      t.total_bytes() - first_bytes, key(1), n - 1});
   rest.read_run = src;
   rest.read_run.first = 1;
   rest.read_run.end = n;
   rest.read_len = t.total_bytes() - first_bytes;
-  rest.write_len = dst.piece_size(n - 1);
-  rest.write_key = key(n - 1);
+  rest.write_run = dst;
+  rest.write_run.first = n - tail;
+  rest.write_run.end = n;
+  rest.write_len = rest.write_run.bytes();
+  rest.write_key = key(n - tail);
   AsyncBurst& middle =
       take_async(ch, {&p, src.piece_address(1), dst.piece_address(1), 0, key(1), 0});
   middle.write_run = dst;
   middle.write_run.first = 1;
-  middle.write_run.end = n - 1;
+  middle.write_run.end = n - tail;
   middle.write_len = middle.write_run.bytes();
   head.then = &middle;
   p.bursts_left = 3;

@@ -26,11 +26,11 @@
 //
 // With pe.dma.transactions: stream (timing mode), a descriptor between this
 // PE's own memories (HBM, TCM) of three bursts or more moves as stream
-// transactions instead
-// (models/common/burst_run.h, docs/ARCHITECTURE.md §1.6): its first burst as
-// usual; the rest's read, issued with it, whose response sends the last
-// burst's write; and, when the first burst's read has come back (where the
-// exact model's writes begin to arrive), one write of the bursts between.
+// transactions instead (models/common/burst_run.h, docs/ARCHITECTURE.md
+// §1.6): its first burst as usual; the rest's read, issued with it, whose
+// response sends the write of the last bursts (one per source channel:
+// set_stream_tail); and, when the first burst's read has come back (where
+// the exact model's writes begin to arrive), one write of the bursts between.
 // The targets price each transaction as its bursts; what differs from the
 // exact model is how other traffic interleaves with them, and that they are
 // not held to max_outstanding. The counters count the bursts it stands for.
@@ -83,6 +83,10 @@ class PeDma : public PeEngine {
   DmaResult transfer(const DmaTransfer& t);
 
   void set_data_mode(bool on) { data_mode_ = on; }
+  // Stream transactions: how many bursts the source finishes together at the
+  // end (its parallel channels: the PE's HBM pseudo-channels), written after
+  // the rest's read as the exact model writes them (start_stream).
+  void set_stream_tail(unsigned bursts) { stream_tail_ = bursts; }
 
   struct ChannelStats {
     uint64_t transfers = 0;
@@ -266,6 +270,7 @@ class PeDma : public PeEngine {
   Location self_;
   sc_core::sc_time setup_;
   bool data_mode_ = false;
+  unsigned stream_tail_ = 1;
   uint64_t order_base_ = 0;
   // Finished transfers' Pendings, reused: a transfer allocates none.
   std::vector<std::unique_ptr<Pending>> spare_;

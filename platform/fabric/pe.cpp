@@ -121,6 +121,7 @@ Pe::Pe(const sc_core::sc_module_name& name, const TopologyConfig& cfg, const Add
   cpu.cmd_out.bind(scheduler.cmd_in);
   // Streamed stages are served by timer lanes (PeEngine::stream_end): not
   // with a MATH engine of another kind (RTL, registered) on this PE.
+  dma.set_stream_tail(cfg.pe.hbm.num_pcs);
   stream_gemm_ = cfg.pe.scheduler.gemm_plan == GemmPlan::kStream &&
                  (cfg.pe.math.impl == "tlm" ||
                   !rtl_pes_selects(cfg.pe.math.rtl_pes, self.sip, self.cube, self.pe));
