@@ -131,8 +131,8 @@ class PeDma : public PeEngine {
     uint64_t landed = 0;          // bytes landed so far
     uint64_t head_bytes = 0;      // a stream's first burst
     double first_landed_ns = -1;  // mark_bytes landed (a stream: its first burst)
-    uint64_t seq = 0;    // submission sequence on its channel
-    bool async = false;  // its bursts take no worker (see AsyncBurst)
+    uint64_t seq = 0;             // submission sequence on its channel
+    bool async = false;           // its bursts take no worker (see AsyncBurst)
     // The submitting process (its name orders same-instant submissions). A
     // handle, not a copy of the name: it keeps the process's name alive
     // without an allocation per transfer.

@@ -1,6 +1,5 @@
 #include "models/link/link.h"
 
-#include "models/common/burst_run.h"
 #include "models/common/energy.h"
 #include "models/common/hop_stack.h"
 #include "models/common/request_order.h"
@@ -34,21 +33,9 @@ double Link::effective_bandwidth_gbps() const {
          static_cast<double>(cfg_.packet_bytes + cfg_.header_bytes);
 }
 
-uint64_t Link::wire_bytes_of(const tlm::tlm_generic_payload& trans, bool with_payload) const {
-  const BurstRun* run = BurstRun::of(trans);
-  if (!run) return wire_bytes(with_payload ? trans.get_data_length() : 0);
-  // A stream transaction: what its bursts would have put on the wire, each
-  // its own packets (or header-only message).
-  uint64_t sum = 0;
-  run->for_each_piece([&](uint64_t, uint64_t n) { sum += wire_bytes(with_payload ? n : 0); });
-  return sum;
-}
-
-bool Link::enter_wire(const tlm::tlm_generic_payload& trans, bool with_payload,
-                      sc_core::sc_time& delay, Completion* served) {
-  const uint64_t payload_bytes = with_payload ? trans.get_data_length() : 0;
-  const uint64_t on_wire = wire_bytes_of(trans, with_payload);
-  const uint64_t order = order_key(trans);
+bool Link::enter_wire(uint64_t payload_bytes, uint64_t order, sc_core::sc_time& delay,
+                      Completion* served) {
+  const uint64_t on_wire = wire_bytes(payload_bytes);
   if (on_wire == 0) return false;
   wire_bytes_carried_ += on_wire;
   // The wire's FIFO orders by the time the packets reach it: the request
@@ -59,20 +46,21 @@ bool Link::enter_wire(const tlm::tlm_generic_payload& trans, bool with_payload,
   return true;
 }
 
-void Link::carry(const tlm::tlm_generic_payload& trans, bool with_payload,
-                 sc_core::sc_time& delay) {
+void Link::carry(uint64_t payload_bytes, uint64_t order, sc_core::sc_time& delay) {
   PooledCompletion sent;
-  if (enter_wire(trans, with_payload, delay, sent.get())) sent->wait();
+  if (enter_wire(payload_bytes, order, delay, sent.get())) sent->wait();
   delay += latency_;  // flight time: annotated, not waited
 }
 
 void Link::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
   TlmCheck check(*this, trans, delay);
   const bool is_write = trans.get_command() == tlm::TLM_WRITE_COMMAND;
-  carry(trans, is_write, delay);
+  const uint64_t len = trans.get_data_length();
+  const uint64_t order = order_key(trans);
+  carry(is_write ? len : 0, order, delay);
   out->b_transport(trans, delay);
   Link* back = reverse_ ? reverse_ : this;
-  back->carry(trans, !is_write, delay);
+  back->carry(is_write ? 0 : len, order, delay);
 }
 
 tlm::tlm_sync_enum Link::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
@@ -93,7 +81,7 @@ tlm::tlm_sync_enum Link::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::t
   c->trans = &trans;
   c->responding = false;
   const bool is_write = trans.get_command() == tlm::TLM_WRITE_COMMAND;
-  if (!enter_wire(trans, is_write, delay, &c->wire)) {
+  if (!enter_wire(is_write ? trans.get_data_length() : 0, order_key(trans), delay, &c->wire)) {
     delay += latency_;
     forward(*c, delay);
   }
@@ -131,7 +119,9 @@ void Link::respond(Crossing& c, sc_core::sc_time& delay) {
   Link* back = reverse_ ? reverse_ : this;
   const bool is_write = c.trans->get_command() == tlm::TLM_WRITE_COMMAND;
   c.responding = true;
-  if (back->enter_wire(*c.trans, !is_write, delay, &c.wire)) return;
+  if (back->enter_wire(is_write ? 0 : c.trans->get_data_length(), order_key(*c.trans), delay,
+                       &c.wire))
+    return;
   delay += back->latency_;
   finish(c, delay);
 }

@@ -9,10 +9,9 @@
 //   request  : WRITE payload bytes, or a header-only READ request
 //   response : READ payload bytes, or a header-only WRITE acknowledgement
 // Every packet (at most packet_bytes of payload; a header-only message is one
-// packet) adds header_bytes on the wire; a stream transaction (PE_DMA's,
-// models/common/burst_run.h) pays them per piece, as its bursts would. The propagation latency is
-// added to the b_transport delay, not waited (models/common/annotated_delay.h); the wire queue is
-// entered at the annotated time.
+// packet) adds header_bytes on the wire. The propagation latency is added to
+// the b_transport delay, not waited (models/common/annotated_delay.h); the
+// wire queue is entered at the annotated time.
 //
 // A non-blocking transport (nb_transport_fw, answered by nb_transport_bw:
 // PE_DMA's bursts carried without a worker) crosses the same way with no
@@ -55,15 +54,10 @@ class Link : public sc_core::sc_module, public Instrumented {
   ServiceQueue& wire() { return wire_; }
   const ServiceQueue& wire() const { return wire_; }
 
-  // Serialise `trans` on this direction, its payload bytes or (without
-  // `with_payload`) a header-only message, entering the wire at the
-  // annotated `delay`, and add its latency to `delay` (used for this
+  // Serialise `payload_bytes` on this direction (entering the wire at the
+  // annotated `delay`) and add its latency to `delay` (used for this
   // direction's requests and for responses of the reverse one).
-  void carry(const tlm::tlm_generic_payload& trans, bool with_payload, sc_core::sc_time& delay);
-  // The bytes `trans` puts on this wire, headers included: of its payload or
-  // a header-only message; a stream transaction's, piece by piece
-  // (models/common/burst_run.h).
-  uint64_t wire_bytes_of(const tlm::tlm_generic_payload& trans, bool with_payload) const;
+  void carry(uint64_t payload_bytes, uint64_t order, sc_core::sc_time& delay);
 
   // Draws the wire's energy on `meter` (power over time).
   void set_power_meter(PowerMeter* meter) { wire_.set_power_meter(meter); }
@@ -93,10 +87,10 @@ class Link : public sc_core::sc_module, public Instrumented {
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
   unsigned int transport_dbg(tlm::tlm_generic_payload& trans);
-  // Puts `trans` (as carry() does) on this direction's wire, entering it when
-  // `delay` has passed (then zeroed), `served` told when it is carried: false
-  // when nothing goes on the wire (no headers, no payload), which takes no time.
-  bool enter_wire(const tlm::tlm_generic_payload& trans, bool with_payload, sc_core::sc_time& delay,
+  // Puts `payload_bytes` on this direction's wire, entering it when `delay`
+  // has passed (then zeroed), `served` told when it is carried: false when
+  // nothing goes on the wire (no headers, no payload), which takes no time.
+  bool enter_wire(uint64_t payload_bytes, uint64_t order, sc_core::sc_time& delay,
                   Completion* served);
   // The request has crossed (its latency in `delay`): on to the next hop.
   void forward(Crossing& c, sc_core::sc_time& delay);

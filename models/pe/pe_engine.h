@@ -140,13 +140,13 @@ class PeEngine : public sc_core::sc_module, public Instrumented {
     PeEngine& engine;
     unsigned index;
     bool busy = false;
-    TileToken* serving = nullptr;  // the token in service (timer lanes)
-    sc_core::sc_time started;      // ... since
-    sc_core::sc_time work;         // ... its service time (a streamed stage's tiles' sum)
-    sc_core::sc_time free_since;   // the end of the last service
-    bool streaming = false;        // the stage in service is streamed (stream_end)
+    TileToken* serving = nullptr;   // the token in service (timer lanes)
+    sc_core::sc_time started;       // ... since
+    sc_core::sc_time work;          // ... its service time (a streamed stage's tiles' sum)
+    sc_core::sc_time free_since;    // the end of the last service
+    bool streaming = false;         // the stage in service is streamed (stream_end)
     sc_core::sc_time stream_start;  // ... and started, backdated, then
-    int64_t power = 0;             // ... and its power-meter entry
+    int64_t power = 0;              // ... and its power-meter entry
     uint64_t current_cmd = 0;
     // Exact (integer ps) busy time; LaneStats::busy_ns is converted from it,
     // so same-instant leave/enter in either order give the same bits.

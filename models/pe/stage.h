@@ -104,11 +104,11 @@ class StageOperandsRef {
 
 struct Stage {
   StageKind kind = StageKind::kMath;
-  std::string op_kind;         // the op log's op_kind: gemm, relu, fetch, dma_read, ...
-  uint64_t bytes = 0;          // bytes moved (DMA, FETCH, STORE)
-  uint64_t elements = 0;       // MATH: output elements
-  unsigned native_tiles = 0;   // GEMM: native tiles charged (an edge tile costs a full one)
-  uint64_t flops = 0;          // GEMM: useful flops (2*m*k*n)
+  std::string op_kind;        // the op log's op_kind: gemm, relu, fetch, dma_read, ...
+  uint64_t bytes = 0;         // bytes moved (DMA, FETCH, STORE)
+  uint64_t elements = 0;      // MATH: output elements
+  unsigned native_tiles = 0;  // GEMM: native tiles charged (an edge tile costs a full one)
+  uint64_t flops = 0;         // GEMM: useful flops (2*m*k*n)
   // A streamed GEMM's stage: it serves this many items (K steps' tiles; an
   // OUTPUT_TILE op or STORE, output tiles), each as soon as the previous
   // stage has passed it on

@@ -74,7 +74,7 @@ class Pe : public sc_core::sc_module {
  private:
   Location self_;
   std::unique_ptr<PeData> data_;
-  bool op_logged_ = true;  // until set_op_log says otherwise
+  bool op_logged_ = true;     // until set_op_log says otherwise
   bool stream_gemm_ = false;  // pe.scheduler.gemm_plan: stream (off in data mode)
 };
 
