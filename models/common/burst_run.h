@@ -9,9 +9,9 @@
 // length the pieces' bytes; this extension
 // gives every target the pieces themselves, so that each one prices the
 // transaction as it would have priced the bursts: an HBM controller the
-// bytes each pseudo-channel receives (models/hbm/hbm_ctrl.h), a link its
-// packets and headers per piece (models/link/link.h). A memory port's time
-// is its bytes either way. A payload without the extension, or with an
+// bytes each pseudo-channel receives (models/hbm/hbm_ctrl.h). A memory
+// port's time is its bytes either way. PE_DMA sends streams only between its
+// own PE's memories: no link carries one. A payload without the extension, or with an
 // empty run, is one plain burst.
 #pragma once
 

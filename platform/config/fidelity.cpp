@@ -18,9 +18,9 @@ const char* to_string(Fidelity f) {
 }
 
 std::vector<std::string> fidelity_overrides(Fidelity f) {
-  const char* v = f == Fidelity::kFast ? "stream" : nullptr;
-  return {std::string("pe.dma.transactions=") + (v ? v : "burst"),
-          std::string("pe.scheduler.gemm_plan=") + (v ? v : "tiles")};
+  const bool fast = f == Fidelity::kFast;
+  return {std::string("pe.dma.transactions=") + (fast ? "stream" : "burst"),
+          std::string("pe.scheduler.gemm_plan=") + (fast ? "stream" : "tiles")};
 }
 
 nlohmann::json fidelity_json(Fidelity asked, const TopologyConfig& cfg, bool data_mode) {
