@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -332,9 +333,12 @@ TEST(TilePlan, AGemmThatCannotStreamIsPlannedAsTiles) {
   b.block_rows = 64;
   b.block_cols = 32;
   b.block_col_major = true;
+  // The planner points at its composite's ops, so each composite outlives it.
+  std::vector<std::unique_ptr<CompositeCmd>> composites;
   auto planned = [&](const TensorHandle& aa, const TensorHandle& bb, const TensorHandle& o,
                      bool k_op) {
-    CompositeCmd c;
+    composites.push_back(std::make_unique<CompositeCmd>());
+    CompositeCmd& c = *composites.back();
     c.ops = {gemm_op(aa, bb, o)};
     if (k_op) c.ops.push_back(math_op("scale", Scope::kKTile, {{"x", o}}, o));
     return TilePlanner(c, kTiling, 1, false, true);
