@@ -16,6 +16,40 @@ namespace {
 
 using namespace tx;
 
+// Column `col` of the cached kt [d, n]: one element per row, a row stride
+// apart (in native blocks, the block column's width: the column's elements
+// in the blocks above one another are that far apart too).
+Tensor kv_column(Tl& tl, const Tensor& kt, int64_t col) {
+  const TensorHandle& h = kt.h;
+  const uint64_t e = dtype_bytes(h.dtype);
+  if (!h.tiled()) {
+    Tensor t = tl.ref(h.addr + static_cast<uint64_t>(col) * e, {h.rows(), 1}, h.dtype);
+    t.h.row_stride = h.stride();
+    return t;
+  }
+  const int64_t at = h.tiled_index(0, col);
+  Tensor t = tl.ref(h.addr + static_cast<uint64_t>(at) * e, {h.rows(), 1}, h.dtype);
+  t.h.row_stride = h.tiled_index(std::min<int64_t>(1, h.rows() - 1), col) - at;
+  return t;
+}
+
+// Row `row` of the cached v [n, d]: one run, or in native blocks (row-major
+// grid) one run of block_cols per block of its block row, a block apart:
+// a [d / block_cols, block_cols] view.
+Tensor kv_row(Tl& tl, const Tensor& v, int64_t row) {
+  const TensorHandle& h = v.h;
+  const uint64_t e = dtype_bytes(h.dtype);
+  const int64_t d = h.cols();
+  if (!h.tiled()) return tl.ref(h.addr + static_cast<uint64_t>(row * d) * e, {1, d}, h.dtype);
+  const int64_t bc = h.block_cols, at = h.tiled_index(row, 0);
+  if (d % bc != 0)
+    throw std::invalid_argument("kv_row: a tiled V of width " + std::to_string(d) +
+                                " is not whole blocks of " + std::to_string(bc) + " columns");
+  Tensor t = tl.ref(h.addr + static_cast<uint64_t>(at) * e, {d / bc, bc}, h.dtype);
+  t.h.row_stride = d > bc ? h.tiled_index(row, bc) - at : bc;
+  return t;
+}
+
 // Attention of the batch over this rank's KV block, merged over the group;
 // leaves the normalised output, [B * G, d] in dtype, in attn on every rank.
 // The states of attn_chunk sequences at a time travel in one reduce.
@@ -98,13 +132,10 @@ void layer(Step& s, const LayerShard& w) {
       const KvSegment& seg = w.kv.at(static_cast<size_t>(b));
       const uint64_t k_row = static_cast<uint64_t>((b * (s.G + 2) + s.G) * s.d) * e;
       // K is kept transposed: the new K row becomes column `col` of kt.
-      Tensor k_src = tl.ref(rot.addr() + k_row, {s.d, 1}, s.dt);
-      Tensor k_dst = tl.ref(seg.kt.addr() + static_cast<uint64_t>(col) * e, {s.d, 1}, s.dt);
-      k_dst.h.row_stride = seg.kt.h.stride();
-      tl.store(k_dst, k_src);
-      const Tensor v_src =
-          tl.ref(qkv16.addr() + k_row + static_cast<uint64_t>(s.d) * e, {1, s.d}, s.dt);
-      tl.store(tl.ref(seg.v.addr() + static_cast<uint64_t>(col * s.d) * e, {1, s.d}, s.dt), v_src);
+      tl.store(kv_column(tl, seg.kt, col), tl.ref(rot.addr() + k_row, {s.d, 1}, s.dt));
+      const Tensor v_dst = kv_row(tl, seg.v, col);
+      tl.store(v_dst,
+               tl.ref(qkv16.addr() + k_row + static_cast<uint64_t>(s.d) * e, v_dst.shape(), s.dt));
     }
   }
   s.end();

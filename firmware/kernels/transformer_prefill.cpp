@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "firmware/kernels/allreduce.h"
 #include "firmware/kernels/transformer_ops.h"
@@ -72,22 +73,60 @@ void rope(Step& s) {
     }
 }
 
+// Chunk [c0, c0 + m) of the rank's K (transposed) and V into a cache kept
+// in native blocks (LayerShard::kv, tiled): kt's block columns follow one
+// another (column-major grid), and a [d, w] row-major transpose of w
+// positions is exactly one block column, so the chunk's K is one trans per
+// block column into TCM and one contiguous store; V's blocks of a block row
+// lie side by side (row-major grid), each stored from the loaded rows.
+void kv_append_tiled(Step& s, const KvSegment& seg, int64_t token, int64_t c0, int64_t m) {
+  Tl& tl = s.tl;
+  const uint64_t e = dtype_bytes(s.dt);
+  const TensorHandle& kh = seg.kt.h;
+  const TensorHandle& vh = seg.v.h;
+  const int64_t kc = kh.block_cols, vr = vh.block_rows, vc = vh.block_cols;
+  const Tensor k = tl.load(head_rows(s, s.a.rot_rows, token, s.G, m));
+  const Tensor kt = tl.empty({m, s.d}, s.dt);  // m / kc block columns of [d, kc]
+  std::vector<Tensor> columns;
+  for (int64_t j = 0; j < m; j += kc) {
+    const int64_t w = std::min(kc, m - j);
+    columns.push_back(tl.math("trans", {rows_of(tl, k, j, w)}, {},
+                              view_of(tl, kt, static_cast<uint64_t>(j * s.d) * e, {s.d, w}, 0)));
+  }
+  for (const Tensor& t : columns) tl.wait(t);  // the store reads them all
+  tl.store(tl.ref(kh.addr + static_cast<uint64_t>(kh.tiled_index(0, c0)) * e, {m, s.d}, s.dt), kt);
+  const Tensor v = tl.load(head_rows(s, s.a.qkv_rows, token, s.G + 1, m));
+  for (int64_t r = 0; r < m; r += vr)
+    for (int64_t c = 0; c < s.d; c += vc) {
+      const int64_t h = std::min(vr, m - r), w = std::min(vc, s.d - c);
+      tl.store(tl.ref(vh.addr + static_cast<uint64_t>(vh.tiled_index(c0 + r, c)) * e, {h, w}, s.dt),
+               view_of(tl, v, static_cast<uint64_t>(r * s.d + c) * e, {h, w}, s.d));
+    }
+}
+
 // The rank's block of K (transposed) and V, every sequence, into its cache.
 void kv_append(Step& s, const LayerShard& w) {
   Tl& tl = s.tl;
   const TransformerStepArgs& a = s.a;
   const auto e = static_cast<int64_t>(dtype_bytes(s.dt));
   const int64_t n = a.kv.count;
-  const int64_t c = std::max<int64_t>(1, std::min(n, budget_of(s) / (3 * s.d * e)));
+  int64_t c = std::max<int64_t>(1, std::min(n, budget_of(s) / (3 * s.d * e)));
+  // A tiled cache takes whole block rows of V (and so whole block columns of kt).
+  const TensorHandle& v0 = w.kv.at(0).v.h;
+  if (v0.tiled() && c < n) c = std::max<int64_t>(v0.block_rows, c / v0.block_rows * v0.block_rows);
   for (int64_t b = 0; b < a.batch; ++b) {
     const KvSegment& seg = w.kv.at(static_cast<size_t>(b));
     for (int64_t c0 = 0; c0 < n; c0 += c) {
       auto chunk = tl.scratch_scope();
       const int64_t m = std::min(c, n - c0), token = b * a.tokens + a.kv.first + c0;
-      const Tensor k = tl.load(head_rows(s, a.rot_rows, token, s.G, m));
-      const Tensor kt = tl.math("trans", {k}, {}, tl.empty({s.d, m}, s.dt));
-      tl.store(view_of(tl, seg.kt, static_cast<uint64_t>(c0 * e), {s.d, m}, n), kt);
-      tl.store(rows_of(tl, seg.v, c0, m), tl.load(head_rows(s, a.qkv_rows, token, s.G + 1, m)));
+      if (seg.v.h.tiled()) {
+        kv_append_tiled(s, seg, token, c0, m);
+      } else {
+        const Tensor k = tl.load(head_rows(s, a.rot_rows, token, s.G, m));
+        const Tensor kt = tl.math("trans", {k}, {}, tl.empty({s.d, m}, s.dt));
+        tl.store(view_of(tl, seg.kt, static_cast<uint64_t>(c0 * e), {s.d, m}, n), kt);
+        tl.store(rows_of(tl, seg.v, c0, m), tl.load(head_rows(s, a.qkv_rows, token, s.G + 1, m)));
+      }
       tl.wait();
     }
   }

@@ -26,8 +26,9 @@ struct SchedulerConfig {
     v.choice(gemm_plan, kGemmPlanNames,
              {"gemm_plan",
               "tiles: a tile token per K step of each output tile (the exact model); stream: "
-              "one token per output tile when b is tiled column-major in HBM, a in TCM, K a "
-              "multiple of tile_k and no K_TILE op, its K tiles streamed through one DMA "
+              "one token per output tile when b is tiled in HBM (column-major grid, or one block "
+              "row), a in TCM, K a multiple of tile_k and no K_TILE op, its K tiles streamed "
+              "through one DMA "
               "transfer, FETCH and GEMM stage (fewer events; timing mode only; its error against "
               "tiles is measured in docs/ARCHITECTURE.md)"});
   }

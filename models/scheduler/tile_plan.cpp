@@ -296,7 +296,10 @@ void GemmTiler::stages(unsigned mi, unsigned ni, unsigned ki, std::vector<Stage>
 }
 
 bool GemmTiler::can_stream() const {
-  return g.b->tiled() && g.b->block_col_major && !g.b->in_tcm() && g.a->in_tcm() && k_ops.empty();
+  // One block row (K within a block's height) is laid out the same in
+  // either grid order: its blocks follow one another.
+  const bool columns_follow = g.b->block_col_major || g.K <= int64_t{g.b->block_rows};
+  return g.b->tiled() && columns_follow && !g.b->in_tcm() && g.a->in_tcm() && k_ops.empty();
 }
 
 unsigned GemmTiler::stream_columns(unsigned n_tiles) const {

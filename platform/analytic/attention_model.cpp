@@ -761,13 +761,13 @@ AttentionModel long_decode_model(const TopologyConfig& cfg, const LongDecodePoin
 
 AttentionModel group_decode_model(const TopologyConfig& cfg, const std::vector<PeAddr>& group,
                                   const std::vector<int64_t>& blocks, int64_t batch, int64_t G,
-                                  int64_t d, int64_t T, const std::string& variant) {
+                                  int64_t d, int64_t T, const std::string& variant, bool kv_tiled) {
   const Units u(cfg);
   const Dispatch& D = u.D;
   AttentionModel m;
   const auto R = static_cast<unsigned>(group.size());
   const CubeGrid grid(cfg.sip.cubes_x, cfg.sip.cubes_y, cfg.sip.topology);
-  const SweepShape sh(u, G, d, T, /*kv_tiled=*/false);
+  const SweepShape sh(u, G, d, T, kv_tiled);
   const int64_t rows = batch * G;
   const auto st_bytes = static_cast<uint64_t>(rows * (d + 2) * 4);
   const int64_t n_chunks =

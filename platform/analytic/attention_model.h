@@ -94,10 +94,12 @@ AttentionModel long_decode_model(const TopologyConfig& cfg, const LongDecodePoin
 // in its own HBM), then the group's binomial tree merges the packed states
 // of all batch x G rows into rank 0, which normalises them into the output
 // (its broadcast to the group is the caller's). `blocks[r]`: rank r's KV
-// positions; `group` in rank order, inside one SIP.
+// positions; `group` in rank order, inside one SIP; `kv_tiled`: the KV
+// cache in the GEMM's native blocks (LlmRun::kv_tiled).
 AttentionModel group_decode_model(const TopologyConfig& cfg, const std::vector<PeAddr>& group,
                                   const std::vector<int64_t>& blocks, int64_t batch, int64_t g,
-                                  int64_t d_head, int64_t tile, const std::string& variant);
+                                  int64_t d_head, int64_t tile, const std::string& variant,
+                                  bool kv_tiled);
 
 // gqa-prefill: the ring of `ring_cubes` (SIP 0, PE 0 of each, in ring order).
 AttentionModel ring_prefill_model(const TopologyConfig& cfg, int64_t s, int64_t t_q, int64_t tile,

@@ -434,7 +434,7 @@ LlmStepModel::Phase attention_phase(const TpMapping& map, const StepDims& s, con
     std::string mode;
     for (int64_t b0 = 0; b0 < s.B; b0 += chunk) {
       const AttentionModel am = group_decode_model(cfg, grp, blocks, std::min(chunk, s.B - b0), s.G,
-                                                   s.d, run.tile, run.variant);
+                                                   s.d, run.tile, run.variant, run.kv_tiled);
       ns += am.total_ns;
       for (const auto& [k, v] : am.terms) t[k] = t.value(k, 0.0) + v;
       mode = am.mode;

@@ -646,6 +646,10 @@ std::vector<ParamSpec> LlmBench::params() const {
        "pp: micro-batches the batch is cut into (0 = as many as stages, at most the batch)"},
       {"ranks", "0", "PEs the model is spread over, from sip0.cube0.pe0 on (0 = every PE)"},
       {"tile", "64", "KV positions per attention tile"},
+      {"kv_layout", "auto",
+       "the KV cache in HBM: tiled (in the GEMM's native k x n blocks, so that each b tile "
+       "of the attention's GEMMs is one contiguous run; needs d_head and tile to be "
+       "multiples of pe.gemm.tile_k and tile_n) | rowmajor | auto (tiled where it can be)"},
       {"variant", "opt2", "attention loop of every rank: opt1 | opt2 | opt3"},
       {"allreduce", "auto",
        "the all-reduces over every rank: tree (binomial, the whole vector per level) | "
@@ -796,6 +800,29 @@ LlmRun run_of(const BenchParams& p, const ModelSpec& model) {
   return run;
 }
 
+// LlmRun::kv_tiled from --param kv_layout: tiled where d_head and the tile
+// are whole native blocks (a UsageError when asked for where they are not).
+bool kv_tiled(const BenchParams& p, const ModelSpec& model, const LlmRun& run,
+              const TopologyConfig& cfg) {
+  const std::string layout = p.str("kv_layout");
+  if (layout != "auto" && layout != "tiled" && layout != "rowmajor")
+    throw UsageError("llm: --param kv_layout=" + layout + ": expected tiled, rowmajor or auto");
+  const int64_t tk = cfg.pe.gemm.tile_k, tn = cfg.pe.gemm.tile_n;
+  const bool fits =
+      model.d_head % tk == 0 && model.d_head % tn == 0 && run.tile % tk == 0 && run.tile % tn == 0;
+  if (layout == "tiled" && !fits)
+    throw UsageError("llm: --param kv_layout=tiled stores K and V in the GEMM's native " +
+                     std::to_string(tk) + "x" + std::to_string(tn) + " blocks, so d_head (" +
+                     std::to_string(model.d_head) + ") and tile (" + std::to_string(run.tile) +
+                     ") must be multiples of " + std::to_string(std::max(tk, tn)) +
+                     " (or use --param kv_layout=rowmajor)");
+  return layout != "rowmajor" && fits;
+}
+
+const char* kv_layout_name(const LlmRun& run) {
+  return run.kv_tiled ? "tiled" : "rowmajor";
+}
+
 // The layer extension the parameters ask for, and where it cannot be used,
 // why (the result says it): the latency and the dynamic energy are gated.
 LayerExtension extension_of(const BenchParams& p, const LlmRun& run, const ModelSpec& model,
@@ -833,6 +860,7 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   const std::string mapping = p.str("mapping");
   LlmRun run = run_of(p, model);
   Platform& platform = ctx.platform;
+  run.kv_tiled = kv_tiled(p, model, run, platform.config());
   HostRuntime rt(platform);
   PointWindows windows(platform);
   std::optional<ModelWeights> weights;
@@ -908,6 +936,7 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                  {"layer_extension", ext.to_json()},
                  {"all_layers_fit", ex.fits},
                  {"mapping", ex.mapping},
+                 {"kv_layout", kv_layout_name(run)},
                  {"tokens_per_s", tokens_per_s},
                  {"roofline", bound.to_json()},
                  {"roofline_tokens_per_s", bound_tokens_per_s},

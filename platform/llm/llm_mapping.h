@@ -26,6 +26,10 @@ struct LlmRun {
   int64_t prompt = 0;      // prefill: tokens per sequence's prompt
   int64_t layers = 0;      // layers simulated (the model's depth unless fewer are asked for)
   int64_t tile = 64;       // KV positions per attention tile
+  // The KV cache in the GEMM's native blocks (fw::KvSegment; kt's blocks in
+  // column-major grid order, v's in row-major), so that every b tile of the
+  // attention's GEMMs is one contiguous run; else plain row-major.
+  bool kv_tiled = false;
   unsigned ranks = 0;      // PEs the model is spread over (0 = every PE)
   int64_t attn_chunk = 0;  // sequences per attention reduce (0 = as many as the TCM holds)
   std::string variant = "opt2";

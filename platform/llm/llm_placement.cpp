@@ -104,8 +104,17 @@ fw::LayerShard place_layer(HostRuntime& rt, const TpMapping& map, const ModelSpe
   w.wgate = tiled_weight(rt, pe, H, nf, dt);
   w.wup = tiled_weight(rt, pe, H, nf, dt);
   w.wdown = tiled_weight(rt, pe, nf, H, dt);
-  for (int64_t b = 0; b < B; ++b)
-    w.kv.push_back({rt.alloc_hbm(pe, {d, n}, dt), rt.alloc_hbm(pe, {n, d}, dt)});
+  const GemmConfig& gemm = rt.platform().config().pe.gemm;
+  for (int64_t b = 0; b < B; ++b) {
+    fw::KvSegment seg{rt.alloc_hbm(pe, {d, n}, dt), rt.alloc_hbm(pe, {n, d}, dt)};
+    if (run.kv_tiled)  // LlmRun::kv_tiled
+      for (fw::Tensor* t : {&seg.kt, &seg.v}) {
+        t->h.block_rows = gemm.tile_k;
+        t->h.block_cols = gemm.tile_n;
+        t->h.block_col_major = t == &seg.kt;
+      }
+    w.kv.push_back(seg);
+  }
   if (!L) return w;
   rt.write(w.norm_attn, L->g_attn);
   rt.write(w.norm_ffn, L->g_ffn);

@@ -743,6 +743,30 @@ TEST(LlmPrefill, AWideStreamLoadsXnInKChunks) {
   EXPECT_LE(m["logits_max_rel_err"].get<double>(), 1e-2) << m.dump();
 }
 
+// The KV cache in native blocks holds the same values: a step over a
+// cache of ragged blocks (about 75 positions per rank: a whole block row
+// and a compact one, two attention tiles) gives the row-major cache's
+// logits exactly, in decode and prefill; the result says which layout ran.
+TEST(LlmKvCache, TiledGivesTheLogitsOfRowMajorInDecodeAndPrefill) {
+  TempDir tmp;
+  for (const std::string phase : {"decode", "prefill"}) {
+    double err[2] = {0, 0};
+    for (int tiled = 0; tiled < 2; ++tiled) {
+      const std::string layout = tiled ? "tiled" : "rowmajor";
+      std::vector<std::string> a = {"-p", "batch=2",       "-p", "kv_layout=" + layout,
+                                    "-p", "phase=" + phase};
+      a.insert(a.end(), {"-p", phase == "decode" ? "context=300" : "prompt=300"});
+      const nlohmann::json j = wide_model(a, tmp, phase + layout + ".json");
+      ASSERT_FALSE(j.is_null());
+      const nlohmann::json& m = j["metrics"];
+      EXPECT_EQ(m["kv_layout"], layout);
+      EXPECT_LE(m["logits_max_rel_err"].get<double>(), 1e-2) << m.dump();
+      err[tiled] = m["logits_max_abs_err"].get<double>();
+    }
+    EXPECT_EQ(err[0], err[1]) << phase;
+  }
+}
+
 TEST(LlmPrefill, NoResultBeatsItsRoofline) {
   TempDir tmp;
   const std::vector<std::vector<std::string>> cases = {
@@ -848,6 +872,12 @@ INSTANTIATE_TEST_SUITE_P(
                 kTiny,
                 "expected replicated, sharded or auto"},
         BadCase{"unknown_phase", {"-p", "phase=decoding"}, kTiny, "expected decode or prefill"},
+        BadCase{"tiled_kv_needs_whole_blocks",
+                {"-p", "kv_layout=tiled"},
+                kTiny,
+                "so d_head (20) and tile (64) must be multiples of 64 (or use "
+                "--param kv_layout=rowmajor)"},
+        BadCase{"unknown_kv_layout", {"-p", "kv_layout=paged"}, kTiny, "expected tiled, rowmajor"},
         BadCase{"zero_prompt", {"-p", "phase=prefill", "-p", "prompt=0"}, kTiny, "prompt"},
         BadCase{"prompt_shorter_than_a_group",
                 {"-p", "phase=prefill", "-p", "prompt=1"},

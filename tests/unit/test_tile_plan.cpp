@@ -357,6 +357,28 @@ TEST(TilePlan, AGemmThatCannotStreamIsPlannedAsTiles) {
   EXPECT_EQ(stage_kinds(per_column.take(1, 1)), "DMA_READ FETCH GEMM STORE DMA_WRITE");
 }
 
+// A b of one block row (a V-cache tile of the attention's P·V) streams in
+// a row-major grid too: its blocks follow one another as in a column-major one.
+TEST(TilePlan, ABOfOneBlockRowStreamsInEitherGridOrder) {
+  Handles hs;
+  const TensorHandle a = hs.tcm({8, 64});
+  TensorHandle b = hs.hbm({64, 128});
+  b.block_rows = 64;
+  b.block_cols = 32;
+  CompositeCmd c;
+  c.ops = {gemm_op(a, b, hs.tcm({8, 128}, DType::kFp32))};
+  TilePlanner p(c, kTiling, 1, false, true);
+  ASSERT_TRUE(p.streamed());
+  EXPECT_EQ(p.count(1), 1u);  // the whole row of 4 output tiles
+  // Two block rows in a row-major grid: its column blocks do not follow.
+  CompositeCmd c2;
+  TensorHandle b2 = hs.hbm({128, 128});
+  b2.block_rows = 64;
+  b2.block_cols = 32;
+  c2.ops = {gemm_op(hs.tcm({8, 128}), b2, hs.tcm({8, 128}, DType::kFp32))};
+  EXPECT_FALSE(TilePlanner(c2, kTiling, 1, false, true).streamed());
+}
+
 // A ragged weight shard (K = 100, N = 20: neither a multiple of the native
 // 64 x 32) is tiled with compact edge blocks: every tile is still one run.
 TEST(TilePlan, RaggedTiledBHasCompactEdgeBlocks) {
