@@ -24,12 +24,9 @@
 // nothing else arrives between them); the banked model takes the chunks one
 // by one.
 //
-// Besides b_transport, the controller takes nb_transport_fw(BEGIN_REQ) and
-// answers with nb_transport_bw(BEGIN_RESP) once served, with the same timing
-// (models/memory/pending_access.h).
+// The transports, checks, data and counters are MemoryTargetBase's.
 #pragma once
 
-#include <tlm_utils/simple_target_socket.h>
 #include <algorithm>
 #include <memory>
 #include <systemc>
@@ -40,15 +37,12 @@
 #include "models/common/sim_time.h"
 #include "models/hbm/banked_channel.h"
 #include "models/hbm/hbm_config.h"
-#include "models/memory/backing_store.h"
-#include "models/memory/pending_access.h"
+#include "models/memory/memory_target_base.h"
 
 namespace kb {
 
-class HbmCtrl : public sc_core::sc_module, public Instrumented, private AsyncTarget {
+class HbmCtrl : public MemoryTargetBase {
  public:
-  tlm_utils::simple_target_socket<HbmCtrl> in;
-
   HbmCtrl(const sc_core::sc_module_name& name, const HbmConfig& cfg);
 
   unsigned pc_of(uint64_t offset) const;
@@ -62,34 +56,19 @@ class HbmCtrl : public sc_core::sc_module, public Instrumented, private AsyncTar
   const BankedChannel& banked_pc(unsigned i) const { return *banked_.at(i); }
   // An offset's place within its pseudo-channel (the interleave taken out).
   uint64_t pc_local_offset(uint64_t offset) const;
-  // Data mode: b_transport moves real bytes; transport_dbg always does.
-  void set_data_mode(bool on) { data_mode_ = on; }
-  BackingStore& store() { return store_; }
-  uint64_t bytes_read() const { return bytes_read_; }
-  uint64_t bytes_written() const { return bytes_written_; }
   // Draws each pseudo-channel's service energy on `meter` (power over time).
   void set_power_meter(PowerMeter* meter) {
     for (auto& pc : pcs_) pc->set_power_meter(meter);
     for (auto& pc : banked_) pc->set_power_meter(meter);
   }
 
-  // Instrumented: bytes read and written (the PCs report their own queues);
-  // energy per byte read and written, static power (HbmConfig::energy).
-  void report_stats(StatsSink& out, double now_ns) const override;
-  unsigned trace_signals(sc_core::sc_trace_file* tf, const std::string& name) const override;
-  void report_energy(EnergySink& out) const override;
-
  private:
-  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
-  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
-                                     sc_core::sc_time& delay);
-  unsigned int transport_dbg(tlm::tlm_generic_payload& trans);
-  // The checks of a request: false (its response status set) when refused.
-  bool admit(tlm::tlm_generic_payload& trans) const;
   // Queues the request's chunks on their pseudo-channels, arriving `delay`
-  // from now (the queue model; the banked model takes them now).
-  void queue_chunks(tlm::tlm_generic_payload& trans, const sc_core::sc_time& delay,
-                    Completion* served);
+  // from now (the queue model; the banked model takes them at arrival).
+  void queue(tlm::tlm_generic_payload& trans, const sc_core::sc_time& delay,
+             Completion* served) override;
+  // The banked model's controller takes a request when it arrives.
+  bool queues_at_arrival() const override { return !banked_.empty(); }
   // f(offset, bytes) for each interleave chunk of [offset, offset + len).
   template <class F>
   void for_each_chunk(uint64_t offset, uint64_t len, F&& f) const {
@@ -101,22 +80,11 @@ class HbmCtrl : public sc_core::sc_module, public Instrumented, private AsyncTar
       pos = chunk_end;
     }
   }
-  // The request has been served: data, counters, response status.
-  void complete(tlm::tlm_generic_payload& trans);
-  // AsyncTarget.
-  void arrived(PendingAccess& access) override;
-  void served(PendingAccess& access) override;
 
   HbmConfig cfg_;
   TransferTime pc_time_;  // a pseudo-channel's, unbanked
-  sc_core::sc_time access_latency_;
   std::vector<std::unique_ptr<ServiceQueue>> pcs_;
   std::vector<std::unique_ptr<BankedChannel>> banked_;
-  BackingStore store_;
-  bool data_mode_ = false;
-  uint64_t bytes_read_ = 0;
-  uint64_t bytes_written_ = 0;
-  PendingAccessPool pending_;
   std::vector<uint64_t> pc_bytes_;  // a stream transaction's bytes per pseudo-channel
 };
 
