@@ -50,12 +50,13 @@
 #include "models/common/ring_queue.h"
 #include "models/common/settled_peak.h"
 #include "models/hbm/dram_timing.h"
+#include "models/hbm/pseudo_channel.h"
 
 namespace kb {
 
 class PowerMeter;
 
-class BankedChannel : public sc_core::sc_module, public Instrumented {
+class BankedChannel : public sc_core::sc_module, public Instrumented, public PseudoChannel {
  public:
   // `capacity` > 0 bounds the queue; an entry that finds it full waits at its
   // input (not counted in depth) and is admitted oldest first as slots free.
@@ -67,7 +68,16 @@ class BankedChannel : public sc_core::sc_module, public Instrumented {
   // request's data moves.
   void push(uint64_t offset, uint64_t bytes, bool write, Completion* done, uint64_t order = 0,
             double pj = 0);
-  void set_power_meter(PowerMeter* meter) { meter_ = meter; }
+  // PseudoChannel: push() at the request's arrival (the controller's queue
+  // is this channel's own); a stream's chunks one by one (each is scheduled).
+  void serve([[maybe_unused]] const sc_core::sc_time& delay, uint64_t offset, uint64_t bytes,
+             bool write, Completion* served, uint64_t order, double pj) override {
+    sc_assert(delay == sc_core::SC_ZERO_TIME);
+    push(offset, bytes, write, served, order, pj);
+  }
+  bool takes_at_arrival() const override { return true; }
+  bool sums_runs() const override { return false; }
+  void set_power_meter(PowerMeter* meter) override { meter_ = meter; }
 
   // Where `offset` lands: bank group, bank within it, row, column in the row.
   struct Location {

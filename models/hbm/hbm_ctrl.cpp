@@ -1,6 +1,7 @@
 #include "models/hbm/hbm_ctrl.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 #include "models/common/address_map.h"
@@ -15,17 +16,24 @@ namespace kb {
 HbmCtrl::HbmCtrl(const sc_core::sc_module_name& name, const HbmConfig& cfg)
     : MemoryTargetBase(name, cfg.size_bytes, ns_to_time(cfg.access_latency_ns), cfg.energy,
                        EnergyClass::kHbm),
-      cfg_(cfg),
-      pc_time_(cfg.pc_bandwidth_gbps) {
+      cfg_(cfg) {
   for (unsigned i = 0; i < cfg_.num_pcs; ++i) {
     const std::string pc = "pc" + std::to_string(i);
     if (cfg_.model == HbmModel::kBanked)
-      banked_.push_back(std::make_unique<BankedChannel>(
+      pcs_.push_back(std::make_unique<BankedChannel>(
           pc.c_str(), cfg_.banked, cfg_.banked.lockstep(cfg_.pc_bandwidth_gbps), cfg_.queue_depth));
     else
-      pcs_.push_back(std::make_unique<ServiceQueue>(pc.c_str(), cfg_.queue_depth));
+      pcs_.push_back(
+          std::make_unique<QueuedChannel>(pc.c_str(), cfg_.pc_bandwidth_gbps, cfg_.queue_depth));
   }
   pc_bytes_.resize(cfg_.num_pcs);
+  pc_offset_.resize(cfg_.num_pcs);
+}
+
+const ServiceQueue& HbmCtrl::pc(unsigned i) const {
+  const auto* q = dynamic_cast<const QueuedChannel*>(pcs_.at(i).get());
+  if (!q) throw std::logic_error(std::string(name()) + ": pc(): the banked model has no queues");
+  return q->queue();
 }
 
 unsigned HbmCtrl::pc_of(uint64_t offset) const {
@@ -42,36 +50,36 @@ uint64_t HbmCtrl::pc_local_offset(uint64_t offset) const {
 void HbmCtrl::queue(tlm::tlm_generic_payload& trans, const sc_core::sc_time& delay,
                     Completion* served) {
   const double pj_per_byte = this->pj_per_byte(trans);
+  const uint64_t order = order_key(trans);
+  const bool write = trans.is_write();
   const BurstRun* run = BurstRun::of(trans);
-  if (run && banked_.empty()) {
-    // A stream transaction on the queue model: each pseudo-channel is
-    // pushed once with every byte its bursts' chunks would have brought it,
-    // in channel order.
+  if (run && pcs_.front()->sums_runs()) {
+    // A stream transaction: each pseudo-channel is handed once every byte
+    // its bursts' chunks would have brought it, in channel order.
     std::fill(pc_bytes_.begin(), pc_bytes_.end(), 0);
     run->for_each_piece([&](uint64_t addr, uint64_t len) {
-      for_each_chunk(addr & addr_bits::kOffsetMask, len,
-                     [&](uint64_t pos, uint64_t bytes) { pc_bytes_[pc_of(pos)] += bytes; });
+      for_each_chunk(addr & addr_bits::kOffsetMask, len, [&](uint64_t pos, uint64_t bytes) {
+        const unsigned i = pc_of(pos);
+        if (pc_bytes_[i] == 0) pc_offset_[i] = pc_local_offset(pos);
+        pc_bytes_[i] += bytes;
+      });
     });
     for (unsigned i = 0; i < cfg_.num_pcs; ++i)
       if (pc_bytes_[i])
-        pcs_[i]->push_after(delay, pc_time_(pc_bytes_[i]), pc_bytes_[i], served, order_key(trans),
-                            static_cast<double>(pc_bytes_[i]) * pj_per_byte);
+        pcs_[i]->serve(delay, pc_offset_[i], pc_bytes_[i], write, served, order,
+                       static_cast<double>(pc_bytes_[i]) * pj_per_byte);
     return;
   }
-  auto push = [&](uint64_t pos, uint64_t bytes) {
-    const double pj = static_cast<double>(bytes) * pj_per_byte;
-    if (banked_.empty())
-      pcs_[pc_of(pos)]->push_after(delay, pc_time_(bytes), bytes, served, order_key(trans), pj);
-    else
-      banked_[pc_of(pos)]->push(pc_local_offset(pos), bytes, trans.is_write(), served,
-                                order_key(trans), pj);
+  auto serve = [&](uint64_t pos, uint64_t bytes) {
+    pcs_[pc_of(pos)]->serve(delay, pc_local_offset(pos), bytes, write, served, order,
+                            static_cast<double>(bytes) * pj_per_byte);
   };
-  if (run)  // the banked model takes a stream's chunks one by one, as its bursts'
+  if (run)  // chunk by chunk, as its bursts' would be
     run->for_each_piece([&](uint64_t addr, uint64_t len) {
-      for_each_chunk(addr & addr_bits::kOffsetMask, len, push);
+      for_each_chunk(addr & addr_bits::kOffsetMask, len, serve);
     });
   else
-    for_each_chunk(trans.get_address() & addr_bits::kOffsetMask, trans.get_data_length(), push);
+    for_each_chunk(trans.get_address() & addr_bits::kOffsetMask, trans.get_data_length(), serve);
 }
 
 }  // namespace kb

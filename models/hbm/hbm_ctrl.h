@@ -37,6 +37,7 @@
 #include "models/common/sim_time.h"
 #include "models/hbm/banked_channel.h"
 #include "models/hbm/hbm_config.h"
+#include "models/hbm/pseudo_channel.h"
 #include "models/memory/memory_target_base.h"
 
 namespace kb {
@@ -48,27 +49,24 @@ class HbmCtrl : public MemoryTargetBase {
   unsigned pc_of(uint64_t offset) const;
   const HbmConfig& config() const { return cfg_; }
   unsigned num_pcs() const { return cfg_.num_pcs; }
-  // The pseudo-channels of the queue model (pe.hbm.model: queue)...
-  ServiceQueue& pc(unsigned i) { return *pcs_.at(i); }
-  const ServiceQueue& pc(unsigned i) const { return *pcs_.at(i); }
-  // ... or of the banked model (pe.hbm.model: banked); the other list is empty.
-  BankedChannel& banked_pc(unsigned i) { return *banked_.at(i); }
-  const BankedChannel& banked_pc(unsigned i) const { return *banked_.at(i); }
+  // Pseudo-channel i (a QueuedChannel or a BankedChannel, by pe.hbm.model).
+  PseudoChannel& channel(unsigned i) { return *pcs_.at(i); }
+  // The queue model's pseudo-channel i; throws std::logic_error under the
+  // banked model.
+  const ServiceQueue& pc(unsigned i) const;
   // An offset's place within its pseudo-channel (the interleave taken out).
   uint64_t pc_local_offset(uint64_t offset) const;
   // Draws each pseudo-channel's service energy on `meter` (power over time).
   void set_power_meter(PowerMeter* meter) {
     for (auto& pc : pcs_) pc->set_power_meter(meter);
-    for (auto& pc : banked_) pc->set_power_meter(meter);
   }
 
  private:
-  // Queues the request's chunks on their pseudo-channels, arriving `delay`
-  // from now (the queue model; the banked model takes them at arrival).
+  // Hands the request's chunks to their pseudo-channels, arriving `delay`
+  // from now (zero when the channels take them at arrival).
   void queue(tlm::tlm_generic_payload& trans, const sc_core::sc_time& delay,
              Completion* served) override;
-  // The banked model's controller takes a request when it arrives.
-  bool queues_at_arrival() const override { return !banked_.empty(); }
+  bool queues_at_arrival() const override { return pcs_.front()->takes_at_arrival(); }
   // f(offset, bytes) for each interleave chunk of [offset, offset + len).
   template <class F>
   void for_each_chunk(uint64_t offset, uint64_t len, F&& f) const {
@@ -82,10 +80,10 @@ class HbmCtrl : public MemoryTargetBase {
   }
 
   HbmConfig cfg_;
-  TransferTime pc_time_;  // a pseudo-channel's, unbanked
-  std::vector<std::unique_ptr<ServiceQueue>> pcs_;
-  std::vector<std::unique_ptr<BankedChannel>> banked_;
-  std::vector<uint64_t> pc_bytes_;  // a stream transaction's bytes per pseudo-channel
+  std::vector<std::unique_ptr<PseudoChannel>> pcs_;
+  // A stream transaction's bytes per pseudo-channel, and its first chunk's
+  // local offset there (channels that sum runs).
+  std::vector<uint64_t> pc_bytes_, pc_offset_;
 };
 
 }  // namespace kb
