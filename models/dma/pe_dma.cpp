@@ -24,7 +24,6 @@ namespace kb {
 
 namespace {
 constexpr const char* kDmaMsgType = "/kernbench/pe_dma";
-constexpr uint64_t kBurstSeqMask = (uint64_t{1} << 38) - 1;
 
 void set_burst(tlm::tlm_generic_payload& trans, bool is_read, uint64_t addr, unsigned char* data,
                unsigned len) {
@@ -53,7 +52,7 @@ PeDma::PeDma(const sc_core::sc_module_name& name, const DmaConfig& cfg, const Ad
       // 38; bit 39 is PE_IPCQ's control messages). One sequence per channel,
       // because each channel issues from its own thread: a shared counter gave
       // same-instant bursts of the two channels keys in kernel run order.
-      order_base_(pe_key_index(self.sip, self.cube, self.pe) << 40) {
+      order_base_(pe_order_base(self.sip, self.cube, self.pe)) {
   port.register_nb_transport_bw(this, &PeDma::nb_transport_bw);
 }
 
@@ -277,8 +276,8 @@ bool PeDma::push_next_burst(ChannelState& ch) const {
   ++p->bursts_left;
   ch.outstanding.set(ch.outstanding.value() + 1);
   ch.ready.push_back({p, t.src_row(ch.issue_row) + ch.issue_off, dst, n,
-                      order_base_ | (uint64_t{ch.id == Channel::kWrite} << 38) |
-                          (ch.burst_seq++ & kBurstSeqMask)});
+                      order_base_ | (uint64_t{ch.id == Channel::kWrite} << order_bits::kDmaWrite) |
+                          (ch.burst_seq++ & order_bits::kDmaSeqMask)});
   ch.issue_off += n;
   if (ch.issue_off >= ch.issue_row_bytes) {
     ch.issue_off = 0;
@@ -478,7 +477,8 @@ bool PeDma::start_stream(ChannelState& ch, Pending& p, uint32_t rows, uint64_t r
   const uint64_t seq = ch.burst_seq;
   ch.burst_seq += n;
   auto key = [&](uint64_t i) {
-    return order_base_ | (uint64_t{ch.id == Channel::kWrite} << 38) | ((seq + i) & kBurstSeqMask);
+    return order_base_ | (uint64_t{ch.id == Channel::kWrite} << order_bits::kDmaWrite) |
+           ((seq + i) & order_bits::kDmaSeqMask);
   };
   const uint64_t first_bytes = src.piece_size(0);
   p.head_bytes = first_bytes;

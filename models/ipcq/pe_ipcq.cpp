@@ -31,7 +31,7 @@ struct PeIpcq::Message {
 struct PeIpcq::Outgoing final : Calendar::Timer {
   PeIpcq* ipcq = nullptr;
   Message m;
-  uint64_t order_low = 0;              // the low 39 bits of its order key (see make_message)
+  uint64_t order_low = 0;              // bits 38..0 of its order key (see make_message)
   std::function<void()> on_delivered;  // a grant's: the end of its open command
   // A doorbell's or credit's op-log record, made when it is delivered: a
   // slim stage and token (the chunk's token moved on when it was posted).
@@ -109,9 +109,9 @@ PeIpcq::PeIpcq(const sc_core::sc_module_name& name, const IpcqConfig& cfg, const
       me_{self.sip, self.cube, self.pe},
       regions_(regions),
       wire_(cfg.message_bytes, 0),
-      // Control messages order after data bursts at equal times: key above
-      // any PE_DMA key of the same PE (bit 39 of the per-PE sequence space).
-      order_base_(pe_key_index(self.sip, self.cube, self.pe) << 40 | (uint64_t{1} << 39)) {
+      // Control messages order after data bursts at equal times
+      // (models/common/request_order.h, order_bits).
+      order_base_(pe_order_base(self.sip, self.cube, self.pe) | order_bits::kIpcqMessage) {
   regs.register_b_transport(this, &PeIpcq::b_transport);
   regs.register_nb_transport_fw(this, &PeIpcq::nb_transport_fw);
   port.register_nb_transport_bw(this, &PeIpcq::nb_transport_bw);
@@ -576,7 +576,8 @@ PeIpcq::Outgoing& PeIpcq::make_message(const Message& m) {
   const auto type = static_cast<uint64_t>(m.type);
   const uint64_t low =
       m.type == Message::Type::kGrant ? msg_seq_[type << 24 | peer]++ : uint64_t{m.slot};
-  o->order_low = type << 37 | peer << 13 | (low & ((uint64_t{1} << 13) - 1));
+  o->order_low =
+      type << order_bits::kMsgType | peer << order_bits::kMsgPeer | (low & order_bits::kMsgLowMask);
   return *o;
 }
 
