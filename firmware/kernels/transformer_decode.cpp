@@ -103,13 +103,13 @@ void layer(Step& s, const LayerShard& w) {
   const Tensor rot = tl.empty({s.B * (s.G + 2), s.d}, s.dt);    // ... rotated
   const Tensor attn = tl.empty({s.B * s.G, s.d}, s.dt);         // attention output
 
-  norm_phase(s, w.norm_attn, "attn_norm", "attn_norm_gather");
+  norm_phase(s, w.norm_attn, phase::kAttnNorm, phase::kAttnNormGather);
 
-  s.begin("qkv");
+  s.begin(phase::kQkv);
   qkv_projection(s, w);
   s.end();
 
-  s.begin("qkv_gather");
+  s.begin(phase::kQkvGather);
   {
     auto g = tl.scratch_scope();
     const Tensor full = tl.load(tl.ref(a.qkv_mine.addr(), {s.B * qw}, DType::kFp32));
@@ -120,11 +120,11 @@ void layer(Step& s, const LayerShard& w) {
   }
   s.end();
 
-  s.begin("rope");
+  s.begin(phase::kRope);
   gemm(tl, qkv16, a.rope, rot);
   s.end();
 
-  s.begin("kv_append");
+  s.begin(phase::kKvAppend);
   if (a.pos >= a.kv.first && a.pos < a.kv.first + a.kv.count) {
     const int64_t col = a.pos - a.kv.first;
     const uint64_t e = dtype_bytes(s.dt);
@@ -140,35 +140,35 @@ void layer(Step& s, const LayerShard& w) {
   }
   s.end();
 
-  s.begin("attention");
+  s.begin(phase::kAttention);
   attention(s, w, rot, attn);
   s.end();
 
-  s.begin("o_proj");
+  s.begin(phase::kOProj);
   {
     const Tensor a16 = view_of(tl, attn, 0, {s.B, s.G * s.d}, 0);
     gemm(tl, cols_of(tl, a16, a.o.first, a.o.count), w.wo, s.partial);
   }
   s.end();
 
-  sum_into_stream(s, "o_allreduce", "o_reduce_scatter", "o_residual");
+  sum_into_stream(s, phase::kOAllreduce, phase::kOReduceScatter, phase::kOResidual);
 
-  norm_phase(s, w.norm_ffn, "ffn_norm", "ffn_norm_gather");
+  norm_phase(s, w.norm_ffn, phase::kFfnNorm, phase::kFfnNormGather);
 
   const Tensor gate = tl.empty({s.B, a.ffn.count}, DType::kFp32);
   const Tensor up = tl.empty({s.B, a.ffn.count}, DType::kFp32);
   const Tensor h = tl.empty({s.B, a.ffn.count}, s.dt);
   gate_up(s, w, gate, up);
 
-  s.begin("silu_mul");
+  s.begin(phase::kSiluMul);
   tl.math("mul", {tl.math("silu", {gate}, {}, gate), up}, {}, h);
   s.end();
 
-  s.begin("down");
+  s.begin(phase::kDown);
   gemm(tl, h, w.wdown, s.partial);
   s.end();
 
-  sum_into_stream(s, "ffn_allreduce", "ffn_reduce_scatter", "ffn_residual");
+  sum_into_stream(s, phase::kFfnAllreduce, phase::kFfnReduceScatter, phase::kFfnResidual);
 }
 
 void check_args(const TransformerStepArgs& a) {
@@ -183,8 +183,8 @@ void tail(Step& s) {
   Tl& tl = s.tl;
   const TransformerStepArgs& a = s.a;
   s.layer = -1;
-  norm_phase(s, a.final_norm, "final_norm", "final_norm_gather");
-  s.begin("lm_head");
+  norm_phase(s, a.final_norm, phase::kFinalNorm, phase::kFinalNormGather);
+  s.begin(phase::kLmHead);
   {
     auto g = tl.scratch_scope();
     xn_gemms(s, {{a.lm_head, a.logits}});

@@ -8,19 +8,6 @@
 namespace kb {
 namespace fw {
 
-const char* phase_class(const std::string& phase) {
-  if (phase == "qkv" || phase == "rope" || phase == "o_proj" || phase == "gate_up" ||
-      phase == "down" || phase == "lm_head")
-    return "gemm";
-  if (phase == "attention") return "attention";
-  if (phase == "pp_recv" || phase == "pp_send") return "pipeline";
-  if (phase == "qkv_gather" || phase == "attn_gather" || phase == "o_allreduce" ||
-      phase == "ffn_allreduce" || phase == "o_reduce_scatter" || phase == "ffn_reduce_scatter" ||
-      phase == "attn_norm_gather" || phase == "ffn_norm_gather" || phase == "final_norm_gather")
-    return "allreduce";
-  return "norm_elementwise";
-}
-
 StreamResidency stream_residency(int64_t rows, int64_t hidden, DType dtype,
                                  uint64_t partial_tcm_limit, uint64_t xn_tcm_limit,
                                  int64_t acc_cols, int64_t align) {
@@ -378,7 +365,7 @@ std::vector<PeAddr> stream_reduce_sources(const TransformerStepArgs& a) {
 
 void gate_up(Step& s, const LayerShard& w, const Tensor& gate, const Tensor& up) {
   Tl& tl = s.tl;
-  s.begin("gate_up");
+  s.begin(phase::kGateUp);
   {
     auto g = tl.scratch_scope();
     xn_gemms(s, {{w.wgate, gate}, {w.wup, up}});

@@ -38,7 +38,7 @@ void pipeline_step(Tl& tl, const PipelineArgs& p, std::vector<PhaseRecord>* phas
       tl.wait(x);
       tree_broadcast(tl, a.x, a.ranks, a.rank);
       tl.wait();
-      record(tl, phases, p.first_layer, "pp_recv", t0);
+      record(tl, phases, p.first_layer, phase::kPpRecv, t0);
     }
     if (p.prefill)
       prefill_layers(tl, a, phases, p.first_layer);
@@ -47,7 +47,7 @@ void pipeline_step(Tl& tl, const PipelineArgs& p, std::vector<PhaseRecord>* phas
     if (p.stage + 1 < p.stages) {
       const double t0 = tl.now_ns();
       if (root) tl.wait(tl.send(p.roots[p.stage + 1], a.x));
-      record(tl, phases, last_layer, "pp_send", t0);
+      record(tl, phases, last_layer, phase::kPpSend, t0);
     } else if (p.prefill) {
       prefill_tail(tl, a, phases);
     } else {

@@ -265,51 +265,51 @@ void prefill_layer(Step& s, const LayerShard& w) {
   const int64_t qw = a.shape.qkv_width();
   auto scope = tl.scratch_scope();
 
-  norm_phase(s, w.norm_attn, "attn_norm", "attn_norm_gather");
+  norm_phase(s, w.norm_attn, phase::kAttnNorm, phase::kAttnNormGather);
 
-  s.begin("qkv");
+  s.begin(phase::kQkv);
   qkv_projection(s, w);
   s.end();
 
-  s.begin("qkv_gather");
+  s.begin(phase::kQkvGather);
   gather_rows(s, a.qkv_mine, view_of(tl, a.qkv_rows, 0, {s.B, qw}, 0));
   s.end();
 
-  s.begin("rope");
+  s.begin(phase::kRope);
   rope(s);
   s.end();
 
-  s.begin("kv_append");
+  s.begin(phase::kKvAppend);
   kv_append(s, w);
   s.end();
 
-  s.begin("attention");
+  s.begin(phase::kAttention);
   prefill_attention(s);
   s.end();
 
-  s.begin("attn_gather");
+  s.begin(phase::kAttnGather);
   gather_rows(s, a.attn_mine, a.attn_rows);
   s.end();
 
-  s.begin("o_proj");
+  s.begin(phase::kOProj);
   gemm(tl, cols_of(tl, a.attn_rows, a.o.first, a.o.count), w.wo, s.partial);
   s.end();
 
-  sum_into_stream(s, "o_allreduce", "o_reduce_scatter", "o_residual");
+  sum_into_stream(s, phase::kOAllreduce, phase::kOReduceScatter, phase::kOResidual);
 
-  norm_phase(s, w.norm_ffn, "ffn_norm", "ffn_norm_gather");
+  norm_phase(s, w.norm_ffn, phase::kFfnNorm, phase::kFfnNormGather);
 
   gate_up(s, w, a.gate, a.up);
 
-  s.begin("silu_mul");
+  s.begin(phase::kSiluMul);
   silu_mul(s);
   s.end();
 
-  s.begin("down");
+  s.begin(phase::kDown);
   gemm(tl, a.h, w.wdown, s.partial);
   s.end();
 
-  sum_into_stream(s, "ffn_allreduce", "ffn_reduce_scatter", "ffn_residual");
+  sum_into_stream(s, phase::kFfnAllreduce, phase::kFfnReduceScatter, phase::kFfnResidual);
 }
 
 void check_prefill_args(const TransformerStepArgs& a) {
@@ -332,13 +332,13 @@ void prefill_tail(Step& s) {
                                  {a.batch, s.H}, T * s.H);
   if (a.sharded_residual) {
     // Each rank holds a shard of every row: the norm runs over the whole stream.
-    norm_phase(s, a.final_norm, "final_norm", "final_norm_gather");
+    norm_phase(s, a.final_norm, phase::kFinalNorm, phase::kFinalNormGather);
   } else {
-    s.begin("final_norm");
+    s.begin(phase::kFinalNorm);
     rmsnorm(s, a.final_norm, x_last, xn_last, a.batch);
     s.end();
   }
-  s.begin("lm_head");
+  s.begin(phase::kLmHead);
   gemm(tl, xn_last, a.lm_head, a.logits);
   s.end();
 }

@@ -12,6 +12,7 @@
 
 #include "firmware/kernels/allreduce.h"
 #include "firmware/kernels/attention_decode.h"
+#include "firmware/kernels/transformer_phases.h"
 #include "firmware/tl.h"
 
 namespace kb {
@@ -146,10 +147,6 @@ struct StreamResidency {
 StreamResidency stream_residency(int64_t rows, int64_t hidden, DType dtype,
                                  uint64_t partial_tcm_limit, uint64_t xn_tcm_limit,
                                  int64_t acc_cols = 0, int64_t align = 0);
-
-// The op class a phase counts towards: gemm, attention, allreduce,
-// norm_elementwise, pipeline (a stage handing the stream to the next).
-const char* phase_class(const std::string& phase);
 
 }  // namespace fw
 }  // namespace kb

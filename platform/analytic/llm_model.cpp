@@ -362,7 +362,7 @@ LlmStepModel::Phase qkv_gather_phase(const TpMapping& map, const StepDims& s,
                                      const TopologyConfig& cfg) {
   const unsigned R = map.ranks_per_group();
   const auto groups = static_cast<unsigned>(map.ranks().size() / R);
-  LlmStepModel::Phase worst = make_phase("qkv_gather", -1, 0, "");
+  LlmStepModel::Phase worst = make_phase(fw::phase::kQkvGather, -1, 0, "");
   const auto bytes = static_cast<uint64_t>(s.B * map.shape().qkv_width()) * 4;
   const std::string algo = fw::list_allreduce_halves(R) ? "halving: " : "tree: ";
   for (unsigned g = 0; g < groups; ++g) {
@@ -375,7 +375,7 @@ LlmStepModel::Phase qkv_gather_phase(const TpMapping& map, const StepDims& s,
     if (ns <= worst.ns) continue;
     nlohmann::json t = collective_terms(ar);
     t["load"] = loaded;
-    worst = make_phase("qkv_gather", ns, g * R, algo + ar.bottleneck, t);
+    worst = make_phase(fw::phase::kQkvGather, ns, g * R, algo + ar.bottleneck, t);
   }
   return worst;
 }
@@ -423,7 +423,7 @@ LlmStepModel::Phase attention_phase(const TpMapping& map, const StepDims& s, con
                                     const TopologyConfig& cfg, std::vector<std::string>& unpriced) {
   const unsigned R = map.ranks_per_group();
   const auto groups = static_cast<unsigned>(map.ranks().size() / R);
-  LlmStepModel::Phase worst = make_phase("attention", -1, 0, "");
+  LlmStepModel::Phase worst = make_phase(fw::phase::kAttention, -1, 0, "");
   const int64_t chunk = map.attn_chunk() > 0 ? std::min(map.attn_chunk(), s.B) : s.B;
   for (unsigned g = 0; g < groups; ++g) {
     const std::vector<PeAddr> grp = map.group(g);
@@ -445,7 +445,7 @@ LlmStepModel::Phase attention_phase(const TpMapping& map, const StepDims& s, con
                                                    static_cast<uint64_t>(s.B * s.G * s.d * s.e));
     t["output_broadcast"] = bc.total_ns;
     ns += bc.total_ns;
-    if (ns > worst.ns) worst = make_phase("attention", ns, g * R, mode, t);
+    if (ns > worst.ns) worst = make_phase(fw::phase::kAttention, ns, g * R, mode, t);
   }
   return worst;
 }
@@ -499,9 +499,9 @@ LlmStepModel llm_decode_model(const TpMapping& map, const LlmRun& run, const Top
   auto rows_B = [&](const RankPlan&) { return s.B; };
   auto hidden = [&](const RankPlan&) { return s.H; };
 
-  norm_phases(m.layer, "attn_norm", "attn_norm_gather");
+  norm_phases(m.layer, fw::phase::kAttnNorm, fw::phase::kAttnNormGather);
   m.layer.push_back(gemm(
-      "qkv", true, rows_B, hidden,
+      fw::phase::kQkv, true, rows_B, hidden,
       [](const RankPlan& r) {
         return r.qkv.count > 0 ? std::vector<int64_t>{r.qkv.count} : std::vector<int64_t>{};
       },
@@ -510,12 +510,12 @@ LlmStepModel llm_decode_model(const TpMapping& map, const LlmRun& run, const Top
   m.layer.push_back(qkv_gather_phase(map, s, cfg));
 
   m.layer.push_back(gemm(
-      "rope", false, [&](const RankPlan&) { return s.B * (s.G + 2); },
+      fw::phase::kRope, false, [&](const RankPlan&) { return s.B * (s.G + 2); },
       [&](const RankPlan&) { return s.d; },
       [&](const RankPlan&) { return std::vector<int64_t>{s.d}; }, false));
 
   // The new K and V rows into the cache of the rank holding the position.
-  m.layer.push_back(slowest("kv_append", map, [&](const RankPlan& r, std::string& how) {
+  m.layer.push_back(slowest(fw::phase::kKvAppend, map, [&](const RankPlan& r, std::string& how) {
     if (run.context < r.kv.first || run.context >= r.kv.first + r.kv.count) return 0.0;
     PeClock pe(cfg);
     for (int64_t b = 0; b < s.B; ++b) {
@@ -529,7 +529,7 @@ LlmStepModel llm_decode_model(const TpMapping& map, const LlmRun& run, const Top
   m.layer.push_back(attention_phase(map, s, run, cfg, m.unpriced));
 
   m.layer.push_back(gemm(
-      "o_proj", false, rows_B, [](const RankPlan& r) { return r.o.count; },
+      fw::phase::kOProj, false, rows_B, [](const RankPlan& r) { return r.o.count; },
       [&](const RankPlan&) { return std::vector<int64_t>{s.H}; }, !s.partial_tcm));
 
   const AllReduceModel all =
@@ -551,15 +551,15 @@ LlmStepModel llm_decode_model(const TpMapping& map, const LlmRun& run, const Top
       m.layer.push_back(make_phase(allreduce, all.total_ns, 0, all_how, collective_terms(all)));
     m.layer.push_back(resid_phase(residual));
   };
-  sum_phases("o_allreduce", "o_reduce_scatter", "o_residual");
-  norm_phases(m.layer, "ffn_norm", "ffn_norm_gather");
+  sum_phases(fw::phase::kOAllreduce, fw::phase::kOReduceScatter, fw::phase::kOResidual);
+  norm_phases(m.layer, fw::phase::kFfnNorm, fw::phase::kFfnNormGather);
   m.layer.push_back(gemm(
-      "gate_up", true, rows_B, hidden,
+      fw::phase::kGateUp, true, rows_B, hidden,
       [](const RankPlan& r) {
         return std::vector<int64_t>{r.ffn.count, r.ffn.count};
       },
       false));
-  m.layer.push_back(slowest("silu_mul", map, [&](const RankPlan& r, std::string& how) {
+  m.layer.push_back(slowest(fw::phase::kSiluMul, map, [&](const RankPlan& r, std::string& how) {
     PeClock pe(cfg);
     const double t = pe.math(math_shape("silu", 1), s.B * r.ffn.count, 0);
     pe.math(math_shape("mul", 2), s.B * r.ffn.count, t);
@@ -567,15 +567,15 @@ LlmStepModel llm_decode_model(const TpMapping& map, const LlmRun& run, const Top
     return pe.wait();
   }));
   m.layer.push_back(gemm(
-      "down", false, rows_B, [](const RankPlan& r) { return r.ffn.count; },
+      fw::phase::kDown, false, rows_B, [](const RankPlan& r) { return r.ffn.count; },
       [&](const RankPlan&) { return std::vector<int64_t>{s.H}; }, !s.partial_tcm));
-  sum_phases("ffn_allreduce", "ffn_reduce_scatter", "ffn_residual");
+  sum_phases(fw::phase::kFfnAllreduce, fw::phase::kFfnReduceScatter, fw::phase::kFfnResidual);
   for (const auto& p : m.layer) m.layer_ns += p.ns;
 
   if (run.has_head) {
-    norm_phases(m.head, "final_norm", "final_norm_gather");
+    norm_phases(m.head, fw::phase::kFinalNorm, fw::phase::kFinalNormGather);
     m.head.push_back(gemm(
-        "lm_head", true, rows_B, hidden,
+        fw::phase::kLmHead, true, rows_B, hidden,
         [](const RankPlan& r) { return std::vector<int64_t>{r.vocab.count}; }, true));
   }
   for (const auto& p : m.head) m.head_ns += p.ns;

@@ -122,11 +122,13 @@ std::vector<StreamCollective> stream_collectives(std::map<std::string, double>& 
   auto mean = [&](const char* a, const char* b) { return (seen[a] + seen[b]) / (2 * passes); };
   if (!run.sharded_residual)
     return {{"all-reduce " + rows + " fp32 (ns, mean)", "allreduce",
-             mean("o_allreduce", "ffn_allreduce"), bound.allreduce_model_ns}};
-  return {{"reduce-scatter " + rows + " fp32 (ns, mean)", "reduce_scatter",
-           mean("o_reduce_scatter", "ffn_reduce_scatter"), bound.reduce_scatter_model_ns},
-          {"all-gather of xn " + rows + " " + to_string(model.dtype) + " (ns, mean)", "norm_gather",
-           mean("attn_norm_gather", "ffn_norm_gather"), bound.norm_gather_model_ns}};
+             mean(fw::phase::kOAllreduce, fw::phase::kFfnAllreduce), bound.allreduce_model_ns}};
+  return {
+      {"reduce-scatter " + rows + " fp32 (ns, mean)", "reduce_scatter",
+       mean(fw::phase::kOReduceScatter, fw::phase::kFfnReduceScatter),
+       bound.reduce_scatter_model_ns},
+      {"all-gather of xn " + rows + " " + to_string(model.dtype) + " (ns, mean)", "norm_gather",
+       mean(fw::phase::kAttnNormGather, fw::phase::kFfnNormGather), bound.norm_gather_model_ns}};
 }
 
 // residual=auto: the residual stream a step takes, and why. A decode step
@@ -323,7 +325,7 @@ std::optional<SummaryTable> add_step_model(BenchResult& res, SummaryTable& t, co
   // The QKV gather's row: beside the time it added to the step, the step
   // model's phase (the group's all-reduce as the step runs it: its rings
   // already open, behind the QKV GEMM), not the bare all-reduce.
-  const double gather_model = sm.phase_ns("qkv_gather") / static_cast<double>(run.layers);
+  const double gather_model = sm.phase_ns(fw::phase::kQkvGather) / static_cast<double>(run.layers);
   if (gather_model > 0) {
     const double measured = metrics.at("qkv_gather_measured_ns").get<double>();
     metrics["qkv_gather_model_ns"] = gather_model;
@@ -905,7 +907,7 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   // The collectives as the step saw them (what they added to it, over every
   // rank; a pipeline has only its stages' first ranks' times).
   std::map<std::string, double> seen = ex.critical.empty() ? by_phase : ex.critical;
-  const double gather_measured = seen["qkv_gather"] / passes;
+  const double gather_measured = seen[fw::phase::kQkvGather] / passes;
   const std::vector<StreamCollective> stream = stream_collectives(seen, passes, run, model, bound);
   // Energy per token, and its floor: every rank's weights and KV block read
   // once from HBM, and the platform's static power over the bound's time.
@@ -971,7 +973,7 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   double attn_gather_measured = 0, attn_gather_model = 0;
   if (run.prefill) {
     res.metrics["prompt"] = run.prompt;
-    attn_gather_measured = seen["attn_gather"] / passes;
+    attn_gather_measured = seen[fw::phase::kAttnGather] / passes;
     const std::vector<PeAddr>& order = ex.plan.front().map->order();
     attn_gather_model =
         list_allreduce_model(
