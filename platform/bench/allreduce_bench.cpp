@@ -253,6 +253,17 @@ std::string table_cell_correct(const nlohmann::json& pt) {
 
 }  // namespace
 
+namespace {
+
+// What to try when a point's vectors do not fit where they were asked for.
+std::string skip_hint(RingSpace buffer) {
+  if (buffer == RingSpace::kTcm)
+    return " (place the vectors in HBM or the cube SRAM: --param buffer=hbm or buffer=sram)";
+  return " (use a smaller --param bytes_per_pe)";
+}
+
+}  // namespace
+
 BenchResult AllReduceBench::run(BenchContext& ctx) {
   const BenchParams& prm = ctx.params;
   const TopologyConfig& cfg = ctx.platform.config();
@@ -289,6 +300,7 @@ BenchResult AllReduceBench::run(BenchContext& ctx) {
       {"algo", "buffer", "bytes/PE", "p", "latency_ns", "analytic_ns", "meas/model", "bound",
        "busbw_GB/s", "ipcq_ops", "cube_link_MB", "pJ/B", "dyn pJ/B", "dyn meas/model", "correct"},
       {}};
+  SummaryTable skipped{"skipped points, and why", {"algo", "buffer", "bytes/PE", "why"}, {}};
   SummaryTable gaps{"outside [0.9, 1.1] of the model, and why",
                     {"algo", "buffer", "bytes/PE", "meas/model", "not priced by the model"},
                     {}};
@@ -304,7 +316,9 @@ BenchResult AllReduceBench::run(BenchContext& ctx) {
           pt["skipped"] = skip;
           table.rows.push_back({fw::to_string(algo), to_string(buffer), format_size(bytes),
                                 std::to_string(pt["p"].get<unsigned>()), "skipped", "-", "-", "-",
-                                "-", "-", "-", "-", "-", "-", skip.substr(0, 40)});
+                                "-", "-", "-", "-", "-", "-", "see below"});
+          skipped.rows.push_back({fw::to_string(algo), to_string(buffer), format_size(bytes),
+                                  skip + skip_hint(buffer)});
         } else {
           table.rows.push_back({fw::to_string(algo), to_string(buffer), format_size(bytes),
                                 std::to_string(pt["p"].get<unsigned>()), fmt(pt["latency_ns"], 1),
@@ -322,7 +336,11 @@ BenchResult AllReduceBench::run(BenchContext& ctx) {
         res.points.push_back(pt);
         progress.step();
       }
+  if (skipped.rows.size() == res.points.size())  // nothing was simulated
+    throw UsageError("allreduce: every point was skipped; the first: " + skipped.rows[0][1] +
+                     " buffer, " + skipped.rows[0][2] + " per PE: " + skipped.rows[0][3]);
   res.tables.push_back(table);
+  if (!skipped.rows.empty()) res.tables.push_back(skipped);
   if (!gaps.rows.empty()) res.tables.push_back(gaps);
   if (res.points.size() == 1) res.metrics = res.points[0];
   return res;

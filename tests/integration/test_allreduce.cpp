@@ -14,6 +14,7 @@
 #include "platform/fabric/pe.h"
 #include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/test_support.h"
 
 namespace kb {
@@ -154,6 +155,30 @@ INSTANTIATE_TEST_SUITE_P(Topologies, AllReduceEnergy, ::testing::Values("mesh", 
                          [](const auto& info) { return info.param; });
 
 // ccl-sweep runs one child process per cube topology and merges them.
+// A point whose vectors do not fit is skipped with its whole reason and what
+// to try in a table of its own; a run whose every point is skipped simulated
+// nothing and is a usage error (exit 2) saying so.
+TEST(AllReduceSkipped, APointThatDoesNotFitSaysWhyAndARunOfNothingButSkipsFails) {
+  const std::string hint = "--param buffer=hbm or buffer=sram";
+  Platform p(topo("tiny.yaml"));
+  const BenchResult r =
+      run_allreduce(p, {"algo=ring", "buffer=tcm", "bytes_per_pe=4KiB,1MiB"}, false);
+  ASSERT_EQ(r.points.size(), 2u);
+  EXPECT_TRUE(r.points[1].contains("skipped"));
+  ASSERT_GE(r.tables.size(), 2u);
+  EXPECT_EQ(r.tables[1].title, "skipped points, and why");
+  ASSERT_EQ(r.tables[1].rows.size(), 1u);
+  EXPECT_NE(r.tables[1].rows[0].back().find("TCM overflow"), std::string::npos);
+  EXPECT_NE(r.tables[1].rows[0].back().find(hint), std::string::npos);
+
+  test::TempDir tmp;
+  const test::RunResult all = test::run_kernbench(
+      {"-t", test::kTiny, "-b", "allreduce", "-q", "-p", "bytes_per_pe=1MiB"}, tmp);
+  EXPECT_EQ(all.exit_code, 2) << test::describe(all);
+  EXPECT_NE(all.err.find("every point was skipped"), std::string::npos) << all.err;
+  EXPECT_NE(all.err.find(hint), std::string::npos) << all.err;
+}
+
 TEST(CclSweep, MergesOneChildPerTopology) {
   Platform p(topo("tiny.yaml"));
   CclSweepBench bench;
