@@ -300,21 +300,33 @@ nlohmann::json merge_sweep(const SweepSpec& spec, const SweepOptions& opts) {
 }
 
 void check_sweep_columns(const SweepSpec& spec, const nlohmann::json& merged) {
-  std::set<std::string> have;
+  std::set<std::string> have, metrics;  // point fields; metrics of results that have points
   bool any_ok = false;
   for (const auto& r : merged["runs"]) {
     if (r["status"] != "ok") continue;
     any_ok = true;
     for (const auto& pt : result_points(r))
       for (const auto& [k, v] : pt.items()) have.insert(k);
+    if (!r["points"].empty() && r["metrics"].is_object())
+      for (const auto& [k, v] : r["metrics"].items()) metrics.insert(k);
   }
   if (!any_ok) return;  // nothing to check against: the failures say why
   const std::vector<std::string> names(have.begin(), have.end());
   for (const std::string& c : spec.columns) {
     if (have.count(c)) continue;
     std::string msg = spec.source + ": columns: '" + c + "' is in no point's result";
-    const std::string near = nearest_spelling(c, names);
-    if (!near.empty()) msg += "; did you mean '" + near + "'?";
+    if (metrics.count(c)) {
+      // A metric of the whole result: name the point fields that start alike.
+      msg += "; it is a metric of the whole result, and a table row is one of its points";
+      const std::string stem = c.substr(0, c.find('_') + 1);
+      std::string alike;
+      for (const std::string& n : names)
+        if (n.compare(0, stem.size(), stem) == 0) alike += (alike.empty() ? "" : ", ") + n;
+      if (!alike.empty()) msg += " (point fields like it: " + alike + ")";
+    } else {
+      const std::string near = nearest_spelling(c, names);
+      if (!near.empty()) msg += "; did you mean '" + near + "'?";
+    }
     throw UsageError(msg + " (the results are merged in sweep.json)");
   }
 }

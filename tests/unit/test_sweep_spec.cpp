@@ -4,9 +4,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "models/common/errors.h"
+#include "platform/sweep/sweep_runner.h"
 #include "platform/sweep/sweep_spec.h"
 
 namespace kb {
@@ -77,6 +79,40 @@ TEST(SweepSpec, ErrorsNameFileLineColumnAndKey) {
   }
   EXPECT_THROW(load_sweep_spec(write_spec("topology: x\n")), ConfigError);  // no bench
   EXPECT_THROW(load_sweep_spec("/nonexistent/spec.yaml"), ConfigError);
+}
+
+// A column that names a metric of the whole result (not a field of its
+// points) says so and lists the point fields that start alike, instead of
+// suggesting an unrelated field; a misspelt point field gets its nearest.
+TEST(SweepColumns, AMetricIsNotAPointFieldAndTheErrorSaysWhichFieldsAreLikeIt) {
+  const nlohmann::json merged = {
+      {"runs",
+       {{{"status", "ok"},
+         {"metrics", {{"latency_per_token_ns", 1.0}, {"tokens_per_s", 2.0}}},
+         {"points",
+          {{{"latency_ns", 1.0}, {"latency_over_bound", 1.5}, {"tokens_per_s", 2.0}}}}}}}};
+  SweepSpec spec;
+  spec.source = "s.yaml";
+  spec.columns = {"latency_per_token_ns"};
+  try {
+    check_sweep_columns(spec, merged);
+    FAIL() << "expected a UsageError";
+  } catch (const UsageError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("a metric of the whole result"), std::string::npos) << m;
+    EXPECT_NE(m.find("point fields like it: latency_ns, latency_over_bound"), std::string::npos)
+        << m;
+  }
+  spec.columns = {"tokens_per_sec"};
+  try {
+    check_sweep_columns(spec, merged);
+    FAIL() << "expected a UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("did you mean 'tokens_per_s'"), std::string::npos)
+        << e.what();
+  }
+  spec.columns = {"latency_ns", "tokens_per_s"};
+  EXPECT_NO_THROW(check_sweep_columns(spec, merged));
 }
 
 }  // namespace
