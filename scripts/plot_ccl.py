@@ -83,6 +83,11 @@ def main(argv=None):
             for tick in ax.get_xticklabels():
                 tick.set_rotation(30)
                 tick.set_ha("right")
+        if not ys_all:  # e.g. every TCM point skipped: nothing this figure draws
+            plt.close(fig)
+            print(f"plot_ccl.py: no ccl_{what} figure: none of its points was measured "
+                  f"(skipped: see the result's \"skipped\" fields)")
+            return
         for ax in axes[0]:
             kbplot.bytes_axis(ax.xaxis, xs_all)
             kbplot.log_axis(ax.yaxis)
