@@ -631,7 +631,9 @@ std::vector<ParamSpec> LlmBench::params() const {
        "decode: tokens already in each sequence's KV cache (any; the new token is "
        "at this position)"},
       {"prompt", "2048", "prefill: tokens in each sequence's prompt (any)"},
-      {"layers", "0", "layers to simulate (0 = the model's depth; fewer is reported as such)"},
+      {"layers", "0",
+       "layers to simulate (0 = the model's depth; fewer: every figure is labelled as theirs, "
+       "beside the whole model's roofline bound)"},
       {"extend", "on",
        "on: simulate layers until their increments settle, then extend the rest by the "
        "settled layers' mean, with an error bar (tensor-parallel steps in timing mode; see "
@@ -800,6 +802,22 @@ LlmRun run_of(const BenchParams& p, const ModelSpec& model) {
   run.ranks = static_cast<unsigned>(ranks);
 
   return run;
+}
+
+// " (N of M layers: not the model's)" when the run simulates fewer layers
+// than the model has, as asked (layers=N); "" otherwise.
+std::string fewer_layers_label(const LlmRun& run, const ModelSpec& model) {
+  if (run.layers >= model.layers) return "";
+  return " (" + std::to_string(run.layers) + " of " + std::to_string(model.layers) +
+         " layers: not the model's)";
+}
+
+// The roofline bound of the whole model's step on this mapping.
+double whole_model_bound_ns(const TpMapping& map, const ModelSpec& model, const LlmRun& run,
+                            const TopologyConfig& cfg) {
+  LlmRun whole = run;
+  whole.layers = model.layers;
+  return step_bound(map, model, whole, cfg).bound_ns;
 }
 
 // LlmRun::kv_tiled from --param kv_layout: tiled where d_head and the tile
@@ -1033,11 +1051,23 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                      ex.title,
                  {"figure", "measured", "bound / model", "ratio"},
                  {}};
-  t.rows.push_back({run.prefill ? "time to first token (ns)" : "latency per token (ns)",
-                    fmt(latency, 0) + (ext.extended() ? " ± " + fmt(ex.latency_error, 0) : ""),
-                    fmt(bound.bound_ns, 0), ratio(latency, bound.bound_ns)});
-  t.rows.push_back({run.prefill ? "prompt tokens/s" : "tokens/s", fmt(tokens_per_s, 1),
-                    fmt(bound_tokens_per_s, 1), ratio(tokens_per_s, bound_tokens_per_s)});
+  // Fewer layers than the model's, as asked: every figure is of those
+  // layers, which its label says; beside them, the whole model's bound.
+  const std::string of_layers = fewer_layers_label(run, model);
+  t.rows.push_back(
+      {(run.prefill ? "time to first token (ns)" : "latency per token (ns)") + of_layers,
+       fmt(latency, 0) + (ext.extended() ? " ± " + fmt(ex.latency_error, 0) : ""),
+       fmt(bound.bound_ns, 0), ratio(latency, bound.bound_ns)});
+  t.rows.push_back({(run.prefill ? "prompt tokens/s" : "tokens/s") + of_layers,
+                    fmt(tokens_per_s, 1), fmt(bound_tokens_per_s, 1),
+                    ratio(tokens_per_s, bound_tokens_per_s)});
+  if (!of_layers.empty() && ex.plan.size() == 1) {
+    const double whole = whole_model_bound_ns(*ex.plan.front().map, model, run, cfg);
+    res.metrics["whole_model_roofline_tokens_per_s"] = tokens / whole * 1e9;
+    t.rows.push_back({"tokens/s of the whole model (" + std::to_string(model.layers) +
+                          " layers), its bound only (simulate it: no --param layers)",
+                      "-", fmt(tokens / whole * 1e9, 1), "-"});
+  }
   t.rows.push_back({"HBM time of busiest rank (ns)", "-", fmt(bound.hbm_ns, 0), "-"});
   t.rows.push_back({"GEMM flops of busiest rank at peak (ns)", "-", fmt(bound.compute_ns, 0), "-"});
   t.rows.push_back(

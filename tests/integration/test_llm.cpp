@@ -3,7 +3,9 @@
 // never beaten, determinism, and the errors of impossible models and mappings.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -401,13 +403,24 @@ TEST(LlmDecode, AskingForTheOpLogChangesNoResult) {
   EXPECT_NE(ops.find("\"op_kind\":\"gemm\""), std::string::npos);
 }
 
+// Fewer layers than the model's, as asked: the figures say so, and the
+// whole model's bound stands beside them (below the bound of the layers run:
+// it has more of them to stream).
 TEST(LlmDecode, FewerLayersAreReportedAsSuch) {
   TempDir tmp;
-  const nlohmann::json j = run_json(args({"-p", "layers=2"}), tmp, "l.json");
-  ASSERT_FALSE(j.is_null());
+  std::vector<std::string> a = args({"-p", "layers=2", "--json", tmp / "l.json"});
+  a.erase(std::find(a.begin(), a.end(), "-q"));  // the table on stdout
+  const test::RunResult r = test::run_kernbench(a, tmp);
+  ASSERT_EQ(r.exit_code, 0) << test::describe(r);
+  std::ifstream file(tmp / "l.json");
+  const nlohmann::json j = nlohmann::json::parse(file);
   EXPECT_EQ(j["metrics"]["layers_simulated"], 2);
   EXPECT_EQ(j["metrics"]["model_layers"], 3);
   EXPECT_FALSE(j["metrics"]["all_layers_simulated"].get<bool>());
+  EXPECT_NE(r.out.find("tokens/s (2 of 3 layers: not the model's)"), std::string::npos) << r.out;
+  const double whole = j["metrics"]["whole_model_roofline_tokens_per_s"].get<double>();
+  EXPECT_GT(whole, 0.0);
+  EXPECT_LT(whole, j["metrics"]["roofline_tokens_per_s"].get<double>());
 }
 
 TEST(LlmDecode, Llama70bRunsOnTheFourSipTopologyByDefault) {
