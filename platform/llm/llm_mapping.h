@@ -23,9 +23,9 @@ struct LlmRun {
   int64_t batch = 1;
   // Decode: tokens already in the KV cache; the new one is at position context.
   int64_t context = 1;
-  int64_t prompt = 0;      // prefill: tokens per sequence's prompt
-  int64_t layers = 0;      // layers simulated (the model's depth unless fewer are asked for)
-  int64_t tile = 64;       // KV positions per attention tile
+  int64_t prompt = 0;  // prefill: tokens per sequence's prompt
+  int64_t layers = 0;  // layers simulated (the model's depth unless fewer are asked for)
+  int64_t tile = 64;   // KV positions per attention tile
   // The KV cache in the GEMM's native blocks (fw::KvSegment; kt's blocks in
   // column-major grid order, v's in row-major), so that every b tile of the
   // attention's GEMMs is one contiguous run; else plain row-major.
