@@ -86,7 +86,9 @@ TEST(AllReduceTiming, LatencyBoundRingMatchesTheModelInEveryBuffer) {
 
 // Bandwidth-bound, within 10%: 2D on a torus with TCM and HBM buffers (the
 // cube link and the HBM bound them), and hierarchical over all 128 PEs in
-// every buffer (the cube's eight PEs share its SRAM).
+// every buffer (the cube's eight PEs share its SRAM) at 64 KiB per PE (the
+// 2D case covers the larger sizes; 128 PEs at 256 KiB cost the sanitizer
+// pass over a minute).
 TEST(AllReduceTiming, BandwidthBoundTwoDIsWithinTenPercentOfTheModel) {
   Platform p(load_default_topology({"sip.topology=torus2d"}));
   expect_ratio_within(
@@ -97,8 +99,7 @@ TEST(AllReduceTiming, BandwidthBoundTwoDIsWithinTenPercentOfTheModel) {
 TEST(AllReduceTiming, HierarchicalIsWithinTenPercentOfTheModelInEveryBuffer) {
   Platform p(load_default_topology({"sip.topology=torus2d"}));
   expect_ratio_within(
-      run_allreduce(p, {"algo=hierarchical", "buffer=tcm,hbm,sram", "bytes_per_pe=64KiB,256KiB"},
-                    false),
+      run_allreduce(p, {"algo=hierarchical", "buffer=tcm,hbm,sram", "bytes_per_pe=64KiB"}, false),
       0.9, 1.1);
 }
 
