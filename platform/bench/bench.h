@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "platform/config/fidelity.h"
+#include "platform/output/csv_table.h"
 
 namespace kb {
 
@@ -70,6 +71,9 @@ struct BenchResult {
   // llm bench's layer extension): the whole work's sim_time_ns, stats and
   // energy, written as "extended" beside the simulated ones; null otherwise.
   nlohmann::json extended;
+  // Further tidy tables for --csv, beside the points' (csv_table_path): the
+  // llm bench's phases and op classes.
+  std::vector<CsvTable> csv_tables;
 };
 
 struct BenchContext {

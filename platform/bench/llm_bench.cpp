@@ -342,6 +342,42 @@ std::optional<SummaryTable> add_step_model(BenchResult& res, SummaryTable& t, co
   return step_model_table(sm, by_phase, ex.critical);
 }
 
+// The --csv tables beside the point (BenchResult::csv_tables): one row per
+// phase (rank 0's time in it, the time it added to the step, the step
+// model's) and one per op class, from the result's metrics.
+void add_csv_tables(BenchResult& res) {
+  const nlohmann::json& m = res.metrics;
+  const nlohmann::json none = nlohmann::json::object();
+  auto find = [&none](const nlohmann::json& j, const char* key) -> const nlohmann::json& {
+    return j.is_object() && j.contains(key) ? j.at(key) : none;
+  };
+  auto at = [](const nlohmann::json& j, const std::string& key) {
+    return j.contains(key) ? j.at(key) : nlohmann::json();
+  };
+  const nlohmann::json& critical = find(m, "phases_critical_ns");
+  const nlohmann::json& model = find(find(m, "step_model"), "phases");
+  CsvTable phases{
+      "phases",
+      {"phase", "op_class", "rank0_ns", "step_ns", "model_ns", "step_over_model", "model_bound_by"},
+      {}};
+  for (const auto& [name, rank0] : find(m, "phases_rank0_ns").items()) {
+    const nlohmann::json step = at(critical, name), mod = at(model, name);
+    const nlohmann::json mod_ns = mod.is_null() ? mod : mod.at("ns_over_step");
+    nlohmann::json over;
+    if (step.is_number() && mod_ns.is_number() && mod_ns.get<double>() > 0)
+      over = step.get<double>() / mod_ns.get<double>();
+    phases.rows.push_back({name, fw::phase_class(name), rank0, step, mod_ns, over,
+                           mod.is_null() ? mod : mod.at("bound_by")});
+  }
+  const nlohmann::json& joules = find(m, "j_per_token_by_op_class");
+  const nlohmann::json& class_model = find(find(m, "step_model"), "classes");
+  CsvTable classes{"op_classes", {"op_class", "rank0_ns", "model_ns", "j_per_token"}, {}};
+  for (const auto& [name, c] : find(m, "op_classes_rank0").items())
+    classes.rows.push_back({name, c.at("total_ns"), at(class_model, name), at(joules, name)});
+  res.csv_tables.push_back(std::move(phases));
+  res.csv_tables.push_back(std::move(classes));
+}
+
 // Data mode: the logits against the double-precision reference forward pass.
 SummaryTable check_logits(nlohmann::json& metrics, const ModelSpec& model,
                           const ModelWeights& weights, const LlmRun& run,
@@ -1096,6 +1132,7 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   res.tables.push_back(energy_table(j_by_class, j_per_token));
 
   if (weights) res.tables.push_back(check_logits(res.metrics, model, *weights, run, ex.logits));
+  add_csv_tables(res);
   return res;
 }
 

@@ -592,7 +592,8 @@ std::vector<std::string> power_counter_events(Platform& platform,
 // once (platform/output/output_transaction.h), so that a failure or a stop
 // signal before the end leaves every target as it was.
 void write_outputs(const Options& o, Platform& platform, VcdTracer* vcd,
-                   const std::string& json_path, const nlohmann::json& j) {
+                   const std::string& json_path, const nlohmann::json& j,
+                   const BenchResult& result) {
   OutputTransaction outputs;
   std::vector<std::string> written;
   if (!json_path.empty()) {
@@ -605,6 +606,11 @@ void write_outputs(const Options& o, Platform& platform, VcdTracer* vcd,
     outputs.stage(o.csv).write(
         points_csv(points.empty() ? nlohmann::json::array({j.at("metrics")}) : points));
     written.push_back(o.csv);
+    for (const CsvTable& t : result.csv_tables) {
+      const std::string path = csv_table_path(o.csv, t.name);
+      outputs.stage(path).write(table_csv(t));
+      written.push_back(path);
+    }
   }
   // The op log and the trace are streamed record by record (the log may be
   // spilled to disk: see OpLog::spill_to).
@@ -819,7 +825,7 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
     j["op_log"] = {{"enabled", false}};
 
   if (!o.quiet) print_summary(result, platform.now_ns(), wall_s, cfg.name, j["fidelity"]);
-  write_outputs(o, platform, vcd.get(), json_path, j);
+  write_outputs(o, platform, vcd.get(), json_path, j, result);
   made_out.path.clear();
   return kExitOk;
 }

@@ -963,6 +963,23 @@ TEST(CliOutputs, CsvHasARowPerPoint) {
   EXPECT_TRUE(contains(csv, "load_ref")) << csv;
 }
 
+// An all-reduce's CSV is tidy: a row per point, its figures as columns, not
+// its measurement window's per-PE command ids and counters.
+TEST(CliOutputs, AllReduceCsvIsARowPerPointUnderAHundredColumns) {
+  TempDir tmp;
+  const RunResult r = run({"-t", kTiny, "-b", "allreduce", "-q", "-p", "algo=ring,binomial",
+                           "--json", tmp / "r.json", "--csv", tmp / "r.csv"},
+                          tmp);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const nlohmann::json j = load_json(tmp / "r.json");
+  const std::string csv = read_text(tmp / "r.csv");
+  EXPECT_EQ(static_cast<size_t>(std::count(csv.begin(), csv.end(), '\n')), j["points"].size() + 1);
+  const std::string header = csv.substr(0, csv.find('\n'));
+  EXPECT_LT(std::count(header.begin(), header.end(), ','), 100) << header;
+  EXPECT_TRUE(contains(header, "latency_ns")) << header;
+  EXPECT_FALSE(contains(header, "window.stats")) << header;
+}
+
 // --vcd writes a GTKWave save file beside the VCD that shows every traced
 // signal; a special file in its place is refused before the run.
 TEST(CliOutputs, VcdComesWithAGtkwaveSaveFileOfItsSignals) {

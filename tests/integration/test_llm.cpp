@@ -406,6 +406,43 @@ TEST(LlmDecode, AskingForTheOpLogChangesNoResult) {
 // Fewer layers than the model's, as asked: the figures say so, and the
 // whole model's bound stands beside them (below the bound of the layers run:
 // it has more of them to stream).
+// --csv: the point as one tidy row, and beside it a row per phase and per op
+// class, each under a hundred columns (lines: a header and a row each).
+TEST(LlmDecode, CsvIsATableOfThePointAPhaseTableAndAnOpClassTable) {
+  TempDir tmp;
+  std::vector<std::string> a = args({"-p", "batch=2", "-p", "context=37"});
+  a.insert(a.end(), {"--csv", tmp / "r.csv"});
+  const nlohmann::json j = run_json(a, tmp, "r.json");
+  ASSERT_FALSE(j.is_null());
+  auto lines = [](const std::string& text) {
+    std::vector<std::string> out;
+    for (size_t at = 0, nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1)
+      out.push_back(text.substr(at, nl - at));
+    return out;
+  };
+  auto columns = [](const std::string& header) {
+    return static_cast<size_t>(std::count(header.begin(), header.end(), ',')) + 1;
+  };
+  const std::vector<std::string> point = lines(test::read_text(tmp / "r.csv"));
+  ASSERT_EQ(point.size(), 2u);
+  EXPECT_LT(columns(point[0]), 100u) << point[0];
+  EXPECT_EQ(columns(point[0]), columns(point[1]));
+  EXPECT_NE(point[0].find("latency_ns"), std::string::npos) << point[0];
+  EXPECT_EQ(point[0].find("window.cmd_ids"), std::string::npos) << point[0];
+
+  const std::vector<std::string> phases = lines(test::read_text(tmp / "r.phases.csv"));
+  ASSERT_EQ(phases.size(), j["metrics"]["phases_rank0_ns"].size() + 1);
+  EXPECT_EQ(phases[0].rfind("phase,op_class,rank0_ns,", 0), 0u) << phases[0];
+  EXPECT_NE(phases[0].find("model_ns"), std::string::npos) << phases[0];
+  bool attention = false;
+  for (const std::string& row : phases) attention = attention || row.rfind("attention,", 0) == 0;
+  EXPECT_TRUE(attention);
+
+  const std::vector<std::string> classes = lines(test::read_text(tmp / "r.op_classes.csv"));
+  ASSERT_EQ(classes.size(), j["metrics"]["op_classes_rank0"].size() + 1);
+  EXPECT_EQ(classes[0].rfind("op_class,rank0_ns", 0), 0u) << classes[0];
+}
+
 TEST(LlmDecode, FewerLayersAreReportedAsSuch) {
   TempDir tmp;
   std::vector<std::string> a = args({"-p", "layers=2", "--json", tmp / "l.json"});
