@@ -418,6 +418,11 @@ def fig_allreduce():
             cells.append(f"{v} ({ratio(p['measured_over_analytic'])}; {p['model']['regime']})")
         n = next(p["p"] for p in pts if p["algo"] == a)
         out.append(f"| `{a}` | {n} | " + " | ".join(cells) + " |")
+    fastest = {}
+    for s in sizes:
+        fastest.setdefault(best[s]["algo"], []).append(size(s))
+    out += ["", "Fastest: " + "; ".join(f"`{a}` at {' and '.join(v)}"
+                                        for a, v in fastest.items()) + "."]
     return "\n".join(out) + "\n\n" + source("allreduce")
 
 
@@ -490,8 +495,10 @@ def fig_ccl_energy():
     bufs = list(dict.fromkeys(p["buffer"] for p in pts))
     at = {(p["topology"], p["algo"], p["buffer"]): p for p in pts}
     names = {"tcm": "TCM", "sram": "SRAM", "hbm": "HBM"}
-    head = "| buffer | " + " | ".join(f"`{a}` on " + " / ".join(topos) for a in algos) + \
-        " | dominant dynamic class, its share |"
+    pes = {a: next(p["p"] for p in pts if p["algo"] == a) for a in algos}
+    head = "| buffer | " + " | ".join(f"`{a}` ({pes[a]} PEs) on " + " / ".join(topos)
+                                      for a in algos) + \
+        f" | dominant dynamic class and its share, {' / '.join(algos)} on {topos[-1]} |"
     out = ["```sh", command(d), "```", "",
            f"Dynamic pJ per reduced byte at {size(pts[0]['bytes_per_pe'])} per PE "
            "(measured; the energy model's value beside it where they differ):", "",
@@ -510,15 +517,21 @@ def fig_ccl_energy():
                     v += f" ({p['model_dynamic_pj_per_byte']:.1f})"
                 vals.append(v)
             cells.append(" / ".join(vals))
-        # The dominant dynamic class over the buffer's points, summed.
-        by = {}
-        for p in pts:
-            if p["buffer"] == b:
-                for k, v in p["energy"]["by_class"].items():
-                    by[k] = by.get(k, 0) + v["dynamic_pj"]
-        top = max(by, key=by.get)
-        out.append(f"| {names.get(b, b)} | " + " | ".join(cells) +
-                   f" | {top}, {pct(by[top] / sum(by.values()))} |")
+        dominant = []
+        for a in algos:
+            p = at.get((topos[-1], a, b))
+            if not p:
+                dominant.append("-")
+                continue
+            by = {k: v["dynamic_pj"] for k, v in p["energy"]["by_class"].items()}
+            top = max(by, key=by.get)
+            dominant.append(f"{top} {pct(by[top] / sum(by.values()))}")
+        out.append(f"| {names.get(b, b)} | " + " | ".join(cells) + f" | {' / '.join(dominant)} |")
+    ring = at.get((topos[-1], algos[0], bufs[0]))
+    if ring:
+        out += ["", f"With the static power over its latency, `{algos[0]}` in "
+                f"{names.get(bufs[0], bufs[0])} on {topos[-1]} costs {ring['pj_per_byte']:.1f} pJ "
+                f"per reduced byte in all, against {ring['dynamic_pj_per_byte']:.1f} dynamic."]
     return "\n".join(out) + "\n\n" + source("ccl_energy")
 
 
