@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True  # CI runs it in the checkout: leave no __pycache__ there
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import doc_sections  # noqa: E402
 import fidelity_table  # noqa: E402
