@@ -290,7 +290,7 @@ finish() {
     ! grep -aq $'\r' "$err"; then
     clean=1
   fi
-  # a sweep whose points failed reports them in its table on stdout (README); a case
+  # a sweep whose points failed reports them in its table on stdout (docs/cli.md); a case
   # may accept that in place of the stderr line (STDOUT_REPORT: a grep -E pattern)
   if [ "$clean" = 0 ] && [ "$nlines" = 0 ] && [ -n "$STDOUT_REPORT" ] &&
     grep -aqE -- "$STDOUT_REPORT" "$out"; then

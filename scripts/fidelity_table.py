@@ -12,9 +12,11 @@ The table goes to stdout, and with --doc between the "<!-- fidelity:begin -->" a
 """
 import argparse
 import json
+import os
 import sys
 
-BEGIN, END = "<!-- fidelity:begin -->", "<!-- fidelity:end -->"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import doc_sections  # noqa: E402
 
 
 def pct(x):
@@ -46,14 +48,10 @@ def main():
     t = table(doc)
     print(t, end="")
     if a.doc:
-        with open(a.doc) as f:
-            text = f.read()
-        if BEGIN not in text or END not in text:
-            sys.exit(f"{a.doc}: no {BEGIN} ... {END} lines")
-        before, rest = text.split(BEGIN, 1)
-        _, after = rest.split(END, 1)
-        with open(a.doc, "w") as f:
-            f.write(before + BEGIN + "\n" + t + END + after)
+        try:
+            doc_sections.write(a.doc, "fidelity", t)
+        except ValueError as e:
+            sys.exit(str(e))
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-"""How far each study's measurement lies from its analytic model: the README's
-model_error table, generated from result files and kept as a compact extract.
+"""How far each study's measurement lies from its analytic model: the model_error table
+of docs/models.md, generated from result files and kept as a compact extract.
 
-usage: scripts/model_error.py RESULT.json... [--out docs/model_error.json] [--readme README.md]
-       scripts/model_error.py --from docs/model_error.json [RESULT.json...] [--out ...] [--readme ...]
+usage: scripts/model_error.py RESULT.json... [--out docs/model_error.json] [--doc docs/models.md]
+       scripts/model_error.py --from docs/model_error.json [RESULT.json...] [--out ...] [--doc ...]
 
 RESULT.json are kernbench --json results of the studies that print a model beside each
 measurement: gemm-sweep (window_ns vs window_ns_analytic), allreduce or ccl-sweep
@@ -13,13 +13,14 @@ counted with the bound's reason). Results of one study are merged into one row. 
 study, each point's label, measured and model ns, ratio and reason, and the command that
 made it; --from rebuilds the table from a committed extract, in which RESULT.json files
 given too replace the studies they are results of. The table goes to stdout,
-and with --readme between the README's "<!-- model_error:begin -->" and
-"<!-- model_error:end -->" lines.
+and with --doc (alias --readme) between the file's "<!-- model_error:begin -->"
+and "<!-- model_error:end -->" lines (scripts/doc_sections.py); scripts/readme_figures.py
+--check tells when that section is not the extract's table.
 
     ./build/kernbench --bench gemm-sweep --json out/gemm_sweep.json
     ./build/kernbench --bench ccl-sweep --json out/ccl_sweep.json
     /usr/bin/python3 scripts/model_error.py out/gemm_sweep.json out/ccl_sweep.json \\
-        --out docs/model_error.json --readme README.md
+        --out docs/model_error.json --doc docs/models.md
 """
 import argparse
 import json
@@ -27,7 +28,9 @@ import os
 import statistics
 import sys
 
-BEGIN, END = "<!-- model_error:begin -->", "<!-- model_error:end -->"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import doc_sections  # noqa: E402
+
 BAND = (0.9, 1.1)
 
 
@@ -99,23 +102,13 @@ def table(studies):
     return "\n".join(out) + "\n"
 
 
-def write_readme(path, text):
-    with open(path, encoding="utf-8") as f:
-        doc = f.read()
-    if BEGIN not in doc or END not in doc:
-        sys.exit(f"model_error.py: {path} has no {BEGIN} ... {END} section")
-    head, rest = doc.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(head + BEGIN + "\n" + text + END + tail)
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("results", nargs="*", help="kernbench --json result files")
     ap.add_argument("--from", dest="source", help="a committed extract to rebuild the table from")
     ap.add_argument("--out", help="write the extract here")
-    ap.add_argument("--readme", help="rewrite the table section of this README")
+    ap.add_argument("--doc", "--readme", dest="doc",
+                    help="rewrite the model_error section of this Markdown file")
     args = ap.parse_args(argv)
     if not args.source and not args.results:
         ap.error("give RESULT.json files or --from EXTRACT")
@@ -145,8 +138,11 @@ def main(argv=None):
         with open(args.out, "w", encoding="utf-8") as f:
             json.dump({"band": list(BAND), "studies": studies}, f, indent=1, sort_keys=True)
             f.write("\n")
-    if args.readme:
-        write_readme(args.readme, text)
+    if args.doc:
+        try:
+            doc_sections.write(args.doc, "model_error", text)
+        except ValueError as e:
+            sys.exit(f"model_error.py: {e}")
 
 
 if __name__ == "__main__":
