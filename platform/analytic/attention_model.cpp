@@ -166,7 +166,7 @@ struct Units {
   double t_math(int64_t elems) const {
     return static_cast<double>(ceil_div(elems, pe.math.lanes)) / pe.clock_ghz;
   }
-  // The on-chip path of a request or acknowledgement (as allreduce_model's path_ns).
+  // The on-chip path of a request or acknowledgement (as the all-reduce model's routes).
   double path_ns(unsigned hops) const {
     return 2 * x() + 2 * cfg.cube.pe_link.latency_ns + (hops + 1) * cfg.cube.router_latency_ns +
            hops * cfg.sip.cube_link.latency_ns;

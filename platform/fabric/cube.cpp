@@ -25,7 +25,7 @@ Cube::Cube(const sc_core::sc_module_name& name, const TopologyConfig& cfg, const
     down_.push_back(std::make_unique<Link>(("router_to_" + pe).c_str(), cfg.cube.pe_link));
     up_.back()->set_reverse(down_.back().get());
     down_.back()->set_reverse(up_.back().get());
-    // PE uplink: xbar port 2 -> link -> router.
+    // PE uplink: xbar port 3 (after HBM, TCM and the IPCQ registers) -> link -> router.
     pes_.back()->xbar.add_port({up_.back().get(), "", &router});
     pes_.back()->xbar.out.bind(up_.back()->in);
     up_.back()->out.bind(router.in);
