@@ -2,13 +2,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <queue>
 #include <stdexcept>
 #include <tuple>
@@ -16,27 +13,6 @@
 namespace kb {
 
 namespace {
-
-nlohmann::json record_json(const OpRecord& r) {
-  nlohmann::json j;
-  j["t_start_ns"] = r.t_start_ns;
-  j["t_end_ns"] = r.t_end_ns;
-  j["pe"] = r.pe;
-  j["engine"] = r.engine;
-  j["stage"] = r.stage;
-  j["op_kind"] = r.op_kind;
-  j["cmd_id"] = r.cmd_id;
-  j["tile"] = r.tile;
-  j["bytes"] = r.bytes;
-  j["addr"] = r.addr;
-  if (r.t_queued_ns >= 0 && r.t_queued_ns < r.t_start_ns) j["t_queued_ns"] = r.t_queued_ns;
-  if (r.src != 0 || r.dst != 0) {
-    j["src"] = r.src;
-    j["dst"] = r.dst;
-  }
-  if (!r.peer.empty()) j["peer"] = r.peer;
-  return j;
-}
 
 auto canonical_key(const OpRecord& r) {
   return std::tie(r.t_end_ns, r.pe, r.engine, r.cmd_id, r.tile, r.t_start_ns, r.stage, r.op_kind,
@@ -217,199 +193,6 @@ void OpLog::for_each_ordered(const std::function<void(const OpRecord&)>& f) cons
     f(*head(s));
     if (s == mem_source ? ++mem_at < memory.size() : runs[s]->next()) heap.push(s);
   }
-}
-
-void OpLog::for_each_jsonl_line(const std::function<void(const std::string&)>& f) const {
-  for_each_ordered([&](const OpRecord& r) { f(record_json(r).dump() + "\n"); });
-}
-
-// Trace time in microseconds, exact to the picosecond: the integer number of
-// picoseconds over 1e6 prints without binary-fraction noise (12.313 ns is
-// 0.012313, not 0.012313000000000001).
-double trace_us(double ns) {
-  return static_cast<double>(std::llround(ns * 1000)) / 1e6;
-}
-
-namespace {
-
-std::string hex_text(uint64_t v) {
-  char buf[19];
-  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-using Emit = std::function<void(const nlohmann::json&)>;
-
-// A record's slice args: command, tile and bytes, and what it has of
-// address, peer, DMA source and destination and wait before service.
-nlohmann::json slice_args(const OpRecord& r) {
-  nlohmann::json args{{"cmd_id", r.cmd_id}, {"tile", r.tile}, {"bytes", r.bytes}};
-  if (r.addr != 0) args["addr"] = hex_text(r.addr);
-  if (!r.peer.empty()) args["peer"] = r.peer;
-  if (r.src != 0 || r.dst != 0) {
-    args["src"] = hex_text(r.src);
-    args["dst"] = hex_text(r.dst);
-  }
-  if (r.t_queued_ns >= 0 && r.t_queued_ns < r.t_start_ns)
-    args["queued_ns"] = std::round((r.t_start_ns - r.t_queued_ns) * 1000) / 1000;  // to the ps
-  return args;
-}
-
-// One process per PE, one thread (track) per engine. Stages of one engine
-// that overlap in time (bursts in flight, messages received at once) go on
-// sub-tracks "engine #2", "engine #3", ...: a stage takes the first sub-track
-// whose stages have all ended by its start, so no two slices of a track
-// overlap. Names each process and track (metadata events) when first used.
-class Tracks {
- public:
-  explicit Tracks(Emit emit) : emit_(std::move(emit)) {}
-  // (pid, tid) of the record's slice.
-  std::pair<int, int> place(const OpRecord& r) {
-    auto [pit, pnew] = pids_.emplace(r.pe, static_cast<int>(pids_.size()) + 1);
-    if (pnew)
-      emit_({{"ph", "M"},
-             {"name", "process_name"},
-             {"pid", pit->second},
-             {"args", {{"name", r.pe}}}});
-    // Records come in end-time order, so a sub-track's last end is its latest.
-    std::vector<double>& ends = lane_ends_[{pit->second, r.engine}];
-    size_t lane = 0;
-    while (lane < ends.size() && ends[lane] > r.t_start_ns) ++lane;
-    if (lane == ends.size()) ends.push_back(r.t_end_ns);
-    ends[lane] = r.t_end_ns;
-    auto [tit, tnew] = tids_.emplace(std::make_tuple(pit->second, r.engine, lane),
-                                     static_cast<int>(tids_.size()) + 1);
-    if (tnew)
-      emit_({{"ph", "M"},
-             {"name", "thread_name"},
-             {"pid", pit->second},
-             {"tid", tit->second},
-             {"args",
-              {{"name", lane == 0 ? r.engine : r.engine + " #" + std::to_string(lane + 1)}}}});
-    return {pit->second, tit->second};
-  }
-
- private:
-  Emit emit_;
-  std::map<std::string, int> pids_;
-  std::map<std::pair<int, std::string>, std::vector<double>> lane_ends_;  // per engine
-  std::map<std::tuple<int, std::string, size_t>, int> tids_;
-};
-
-// Flow arrows (flow events v1: an "s" and an "f" sharing an id, each at the
-// start of the slice it binds to, written after that slice). "tile": from a
-// tile's stage to its next one (same PE, command and tile; a stage that
-// starts before the previous one ended runs beside it and gets none). "msg":
-// from a doorbell (the sender's ipcq.msg slice) to the first stage of the
-// receiver's chunk it announced (the chunk's one record that carries the
-// message id).
-class Flows {
- public:
-  struct Slice {
-    int pid, tid;
-    int64_t start_ps, end_ps;
-  };
-  explicit Flows(Emit emit) : emit_(std::move(emit)) {}
-  void add(const OpRecord& r, const Slice& here) {
-    if (!r.tile.empty()) {
-      auto [it, fresh] = tile_tail_.try_emplace(std::make_tuple(here.pid, r.cmd_id, r.tile), here);
-      if (!fresh) {
-        if (it->second.end_ps <= here.start_ps) flow("tile", it->second, here);
-        it->second = here;  // records come by end time: this one ends last
-      }
-    }
-    if (r.msg != 0) {  // the doorbell ends on delivery, maybe after its chunk's first stage
-      const bool is_doorbell = r.engine == "ipcq.msg";
-      auto [d, fresh] = doorbells_.try_emplace(r.msg, std::make_pair(is_doorbell, here));
-      if (!fresh && d->second.first != is_doorbell) {
-        flow("msg", is_doorbell ? here : d->second.second, is_doorbell ? d->second.second : here);
-        doorbells_.erase(d);
-      }
-    }
-  }
-
- private:
-  void flow(const char* name, const Slice& from, const Slice& to) {
-    ++flows_;
-    for (const Slice* sl : {&from, &to}) {
-      nlohmann::json e{{"ph", sl == &from ? "s" : "f"},
-                       {"id", flows_},
-                       {"name", name},
-                       {"cat", "flow"},
-                       {"pid", sl->pid},
-                       {"tid", sl->tid},
-                       {"ts", static_cast<double>(sl->start_ps) / 1e6}};
-      if (sl == &to) e["bp"] = "e";
-      emit_(e);
-    }
-  }
-  Emit emit_;
-  std::map<std::tuple<int, uint64_t, std::string>, Slice> tile_tail_;
-  // By message id: the doorbell or the chunk's first stage, whichever came
-  // first (is it the doorbell?), until the other comes.
-  std::map<uint64_t, std::pair<bool, Slice>> doorbells_;
-  uint64_t flows_ = 0;
-};
-
-}  // namespace
-
-void OpLog::for_each_trace_piece(const std::function<void(const std::string&)>& f,
-                                 const std::vector<std::string>& extra_events,
-                                 const std::function<bool(const std::string&)>& keep_pe) const {
-  // Times in microseconds. The document is {"displayTimeUnit":"ns",
-  // "traceEvents":[...]} (keys in nlohmann's sorted order), written event by
-  // event: the slices (tracks and flows as above), then `extra_events`.
-  bool first = true;
-  auto emit = [&](const nlohmann::json& e) {
-    f((first ? "" : ",") + e.dump());
-    first = false;
-  };
-  Tracks tracks(emit);
-  Flows flows(emit);
-  f(R"({"displayTimeUnit":"ns","traceEvents":[)");
-  for_each_ordered([&](const OpRecord& r) {
-    if (keep_pe && !keep_pe(r.pe)) return;
-    const auto [pid, tid] = tracks.place(r);
-    const int64_t start_ps = std::llround(r.t_start_ns * 1000);
-    const int64_t end_ps = std::llround(r.t_end_ns * 1000);
-    emit({{"ph", "X"},
-          {"name", r.op_kind},
-          {"cat", r.stage},
-          {"pid", pid},
-          {"tid", tid},
-          {"ts", static_cast<double>(start_ps) / 1e6},
-          {"dur", static_cast<double>(end_ps - start_ps) / 1e6},
-          {"args", slice_args(r)}});
-    flows.add(r, {pid, tid, start_ps, end_ps});
-  });
-  for (const std::string& e : extra_events) {
-    f((first ? "" : ",") + e);
-    first = false;
-  }
-  f("]}\n");
-}
-
-std::string OpLog::to_jsonl() const {
-  std::string out;
-  for_each_jsonl_line([&](const std::string& line) { out += line; });
-  return out;
-}
-
-std::string OpLog::to_chrome_trace() const {
-  std::string out;
-  for_each_trace_piece([&](const std::string& piece) { out += piece; });
-  return out;
-}
-
-uint64_t OpLog::hash() const {
-  uint64_t h = 1469598103934665603ull;
-  for_each_jsonl_line([&](const std::string& line) {
-    for (unsigned char c : line) {
-      h ^= c;
-      h *= 1099511628211ull;
-    }
-  });
-  return h;
 }
 
 }  // namespace kb

@@ -1,11 +1,10 @@
-// The op log: one record per engine stage. Written as JSON lines (--oplog) and
-// as a Chrome/Perfetto trace with one track per engine, overlapping stages on
-// sub-tracks (--trace), in canonical
-// order: by end time, then PE, engine, command, tile, start time, stage, op,
-// address and bytes. Stages that end at the same picosecond are recorded in
-// whatever order the SystemC kernel happened to run their processes, which
-// depends on the kernel's event-queue internals (and its version); the output
-// order does not, so a model change that keeps every time keeps the file.
+// The op log: one record per engine stage, read back in canonical order: by
+// end time, then PE, engine, command, tile, start time, stage, op, address and
+// bytes (platform/output writes it as JSON lines, --oplog, and as a
+// Chrome/Perfetto trace, --trace: op_log_writer.h, trace_writer.h). Stages that end at the same
+// picosecond are recorded in whatever order the SystemC kernel happened to run their processes,
+// which depends on the kernel's event-queue internals (and its version); the output order does not,
+// so a model change that keeps every time keeps the file.
 //
 // Memory: a long run's log need not be held whole. After spill_to(PATH) the
 // log keeps at most `chunk` records in memory: each full chunk is sorted
@@ -43,10 +42,6 @@ struct OpRecord {
   uint64_t msg = 0;
 };
 
-// A simulated time in ns as a trace timestamp in microseconds, exact to the
-// picosecond (no binary-fraction noise in the printed number).
-double trace_us(double ns);
-
 class OpLog {
  public:
   void add(OpRecord r);
@@ -67,21 +62,6 @@ class OpLog {
   void for_each_ordered(const std::function<void(const OpRecord&)>& f) const;
   // The records in canonical order, in memory only (tests, small logs).
   std::vector<const OpRecord*> ordered() const;
-
-  // The JSON-lines text, one line per call (with its newline), and the
-  // Chrome trace in pieces: concatenated, they are to_jsonl() and
-  // to_chrome_trace().
-  void for_each_jsonl_line(const std::function<void(const std::string&)>& f) const;
-  // `extra_events`: more trace events (each one JSON object, such as a
-  // counter track's samples), written after the records. `keep_pe`, when
-  // given, keeps only the records of the PEs (hierarchical names) it accepts.
-  void for_each_trace_piece(const std::function<void(const std::string&)>& f,
-                            const std::vector<std::string>& extra_events = {},
-                            const std::function<bool(const std::string&)>& keep_pe = {}) const;
-  std::string to_jsonl() const;
-  std::string to_chrome_trace() const;
-  // FNV-1a 64 of to_jsonl(): a compact fingerprint for golden tests.
-  uint64_t hash() const;
 
  private:
   void spill_chunk();

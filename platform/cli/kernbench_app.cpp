@@ -31,9 +31,11 @@
 #include "platform/config/topology_loader.h"
 #include "platform/output/atomic_file.h"
 #include "platform/output/csv_table.h"
+#include "platform/output/op_log_writer.h"
 #include "platform/output/output_paths.h"
 #include "platform/output/output_transaction.h"
 #include "platform/output/result_writer.h"
+#include "platform/output/trace_writer.h"
 #include "platform/output/vcd_tracer.h"
 #include "platform/platform.h"
 #include "platform/process/report_policy.h"
@@ -477,71 +479,6 @@ std::unique_ptr<VcdTracer> set_up_waveforms(const Options& o, Platform& platform
   return vcd;
 }
 
-// The width of the link-utilisation bins: 1, 2 or 5 times a power of ten
-// picoseconds, the least that cuts the run into at most 200 bins (at least 1 ns).
-int64_t utilisation_bin_ps(int64_t end_ps) {
-  for (int64_t decade = 1000;; decade *= 10)
-    for (const int64_t m : {1, 2, 5})
-      if (m * decade * 200 >= end_ps) return m * decade;
-}
-
-// Each service queue's depth over time as a counter track ("<queue> depth"),
-// and each link direction's utilisation as "<wire> busy" (percent of each
-// bin), the queues grouped in one process per cube (or other module under a
-// SIP).
-std::vector<std::string> queue_counter_events(const Platform& platform) {
-  std::vector<std::string> out;
-  const int64_t end_ps = std::llround(platform.now_ns() * 1000);
-  const int64_t bin_ps = utilisation_bin_ps(end_ps);
-  std::map<std::string, int> pids;
-  for (const Platform::QueueTrack& q : platform.queue_depth_tracks()) {
-    size_t cut = 0;
-    for (int dots = 0; dots < 3 && cut != std::string::npos; ++dots)
-      cut = q.queue.find('.', cut + 1);
-    const std::string group = cut == std::string::npos ? q.queue : q.queue.substr(0, cut);
-    const std::string counter = cut == std::string::npos ? q.queue : q.queue.substr(cut + 1);
-    auto [it, fresh] = pids.emplace(group, 2000000 + static_cast<int>(pids.size()) + 1);
-    if (fresh)
-      out.push_back(nlohmann::json{{"ph", "M"},
-                                   {"name", "process_name"},
-                                   {"pid", it->second},
-                                   {"args", {{"name", group + " queues"}}}}
-                        .dump());
-    for (const auto& [ps, depth] : q.track->samples)
-      out.push_back(nlohmann::json{{"ph", "C"},
-                                   {"name", counter},
-                                   {"pid", it->second},
-                                   {"ts", static_cast<double>(ps) / 1e6},
-                                   {"args", {{"depth", depth}}}}
-                        .dump());
-    // A link direction's utilisation: its wire's busy share of each bin.
-    if (q.queue.size() >= 5 && q.queue.compare(q.queue.size() - 5, 5, ".wire") == 0)
-      for (const auto& [ps, share] : q.track->busy_share(end_ps, bin_ps))
-        out.push_back(nlohmann::json{{"ph", "C"},
-                                     {"name", counter + " busy"},
-                                     {"pid", it->second},
-                                     {"ts", static_cast<double>(ps) / 1e6},
-                                     {"args", {{"percent", std::round(share * 1e4) / 100}}}}
-                          .dump());
-  }
-  return out;
-}
-
-// An instant marker (global) at the start of each run window, named after it.
-std::vector<std::string> run_marker_events(const Platform& platform) {
-  std::vector<std::string> out;
-  unsigned n = 0;
-  for (const Platform::RunWindow& w : platform.runs())
-    out.push_back(nlohmann::json{{"ph", "i"},
-                                 {"s", "g"},
-                                 {"name", w.label},
-                                 {"cat", "run"},
-                                 {"ts", trace_us(w.start_ns)},
-                                 {"args", {{"run", ++n}, {"end_ns", w.end_ns}}}}
-                      .dump());
-  return out;
-}
-
 nlohmann::json runs_json(const Platform& platform) {
   nlohmann::json out = nlohmann::json::array();
   for (const Platform::RunWindow& w : platform.runs())
@@ -550,41 +487,6 @@ nlohmann::json runs_json(const Platform& platform) {
                    {"end_ns", w.end_ns},
                    {"cmd_ids", w.cmd_ids},
                    {"stats", w.stats}});
-  return out;
-}
-
-// Each cube's power over time as a Perfetto counter track (one process per
-// cube, after the PEs'): its static power plus the dynamic energy of each bin
-// over the bin's width, a sample where the value changes, and the static
-// level at the end of the run.
-std::vector<std::string> power_counter_events(Platform& platform,
-                                              const std::vector<std::string>& scopes) {
-  std::vector<std::string> out;
-  int pid = 1000000;
-  const double end_ns = platform.now_ns();
-  for (const Platform::PowerTrack& t : platform.power_tracks()) {
-    ++pid;
-    if (!scopes.empty() && !in_vcd_scope(t.cube, scopes)) continue;
-    out.push_back(nlohmann::json{{"ph", "M"},
-                                 {"name", "process_name"},
-                                 {"pid", pid},
-                                 {"args", {{"name", t.cube + " power"}}}}
-                      .dump());
-    double last = -1;
-    auto sample = [&](double ts_ns, double mw) {
-      if (mw == last) return;
-      last = mw;
-      out.push_back(nlohmann::json{{"ph", "C"},
-                                   {"name", "power_mw"},
-                                   {"pid", pid},
-                                   {"ts", trace_us(ts_ns)},
-                                   {"args", {{"mW", std::round(mw * 1e6) / 1e6}}}}  // to the nW
-                        .dump());
-    };
-    for (size_t i = 0; i < t.bins_pj.size(); ++i)
-      sample(static_cast<double>(i) * t.bin_ns, t.static_mw + t.bins_pj[i] / t.bin_ns);
-    sample(std::max(end_ns, static_cast<double>(t.bins_pj.size()) * t.bin_ns), t.static_mw);
-  }
   return out;
 }
 
@@ -616,18 +518,12 @@ void write_outputs(const Options& o, Platform& platform, VcdTracer* vcd,
   // spilled to disk: see OpLog::spill_to).
   if (!o.oplog.empty()) {
     AtomicFile& f = outputs.stage(o.oplog);
-    platform.op_log().for_each_jsonl_line([&](const std::string& line) { f.write(line); });
+    for_each_op_log_line(platform.op_log(), [&](const std::string& line) { f.write(line); });
     written.push_back(o.oplog);
   }
   if (!o.trace.empty()) {
     AtomicFile& f = outputs.stage(o.trace);
-    const std::vector<std::string>& scopes = o.trace_scopes;
-    std::vector<std::string> extra = power_counter_events(platform, scopes);
-    for (std::string& e : queue_counter_events(platform)) extra.push_back(std::move(e));
-    for (std::string& e : run_marker_events(platform)) extra.push_back(std::move(e));
-    platform.op_log().for_each_trace_piece(
-        [&](const std::string& piece) { f.write(piece); }, extra,
-        [&](const std::string& pe) { return scopes.empty() || in_vcd_scope(pe, scopes); });
+    write_trace(platform, o.trace_scopes, [&](const std::string& piece) { f.write(piece); });
     written.push_back(o.trace);
   }
   if (vcd) {
@@ -820,7 +716,8 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
     j["energy"] = energy;
   }
   if (platform.op_log_enabled())
-    j["op_log"] = {{"records", platform.op_log().size()}, {"fnv1a64", platform.op_log().hash()}};
+    j["op_log"] = {{"records", platform.op_log().size()},
+                   {"fnv1a64", op_log_hash(platform.op_log())}};
   else
     j["op_log"] = {{"enabled", false}};
 

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "models/trace/op_log.h"
+#include "platform/output/op_log_writer.h"
+#include "platform/output/trace_writer.h"
 
 namespace kb {
 namespace {
@@ -49,9 +51,9 @@ TEST(OpLog, OutputOrderDoesNotDependOnTheOrderRecordsWereAdded) {
     OpLog log;
     for (size_t i : idx) log.add(rs[i]);
     if (orders == 0)
-      first = log.to_jsonl();
+      first = op_log_jsonl(log);
     else
-      ASSERT_EQ(log.to_jsonl(), first) << "insertion order #" << orders;
+      ASSERT_EQ(op_log_jsonl(log), first) << "insertion order #" << orders;
     ++orders;
   } while (std::next_permutation(idx.begin(), idx.end()));
   EXPECT_EQ(orders, 120);
@@ -73,7 +75,7 @@ TEST(OpLog, CanonicalOrderIsEndTimeThenPeThenEngine) {
   EXPECT_EQ(log.records()[0].pe, "system.sip0.cube0.pe1");
   // The trace lists the same records in the same order: its complete events'
   // start times follow the canonical order (0, 1, 2, 0, 3 ns).
-  const nlohmann::json trace = nlohmann::json::parse(log.to_chrome_trace());
+  const nlohmann::json trace = nlohmann::json::parse(chrome_trace(log));
   std::vector<double> ts;
   for (const auto& e : trace.at("traceEvents"))
     if (e.at("ph") == "X") ts.push_back(e.at("ts").get<double>());
@@ -99,20 +101,20 @@ TEST(OpLog, ASpilledLogWritesTheSameBytesAsOneInMemory) {
     for (const auto& r : rs) spilled.add(r);
     EXPECT_EQ(spilled.spilled(), chunk <= rs.size()) << chunk;
     EXPECT_EQ(spilled.size(), rs.size());
-    EXPECT_EQ(spilled.to_jsonl(), whole.to_jsonl()) << "chunk " << chunk;
-    EXPECT_EQ(spilled.to_chrome_trace(), whole.to_chrome_trace()) << "chunk " << chunk;
-    EXPECT_EQ(spilled.hash(), whole.hash());
+    EXPECT_EQ(op_log_jsonl(spilled), op_log_jsonl(whole)) << "chunk " << chunk;
+    EXPECT_EQ(chrome_trace(spilled), chrome_trace(whole)) << "chunk " << chunk;
+    EXPECT_EQ(op_log_hash(spilled), op_log_hash(whole));
     if (spilled.spilled()) {
       EXPECT_THROW(spilled.records(), std::logic_error);
     }
     spilled.clear();
     EXPECT_EQ(spilled.size(), 0u);
-    EXPECT_EQ(spilled.to_jsonl(), "");
+    EXPECT_EQ(op_log_jsonl(spilled), "");
   }
   std::remove(path.c_str());
   // The streamed trace is the document the DOM used to write.
-  const nlohmann::json doc = nlohmann::json::parse(whole.to_chrome_trace());
-  EXPECT_EQ(doc.dump() + "\n", whole.to_chrome_trace());
+  const nlohmann::json doc = nlohmann::json::parse(chrome_trace(whole));
+  EXPECT_EQ(doc.dump() + "\n", chrome_trace(whole));
 }
 
 }  // namespace
