@@ -12,7 +12,10 @@ Writes into OUT_DIR (default: the folder of RESULT.json), FORMAT png by default:
   energy_classes.FORMAT  the whole run's energy by class (gemm, math, hbm, tcm, sram, host
                          memory, link, router, dma, ipcq, cpu), dynamic and static stacked,
                          from the result's `energy`; for an llm result the energy per token
-                         and its floor (`energy_floor_j_per_token`) are in the title
+                         and its floor (`energy_floor_j_per_token`) are in the title, with
+                         the layers they cover ("2 of 32 layers: not the model's"; after a
+                         layer extension the run's total is the simulated layers' and the
+                         per token figure the whole model's)
   energy_op_classes.FORMAT  only for an llm result: the energy per token by the op class of
                          the phases that spent it (`j_per_token_by_op_class`: GEMM,
                          attention, all-reduce, norm and elementwise, pipeline hand-over,
@@ -21,6 +24,8 @@ Writes into OUT_DIR (default: the folder of RESULT.json), FORMAT png by default:
                          gemm-sweep, allreduce, gqa-decode): each point's total energy (log
                          scale) above its split by class in % (dynamic per class, static as
                          one segment, stacked to 100%)
+Every title names the topology with its --set knobs and what ran: an llm result's model,
+phase, batch, context and layers; another result's points and the keys that vary.
 A sweep.json carries no energy: plot one of its point_NNNN.json results instead.
 Needs Debian's python3-matplotlib (scripts/install_deps.sh installs it).
 """
