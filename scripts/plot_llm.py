@@ -70,7 +70,7 @@ def results(doc):
     `index` in the sweep and `kinds` (grid key -> 'param' or 'set')."""
     if is_sweep(doc):
         out = []
-        for r in doc["runs"]:
+        for r in doc["runs"] if doc.get("bench", "llm") == "llm" else []:
             if r.get("status") != "ok" or not r.get("points") or not r.get("metrics"):
                 continue
             grid, kinds = {}, {}
