@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import sys
+import textwrap
 
 import matplotlib
 
@@ -83,8 +84,107 @@ def load(path, script):
         sys.exit(f"{script}: cannot read {path}: {e}")
 
 
-def topology_name(doc):
-    return (doc.get("topology") or {}).get("name", "?")
+def topology_name(doc, leave_out=()):
+    """The topology a result ran on as its titles name it: its name and the --set overrides
+    it ran with ('ahbm_1sip --set pe.hbm.pc_bandwidth_gbps=64'); LEAVE_OUT: knobs not to list
+    (those a sweep varies, which its axes and legends name)."""
+    topo = doc.get("topology") or {}
+    sets = [o for o in topo.get("overrides") or []
+            if str(o).split("=", 1)[0] not in set(leave_out)]
+    return " ".join([topo.get("name", "?")] + [f"--set\u00a0{o}" for o in sets])  # kept together
+
+
+# ---- what a run simulated and what a study swept ---------------------------------------
+
+def varying(rows, keys):
+    """The KEYS (in their order) whose value differs between the dicts ROWS (a key a row
+    lacks counts as None)."""
+    out = []
+    for k in keys:
+        seen = []
+        for r in rows:
+            v = r.get(k)
+            if v not in seen:
+                seen.append(v)
+        if len(seen) > 1:
+            out.append(k)
+    return out
+
+
+def llm_layers_note(metrics):
+    """Which layers of the model an llm result simulated, as its tables say it:
+    'all 32 layers simulated', '5 of 32 layers simulated, the rest extended' (the layer
+    extension estimated the others) or '2 of 32 layers: not the model's' (--param layers=2:
+    every figure of the result is the two layers')."""
+    total = metrics.get("model_layers")
+    sim = metrics.get("layers_simulated")
+    ext = metrics.get("layer_extension") or {}
+    if ext.get("extended"):
+        return (f"{ext.get('simulated_layers', sim)} of {total} layers simulated, "
+                "the rest extended")
+    if metrics.get("all_layers_simulated") or (sim is not None and sim == total):
+        return f"all {total} layers simulated"
+    if sim is None or not total:
+        return "layers simulated: not in the result"
+    return f"{sim} of {total} layers: not the model's"
+
+
+def llm_layers_note_of(metrics_list):
+    """llm_layers_note of several results: theirs when they agree, a range of simulated
+    layers when every one was extended, each distinct note otherwise."""
+    notes = []
+    for m in metrics_list:
+        n = llm_layers_note(m)
+        if n not in notes:
+            notes.append(n)
+    if len(notes) == 1:
+        return notes[0]
+    if all((m.get("layer_extension") or {}).get("extended") for m in metrics_list):
+        sims = [m["layer_extension"].get("simulated_layers", m.get("layers_simulated"))
+                for m in metrics_list]
+        return (f"{min(sims)}–{max(sims)} of {metrics_list[0].get('model_layers')} layers "
+                "simulated, the rest extended")
+    return "; ".join(notes)
+
+
+def llm_run_label(metrics, leave_out=()):
+    """An llm result's model, phase, batch, context (or prompt) and PEs:
+    'llama3_8b decode, batch 1, context 8192, 128 PEs'; LEAVE_OUT: the keys (batch,
+    context, prompt, ranks) a sweep varies, named by its axes instead."""
+    prefill = metrics.get("phase") == "prefill"
+    parts = [f'{metrics.get("model", "?")} {metrics.get("phase", "decode")}']
+    if "batch" not in leave_out:
+        parts.append(f'batch {metrics.get("batch", "?")}')
+    if prefill and "prompt" not in leave_out:
+        parts.append(f'prompt {metrics.get("prompt", "?")}')
+    if not prefill and "context" not in leave_out:
+        parts.append(f'context {metrics.get("context", "?")}')
+    ranks = (metrics.get("mapping") or {}).get("ranks")
+    if ranks and "ranks" not in leave_out:
+        parts.append(f"{ranks} PEs")
+    return ", ".join(parts)
+
+
+def llm_subject(metrics):
+    """The line every figure of one llm result carries: what ran and which layers of it."""
+    return f"{llm_run_label(metrics)} — {llm_layers_note(metrics)}"
+
+
+def wrap(text, fig, fontsize, share=1.0):
+    """TEXT with each line broken (at spaces) to fit SHARE of FIG's width at FONTSIZE
+    points: a long title (a topology with --set knobs, a sweep's values) never runs off
+    the figure."""
+    chars = max(20, int(fig.get_figwidth() * share * 72 / (fontsize * 0.5)))
+    return "\n".join(textwrap.fill(line, chars, break_on_hyphens=False, break_long_words=False)
+                     for line in text.split("\n"))
+
+
+def layout_above(fig, legend):
+    """tight_layout of FIG's panels in the space above LEGEND (a fig.legend at the lower
+    centre): the legend never covers a bar, a line or a label."""
+    fig.canvas.draw()
+    height = legend.get_window_extent(fig.canvas.get_renderer()).height / fig.bbox.height
+    fig.tight_layout(rect=(0, height + 0.01, 1, 1))
 
 
 # ---- tick labels -------------------------------------------------------------------------

@@ -98,7 +98,7 @@ def main(argv=None):
         handles += [Line2D([], [], color="black", label="measured"),
                     Line2D([], [], color="black", linestyle="--", label="model")]
         fig.legend(handles=handles, ncol=len(handles), loc="lower center", frameon=False)
-        fig.suptitle(suptitle)
+        fig.suptitle(kbplot.wrap(suptitle, fig, 11))
         fig.tight_layout(rect=(0, 0.08, 1, 1))
         out.save(fig, what)
 

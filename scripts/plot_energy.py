@@ -12,7 +12,10 @@ Writes into OUT_DIR (default: the folder of RESULT.json), FORMAT png by default:
   energy_classes.FORMAT  the whole run's energy by class (gemm, math, hbm, tcm, sram, host
                          memory, link, router, dma, ipcq, cpu), dynamic and static stacked,
                          from the result's `energy`; for an llm result the energy per token
-                         and its floor (`energy_floor_j_per_token`) are in the title
+                         and its floor (`energy_floor_j_per_token`) are in the title, with
+                         the layers they cover ("2 of 32 layers: not the model's"; after a
+                         layer extension the run's total is the simulated layers' and the
+                         per token figure the whole model's)
   energy_op_classes.FORMAT  only for an llm result: the energy per token by the op class of
                          the phases that spent it (`j_per_token_by_op_class`: GEMM,
                          attention, all-reduce, norm and elementwise, pipeline hand-over,
@@ -21,6 +24,8 @@ Writes into OUT_DIR (default: the folder of RESULT.json), FORMAT png by default:
                          gemm-sweep, allreduce, gqa-decode): each point's total energy (log
                          scale) above its split by class in % (dynamic per class, static as
                          one segment, stacked to 100%)
+Every title names the topology with its --set knobs and what ran: an llm result's model,
+phase, batch, context and layers; another result's points and the keys that vary.
 A sweep.json carries no energy: plot one of its point_NNNN.json results instead.
 Needs Debian's python3-matplotlib (scripts/install_deps.sh installs it).
 """
@@ -42,13 +47,50 @@ def fmt_w(watts):
     return f"{watts:,.0f} W" if watts >= 100 else f"{watts:.3g} W"
 
 
-def plot_classes(out, energy, title, metrics):
+SWEPT_KEYS = ["M", "K", "N"] + POINT_KEYS + ["topology", "p"]
+
+
+def llm_per_token(metrics):
+    """What an llm result's energy per token covers: '' for the whole model simulated,
+    ' (2 of 32 layers: not the model's)' or ' (the whole model: 27 of 32 layers extended)'."""
+    ext = metrics.get("layer_extension") or {}
+    if ext.get("extended"):
+        return (f" (the whole model: {ext.get('extended_layers', '?')} of "
+                f"{metrics.get('model_layers', '?')} layers extended)")
+    note = kbplot.llm_layers_note(metrics)
+    return "" if note.startswith("all ") else f" ({note})"
+
+
+def subject(doc):
+    """The line under a figure's title that says what ran: an llm result's model, batch,
+    context and layers; another result's points and what varies between them."""
+    metrics = doc.get("metrics") or {}
+    if doc.get("bench") == "llm" and "layers_simulated" in metrics:
+        return kbplot.llm_subject(metrics)
+    points = [p for p in doc.get("points", []) if isinstance(p, dict) and not p.get("skipped")]
+    swept = kbplot.varying(points, SWEPT_KEYS)
+    n = len(points)
+    skipped = len(doc.get("points", [])) - n
+    return (f"{n} point{'s' if n != 1 else ''} measured"
+            + (f" ({skipped} skipped)" if skipped else "")
+            + (f", swept: {', '.join(swept)}" if swept else ""))
+
+
+def run_scope(metrics):
+    """What the run's energy (the `energy` section) covers, for an llm result."""
+    ext = metrics.get("layer_extension") or {}
+    if ext.get("extended"):
+        return f"the run ({ext.get('simulated_layers', metrics.get('layers_simulated'))} layers simulated): "
+    return "the run: "
+
+
+def plot_classes(out, energy, title, metrics, what):
     by = energy["by_class"]
     present = [c for c in CLASSES if c in by and by[c]["dynamic_pj"] + by[c]["static_pj"] > 0]
     dyn = [by[c]["dynamic_pj"] for c in present]
     sta = [by[c]["static_pj"] for c in present]
     unit, scale = kbplot.si_energy([d + s for d, s in zip(dyn, sta)])
-    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    fig, ax = plt.subplots(figsize=(7.5, 5.0))
     x = list(range(len(present)))
     ax.bar(x, [d / scale for d in dyn], color="#4477aa", label="dynamic")
     ax.bar(x, [s / scale for s in sta], bottom=[d / scale for d in dyn], color="#bbbbbb",
@@ -63,14 +105,19 @@ def plot_classes(out, energy, title, metrics):
     ax.set_ylabel(f"energy ({unit})")
     total = energy["total_pj"]
     tunit, tscale = kbplot.si_energy([total])
-    sub = (f"{total / tscale:.3g} {tunit} in {energy['window_ns'] / 1e3:.3g} µs, "
+    llm = "layers_simulated" in metrics
+    sub = ((run_scope(metrics) if llm else "the whole run: ")
+           + f"{total / tscale:.3g} {tunit} in {energy['window_ns'] / 1e3:.3g} µs, "
            f"average {fmt_w(energy['average_power_mw'] / 1e3)}")
     if metrics.get("j_per_token") and metrics.get("energy_floor_j_per_token"):
         jt, fl = metrics["j_per_token"] * 1e12, metrics["energy_floor_j_per_token"] * 1e12
         ju, js = kbplot.si_energy([jt])
-        sub += (f"\nper token {jt / js:.3g} {ju}, floor {fl / js:.3g} {ju} "
-                f"({jt / fl:.2f}× the floor: HBM reads + static power over the bound)")
-    ax.set_title(f"{title}: energy by class\n{sub}")
+        fu, fs = kbplot.si_energy([fl])
+        sub += (f"\nper token{llm_per_token(metrics)}: {jt / js:.3g} {ju}, {jt / fl:.2f}× "
+                f"its floor of {fl / fs:.3g} {fu}\n(the floor: HBM reads + static power over "
+                "the roofline bound)")
+    ax.set_title(kbplot.wrap(f"{title}: energy by class\n{what}\n{sub}", fig, 9, 0.9),
+                 fontsize=9)
     ax.set_ylim(0, max([(d + s) / scale for d, s in zip(dyn, sta)] + [0]) * 1.15)
     ax.legend(frameon=False, loc="upper right")
     ax.grid(axis="y", alpha=0.3)
@@ -85,7 +132,7 @@ OP_LABELS = {"gemm": "GEMM", "allreduce": "all-reduce", "norm_elementwise": "nor
              "pipeline": "pipeline\nhand-over", "after_last_phase": "after a rank's\nlast phase"}
 
 
-def plot_op_classes(out, metrics, title):
+def plot_op_classes(out, metrics, title, what):
     by = metrics.get("j_per_token_by_op_class") or {}
     present = [c for c in OP_CLASSES if by.get(c, 0) > 0]
     if not present:
@@ -117,8 +164,8 @@ def plot_op_classes(out, metrics, title):
     axt.set_title("time by op class (rank 0)", fontsize=9)
     axt.grid(axis="y", alpha=0.3)
     axt.set_axisbelow(True)
-    fig.suptitle(f"{title}: {metrics.get('model', '')}, batch {metrics.get('batch', '?')}, "
-                 f"{metrics.get('layers_simulated', '?')} layers simulated", fontsize=10)
+    fig.suptitle(kbplot.wrap(f"{title}: energy per token{llm_per_token(metrics)} by op class"
+                             f"\n{what}", fig, 10), fontsize=10)
     fig.tight_layout()
     out.save(fig, "op_classes")
 
@@ -138,7 +185,7 @@ def point_label(pt):
     return " ".join(parts) or "point"
 
 
-def plot_points(out, points, title):
+def plot_points(out, points, title, what):
     """Top: each point's total energy (log scale, points differ by orders of magnitude);
     bottom: its split by class in % of that total, stacked (the parts add up)."""
     pts = [p for p in points if isinstance(p.get("energy"), dict)]
@@ -154,7 +201,8 @@ def plot_points(out, points, title):
     kbplot.log_axis(top.yaxis, subs=(1.0,) if wide else (1.0, 2.0, 5.0))
     top.set_ylim(min(totals) / scale / 2, max(totals) / scale * 2)
     top.set_ylabel(f"total ({unit}, log scale)")
-    top.set_title(f"{title}: energy of each point, and its split by class")
+    top.set_title(kbplot.wrap(f"{title}: energy of each point, and its split by class\n{what}",
+                              fig, 10, 0.7))
     top.grid(axis="y", alpha=0.3)
     top.set_axisbelow(True)
     bottom = [0.0] * len(pts)
@@ -188,9 +236,10 @@ def main(argv=None):
         sys.exit(f"plot_energy.py: {args.result}: no `energy` in this result (a kernbench older "
                  "than energy accounting, or a sweep: plot one of its runs)")
     title = f"{doc.get('bench', '?')} on {kbplot.topology_name(doc)}"
-    plot_classes(out, doc["energy"], title, doc.get("metrics") or {})
-    plot_op_classes(out, doc.get("metrics") or {}, title)
-    plot_points(out, doc.get("points", []), title)
+    what = subject(doc)
+    plot_classes(out, doc["energy"], title, doc.get("metrics") or {}, what)
+    plot_op_classes(out, doc.get("metrics") or {}, title, what)
+    plot_points(out, doc.get("points", []), title, what)
     return 0
 
 
