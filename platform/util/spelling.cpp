@@ -17,15 +17,33 @@ unsigned spelling_distance(const std::string& a, const std::string& b) {
   return prev[b.size()];
 }
 
+unsigned common_subsequence(const std::string& a, const std::string& b) {
+  std::vector<unsigned> prev(b.size() + 1, 0), cur(b.size() + 1, 0);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = a[i - 1] == b[j - 1] ? prev[j - 1] + 1 : std::max(prev[j], cur[j - 1]);
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+SpellingScore spelling_score(const std::string& word, const std::string& candidate) {
+  SpellingScore s;
+  s.distance = spelling_distance(word, candidate);
+  s.other_initial = word.empty() || candidate.empty() || word[0] != candidate[0];
+  s.common = common_subsequence(word, candidate);
+  return s;
+}
+
 std::string nearest_spelling(const std::string& word, const std::vector<std::string>& candidates) {
   std::string best;
-  unsigned best_d = ~0u;
+  SpellingScore best_s;
   for (const auto& c : candidates) {
-    const unsigned d = spelling_distance(word, c);
-    if (d < best_d) best_d = d, best = c;
+    const SpellingScore s = spelling_score(word, c);
+    if (s < best_s) best_s = s, best = c;
   }
   const unsigned limit = std::max<unsigned>(2, static_cast<unsigned>(word.size()) / 2);
-  return best_d <= limit ? best : "";
+  return best_s.distance <= limit ? best : "";
 }
 
 std::string trim(const std::string& s) {

@@ -345,6 +345,15 @@ TEST(CliErrors, UnknownBenchSuggestsTheNearestOne) {
   EXPECT_TRUE(contains(msg, "did you mean 'probe'")) << msg;
 }
 
+// 'dma' and 'llm' are both two edits from "lama": the guess is the one that
+// starts like it.
+TEST(CliErrors, UnknownBenchSuggestsTheNameThatStartsLikeIt) {
+  TempDir tmp;
+  const std::string msg = expect_usage_error(run({"--bench", "lama"}, tmp));
+  EXPECT_EQ(msg,
+            "kernbench: error: unknown bench 'lama'; did you mean 'llm'? (see --list-benches)\n");
+}
+
 TEST(CliErrors, UnknownParamSuggestsTheNearestOne) {
   TempDir tmp;
   const std::string msg = expect_usage_error(run({"--bench", "probe", "--param", "sizez=1"}, tmp));
