@@ -535,9 +535,26 @@ TopologyConfig load_topology_text(const std::string& yaml_text, const std::strin
   return Loader(source_name).load(yaml_text, overrides);
 }
 
+namespace {
+
+// The shipped topologies as load_topology takes them without their files
+// ("tiny.yaml", "topologies/tiny.yaml") when `path` is spelled that way: the
+// guesses beside the files of its directory.
+std::vector<std::string> shipped_paths_beside(const std::string& path) {
+  std::vector<std::string> out;
+  const std::string dir = std::filesystem::path(path).parent_path().lexically_normal().string();
+  if (dir != "" && dir != "topologies") return out;
+  for (const std::string& n : embedded_topology_names())
+    out.push_back((dir.empty() ? "" : "topologies/") + n + ".yaml");
+  return out;
+}
+
+}  // namespace
+
 TopologyConfig load_topology_file(const std::string& path,
                                   const std::vector<std::string>& overrides) {
-  const std::string text = read_input_file(path, "topology file");
+  const std::string text =
+      read_input_file(path, "topology file", kMaxConfigFileBytes, shipped_paths_beside(path));
   // A file that names nothing is a mistake (a truncated copy, the wrong
   // path), not a request for every default: those are the embedded topology.
   bool content = false;

@@ -354,6 +354,29 @@ TEST(CliErrors, UnknownBenchSuggestsTheNameThatStartsLikeIt) {
             "kernbench: error: unknown bench 'lama'; did you mean 'llm'? (see --list-benches)\n");
 }
 
+// A topology file that does not exist: the nearest file with its extension
+// in its directory, or the shipped topology of the path --topology takes.
+TEST(CliErrors, MissingTopologyFileSuggestsTheNearestOne) {
+  TempDir tmp;
+  // Run elsewhere: no topologies/ directory, the shipped names.
+  std::string msg = expect_usage_error(
+      test::run_kernbench({"--topology", "topologies/tinny.yaml", "--check-topology"}, tmp, "/"));
+  EXPECT_EQ(msg,
+            "kernbench: configuration error: cannot open topology file 'topologies/tinny.yaml': No "
+            "such file or directory; did you mean 'topologies/tiny.yaml'?\n");
+  // In the source tree, the same file from the directory.
+  msg = expect_usage_error(test::run_kernbench(
+      {"--topology", "topologies/tinny.yaml", "--check-topology"}, tmp, kSource));
+  EXPECT_TRUE(contains(msg, "did you mean 'topologies/tiny.yaml'?")) << msg;
+  msg = expect_usage_error(
+      test::run_kernbench({"--topology", "ahbm_1sip_rng.yaml", "--check-topology"}, tmp, "/"));
+  EXPECT_TRUE(contains(msg, "did you mean 'ahbm_1sip_ring.yaml'?")) << msg;
+  // A user's own file beside it.
+  write_text(tmp / "mine.yaml", read_text(kTiny));
+  msg = expect_usage_error(run({"--topology", tmp / "mien.yaml", "--check-topology"}, tmp));
+  EXPECT_TRUE(contains(msg, "did you mean '" + tmp / "mine.yaml" + "'?")) << msg;
+}
+
 TEST(CliErrors, UnknownParamSuggestsTheNearestOne) {
   TempDir tmp;
   const std::string msg = expect_usage_error(run({"--bench", "probe", "--param", "sizez=1"}, tmp));

@@ -1,11 +1,14 @@
 // The one ranking of "did you mean" guesses (platform/util/spelling.h): edit
-// distance, then a shared first letter, then the longer common subsequence.
+// distance, then a shared first letter, then the longer common subsequence;
+// and the nearest existing file for a path that does not exist.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "platform/util/spelling.h"
+#include "tests/support/cli_run.h"
+#include "tests/support/test_support.h"
 
 namespace kb {
 namespace {
@@ -43,6 +46,20 @@ TEST(SpellingSuggestions, FewerEditsStillWinAndFarNamesGiveNone) {
   EXPECT_EQ(nearest_spelling("gqa-sweeep", kSpellingBenchNames), "gqa-sweep");
   EXPECT_EQ(nearest_spelling("dam", kSpellingBenchNames), "dma");
   EXPECT_EQ(nearest_spelling("xyzzy", kSpellingBenchNames), "");
+}
+
+TEST(SpellingSuggestions, NearestFileIsInTheSameDirectoryWithTheSameExtension) {
+  test::TempDir tmp;
+  for (const char* f : {"tiny.yaml", "ahbm_1sip.yaml", "tinny.json", "tiny.yml"})
+    test::write_text(tmp / f, "name: x\n");
+  EXPECT_EQ(nearest_file(tmp / "tinny.yaml"), tmp / "tiny.yaml");
+  EXPECT_EQ(nearest_file(tmp / "ahbm_1sp.yaml"), tmp / "ahbm_1sip.yaml");
+  EXPECT_EQ(nearest_file(tmp / "tiny.jsn"), "");         // no file with that extension
+  EXPECT_EQ(nearest_file(tmp / "mesh.yaml"), "");        // nothing close
+  EXPECT_EQ(nearest_file(tmp / "none/tinny.yaml"), "");  // no such directory
+  // Paths found another way take part, after the directory's files.
+  EXPECT_EQ(nearest_file(tmp / "ring.yaml", {"topologies/rings.yaml"}), "topologies/rings.yaml");
+  EXPECT_EQ(nearest_file(tmp / "tinny.yaml", {"topologies/tiny.yaml"}), tmp / "tiny.yaml");
 }
 
 }  // namespace
