@@ -377,6 +377,46 @@ TEST(CliErrors, MissingTopologyFileSuggestsTheNearestOne) {
   EXPECT_TRUE(contains(msg, "did you mean '" + tmp / "mine.yaml" + "'?")) << msg;
 }
 
+// A --set that breaks the HBM stripes of a file's size is what the message
+// names, with the values that would work; a file's key keeps its place.
+TEST(CliErrors, HbmStripesBrokenBySetNameTheSetAndWhatWouldDivide) {
+  TempDir tmp;
+  std::string msg = expect_usage_error(run({"--set", "pe.hbm.num_pcs=3", "--check-topology"}, tmp));
+  EXPECT_EQ(msg,
+            "kernbench: configuration error: --set pe.hbm.num_pcs=3: pe.hbm.size_bytes = 1GiB "
+            "(<embedded ahbm_1sip.yaml>:125:17) is not a multiple of interleave_bytes * num_pcs = "
+            "1024 * 3; num_pcs = 2 or 4 would divide it, or make pe.hbm.size_bytes a multiple of "
+            "3072 (the nearest: 1048575KiB or 1048578KiB)\n");
+  // A file's num_pcs, with the size at its default: that key, where it is.
+  const std::string yaml = tmp / "pcs.yaml";
+  write_text(yaml, "pe:\n  hbm:\n    num_pcs: 5\n");
+  msg = expect_usage_error(run({"--topology", yaml, "--check-topology"}, tmp));
+  EXPECT_EQ(msg, "kernbench: configuration error: " + yaml +
+                     ":3:14: pe.hbm.num_pcs: pe.hbm.size_bytes = 1GiB is not a multiple of "
+                     "interleave_bytes * num_pcs = 1024 * 5; num_pcs = 4 or 8 would divide it, or "
+                     "make pe.hbm.size_bytes a multiple of 5120 (the nearest: 1048575KiB or "
+                     "1048580KiB)\n");
+  // Both keys in the file: the first of the rule, with the other way.
+  const std::string both = tiny_with(tmp, "both.yaml", "num_pcs: 2", "num_pcs: 5");
+  msg = expect_usage_error(run({"--topology", both, "--check-topology"}, tmp));
+  EXPECT_TRUE(has_file_line_col(msg, both)) << msg;
+  EXPECT_TRUE(contains(msg,
+                       "pe.hbm.size_bytes: must be a multiple of interleave_bytes * num_pcs "
+                       "= 1024 * 5, got 64MiB; make it a multiple of 5120 (the nearest: "
+                       "65535KiB or 65540KiB), or set pe.hbm.num_pcs = 4 or 8\n"))
+      << msg;
+  msg = expect_usage_error(
+      run({"-t", kTiny, "--set", "pe.hbm.size_bytes=3KiB", "--check-topology"}, tmp));
+  EXPECT_TRUE(contains(msg,
+                       "--set pe.hbm.size_bytes=3KiB: must be a multiple of interleave_bytes "
+                       "* num_pcs = 1024 * 2, got 3KiB; make it a multiple of 2048 (the "
+                       "nearest: 2KiB or 4KiB), or set pe.hbm.num_pcs = 1 or 3\n"))
+      << msg;
+  msg = expect_usage_error(
+      run({"-t", kTiny, "--set", "pe.hbm.interleave_bytes=64MiB", "--check-topology"}, tmp));
+  EXPECT_TRUE(contains(msg, "interleave_bytes <= 32MiB (a power of two) would divide it")) << msg;
+}
+
 TEST(CliErrors, UnknownParamSuggestsTheNearestOne) {
   TempDir tmp;
   const std::string msg = expect_usage_error(run({"--bench", "probe", "--param", "sizez=1"}, tmp));
