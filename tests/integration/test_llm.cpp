@@ -927,6 +927,24 @@ INSTANTIATE_TEST_SUITE_P(
 // messages a rank adds in. A TCM too small for that is refused up front
 // (before, the run faulted mid-way); half the slots per ring fit the same
 // TCM, and so does the TCM size the error asks for.
+// A model too large for the topology's HBM: the error names the largest
+// shipped model that fits, or, when none does, the shipped topologies this
+// one fits (computed by planning each, not listed).
+TEST(LlmBadFit, AModelTooLargeForHbmNamesWhatWouldFit) {
+  TempDir tmp;
+  std::string line = test::expect_usage_error(run_kernbench({"-t", "ahbm_1sip", "-b", "llm"}, tmp));
+  EXPECT_TRUE(contains(line, "llm: llama3_70b does not fit HBM")) << line;
+  EXPECT_TRUE(contains(line,
+                       "bytes short; --param model=llama3_8b fits ahbm_1sip (the largest "
+                       "shipped model that does)"))
+      << line;
+  line = test::expect_usage_error(run_kernbench({"-t", kTiny, "-b", "llm"}, tmp));
+  EXPECT_TRUE(contains(line,
+                       "bytes short; no shipped model fits tiny; llama3_70b as asked fits "
+                       "--topology llama70b_4sip"))
+      << line;
+}
+
 TEST(LlmDecode, ATcmTooSmallForTheReduceStagingIsRefusedUpFront) {
   TempDir tmp;
   auto with = [](const std::string& tcm, const std::string& slots) {
