@@ -1130,7 +1130,15 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   t.rows.push_back({"energy per token (floor: HBM reads + static power over the bound)",
                     energy_text(j_per_token), energy_text(floor_j_per_token),
                     ratio(j_per_token, floor_j_per_token)});
-  t.rows.push_back({"average power (W)", fmt(ex.energy.average_mw() * 1e-3, 1), "-", "-"});
+  // The energy above is the whole platform's (every cube and PE, ranks or
+  // idle) over the step's time (ex.energy's window): say so.
+  const unsigned n_cubes = cfg.system.n_sips * cfg.cubes_per_sip();
+  t.rows.push_back(
+      {"average power (W): whole platform (" +
+           (cfg.system.n_sips > 1 ? std::to_string(cfg.system.n_sips) + " SIPs, " : "") +
+           std::to_string(n_cubes) + (n_cubes == 1 ? " cube, " : " cubes, ") +
+           std::to_string(cfg.total_pes()) + " PEs) over the step" + of_layers,
+       fmt(ex.energy.average_mw() * 1e-3, 1), "-", "-"});
   if (ex.fits != "yes") t.title += "\n  (the whole model would not fit: " + ex.fits + ")";
   std::optional<SummaryTable> by_phase_table;
   if (!run.prefill) by_phase_table = add_step_model(res, t, ex, run, cfg, by_phase);

@@ -248,12 +248,25 @@ TEST(CliInfo, SimspeedRefusesANegativeLlmLayerCount) {
   EXPECT_TRUE(contains(r.err, "llm_layers")) << describe(r);
 }
 
-TEST(CliInfo, DefaultRunPrintsTheProbeTable) {
+// The default study: each title and header says what its figures are.
+TEST(CliInfo, DefaultRunPrintsTheStudyAndSaysWhatEachFigureCovers) {
   TempDir tmp;
   const RunResult r = run({}, tmp);
   EXPECT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_TRUE(contains(r.out, "hop_class")) << r.out;
   EXPECT_TRUE(contains(r.out, "local_hbm")) << r.out;
+  // The energy class columns are headed as such (they hold "hbm", "static").
+  for (const char* header :
+       {"dyn/model  dominant energy class\n", "energy/step  dominant energy class  max_abs_err\n"})
+    EXPECT_TRUE(contains(r.out, header)) << header << r.out;
+  // The gqa-sweep table counts the cases it ran.
+  EXPECT_TRUE(contains(r.out, "gqa-sweep: 2 long-context decode cases at S_kv 8192\n")) << r.out;
+  EXPECT_FALSE(contains(r.out, "four")) << r.out;
+  // The power's scope: every cube and PE, over the step's time.
+  EXPECT_TRUE(contains(r.out,
+                       "average power (W): whole platform (16 cubes, 128 PEs) over the step (1 of "
+                       "32 layers: not the model's)"))
+      << r.out;
 }
 
 // ---------------------------------------------------------------------------

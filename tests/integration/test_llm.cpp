@@ -418,6 +418,11 @@ TEST(LlmDecode, FewerLayersAreReportedAsSuch) {
   EXPECT_EQ(j["metrics"]["model_layers"], 3);
   EXPECT_FALSE(j["metrics"]["all_layers_simulated"].get<bool>());
   EXPECT_NE(r.out.find("tokens/s (2 of 3 layers: not the model's)"), std::string::npos) << r.out;
+  // The power is the whole platform's over the step, and says so.
+  EXPECT_NE(r.out.find("average power (W): whole platform (4 cubes, 8 PEs) over the step (2 of 3 "
+                       "layers: not the model's)"),
+            std::string::npos)
+      << r.out;
   const double whole = j["metrics"]["whole_model_roofline_tokens_per_s"].get<double>();
   EXPECT_GT(whole, 0.0);
   EXPECT_LT(whole, j["metrics"]["roofline_tokens_per_s"].get<double>());
