@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <sstream>
 
 #include "firmware/kernels/attention_long_decode.h"
@@ -391,10 +392,15 @@ std::vector<long long> int_list(const BenchParams& p, const std::string& key) {
   return out;
 }
 
-BenchResult run_cases(BenchContext& ctx, const std::string& title) {
+// The table's title for the cases and S_kv sizes asked for.
+using CasesTitle = std::function<std::string(const std::vector<long long>& cases,
+                                             const std::vector<long long>& sizes)>;
+
+BenchResult run_cases(BenchContext& ctx, const CasesTitle& title_of) {
   const BenchParams& p = ctx.params;
   const LongDecodeSpec base = spec_from(p);
   const std::vector<long long> cases = int_list(p, "case"), sizes = int_list(p, "S_kv");
+  const std::string title = title_of(cases, sizes);
   // Every point is checked before the first one runs.
   for (long long c : cases)
     for (long long sz : sizes) {
@@ -449,7 +455,9 @@ std::vector<ParamSpec> GqaLongBench::params() const {
 }
 
 BenchResult GqaLongBench::run(BenchContext& ctx) {
-  return run_cases(ctx, "gqa-long: Llama-70B decode, every KV head on C cubes x P PEs");
+  return run_cases(ctx, [](const std::vector<long long>&, const std::vector<long long>&) {
+    return "gqa-long: Llama-70B decode, every KV head on C cubes x P PEs";
+  });
 }
 
 std::vector<ParamSpec> GqaSweepBench::params() const {
@@ -457,7 +465,13 @@ std::vector<ParamSpec> GqaSweepBench::params() const {
 }
 
 BenchResult GqaSweepBench::run(BenchContext& ctx) {
-  BenchResult r = run_cases(ctx, "gqa-sweep: the four long-context decode cases");
+  BenchResult r =
+      run_cases(ctx, [](const std::vector<long long>& cases, const std::vector<long long>& sizes) {
+        std::string at;
+        for (const long long s : sizes) at += (at.empty() ? "" : ", ") + std::to_string(s);
+        return "gqa-sweep: " + std::to_string(cases.size()) + " long-context decode case" +
+               (cases.size() == 1 ? "" : "s") + " at S_kv " + at;
+      });
   double wall = 0;
   for (const auto& pt : r.points) wall += pt["wall_s"].get<double>();
   r.metrics["points"] = r.points.size();

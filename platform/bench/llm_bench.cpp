@@ -17,6 +17,8 @@
 #include "platform/bench/layer_extension.h"
 #include "platform/bench/phase_energy.h"
 #include "platform/bench/progress.h"
+#include "platform/config/embedded_files.h"
+#include "platform/config/topology_loader.h"
 #include "platform/llm/llm_mapping.h"
 #include "platform/llm/llm_placement.h"
 #include "platform/llm/llm_reference.h"
@@ -875,6 +877,46 @@ bool kv_tiled(const BenchParams& p, const ModelSpec& model, const LlmRun& run,
   return layout != "rowmajor" && fits;
 }
 
+// The step the parameters ask for, planned (and checked) on `cfg`.
+Executed plan_step(const ModelSpec& model, const LlmRun& run, const BenchParams& p,
+                   const TopologyConfig& cfg) {
+  return p.str("mapping") == "pp" ? plan_pipeline(model, run, p, cfg)
+                                  : plan_tensor_parallel(model, run, cfg);
+}
+
+// Whether the step the parameters ask for, of `model`, plans on `cfg`.
+bool step_plans(const ModelSpec& model, const BenchParams& p, const TopologyConfig& cfg) {
+  try {
+    LlmRun run = run_of(p, model);
+    run.kv_tiled = kv_tiled(p, model, run, cfg);
+    plan_step(model, run, p, cfg);
+    return true;
+  } catch (const UsageError&) {
+    return false;
+  }
+}
+
+// For a model that does not fit HBM (HbmFitError): the largest shipped model
+// (topologies/llm/, by parameters) whose step as asked fits `cfg`, or, when
+// none does, the shipped topologies that `model` fits.
+std::string what_fits(const ModelSpec& model, const BenchParams& p, const TopologyConfig& cfg) {
+  std::optional<ModelSpec> best;
+  for (const std::string& name : builtin_model_names()) {
+    if (name == p.str("model") || name == model.name) continue;
+    const ModelSpec m = load_model_spec(name);
+    if (step_plans(m, p, cfg) && (!best || m.model_params() > best->model_params())) best = m;
+  }
+  if (best)
+    return "--param model=" + best->name + " fits " + cfg.name +
+           " (the largest shipped model that does)";
+  std::string topologies;
+  for (const std::string& t : embedded_topology_names())
+    if (t != cfg.name && step_plans(model, p, load_topology(t)))
+      topologies += (topologies.empty() ? "" : ", ") + t;
+  return "no shipped model fits " + cfg.name + "; " + model.name + " as asked fits " +
+         (topologies.empty() ? "no shipped topology either" : "--topology " + topologies);
+}
+
 const char* kv_layout_name(const LlmRun& run) {
   return run.kv_tiled ? "tiled" : "rowmajor";
 }
@@ -922,8 +964,13 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   std::optional<ModelWeights> weights;
   const bool pp = mapping == "pp";
   // Built (and checked) before anything is written.
-  Executed ex = pp ? plan_pipeline(model, run, p, platform.config())
-                   : plan_tensor_parallel(model, run, platform.config());
+  Executed ex = [&] {
+    try {
+      return plan_step(model, run, p, platform.config());
+    } catch (const HbmFitError& e) {
+      throw UsageError(std::string(e.what()) + "; " + what_fits(model, p, platform.config()));
+    }
+  }();
   if (!pp) run.sharded_residual = ex.plan.front().run.sharded_residual;  // residual=auto's choice
   if (pp && p.str("residual") == "auto")
     ex.residual_choice = "replicated: a pipeline stage hands the whole stream to the next";
@@ -1119,7 +1166,15 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   t.rows.push_back({"energy per token (floor: HBM reads + static power over the bound)",
                     energy_text(j_per_token), energy_text(floor_j_per_token),
                     ratio(j_per_token, floor_j_per_token)});
-  t.rows.push_back({"average power (W)", fmt(ex.energy.average_mw() * 1e-3, 1), "-", "-"});
+  // The energy above is the whole platform's (every cube and PE, ranks or
+  // idle) over the step's time (ex.energy's window): say so.
+  const unsigned n_cubes = cfg.system.n_sips * cfg.cubes_per_sip();
+  t.rows.push_back(
+      {"average power (W): whole platform (" +
+           (cfg.system.n_sips > 1 ? std::to_string(cfg.system.n_sips) + " SIPs, " : "") +
+           std::to_string(n_cubes) + (n_cubes == 1 ? " cube, " : " cubes, ") +
+           std::to_string(cfg.total_pes()) + " PEs) over the step" + of_layers,
+       fmt(ex.energy.average_mw() * 1e-3, 1), "-", "-"});
   if (ex.fits != "yes") t.title += "\n  (the whole model would not fit: " + ex.fits + ")";
   std::optional<SummaryTable> by_phase_table;
   if (!run.prefill) by_phase_table = add_step_model(res, t, ex, run, cfg, by_phase);

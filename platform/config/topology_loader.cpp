@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -49,6 +50,55 @@ std::string quoted_list(const std::vector<std::string>& items) {
 std::string did_you_mean(const std::vector<std::string>& candidates) {
   if (candidates.size() == 1) return "did you mean '" + candidates[0] + "'?";
   return "did you mean one of " + quoted_list(candidates) + "?";
+}
+
+// HBM geometry, the cross-field rule of §4.4: a slice of `size` bytes is
+// whole stripes of interleave_bytes (`il`) on each of the `pcs` channels.
+bool hbm_stripes_divide(uint64_t size, uint64_t il, uint64_t pcs) {
+  return il <= size / pcs && size % (il * pcs) == 0;  // il * pcs <= size: no overflow
+}
+
+// What would make whole stripes, for each key of the rule: "" when no value
+// of that key would.
+// The size: "a multiple of S (the nearest: A or B)", S = il * pcs.
+std::string hbm_size_fix(uint64_t size, uint64_t il, uint64_t pcs) {
+  if (il > std::numeric_limits<uint64_t>::max() / pcs) return "";
+  const uint64_t stripe = il * pcs, below = size / stripe * stripe;
+  std::vector<std::string> near;
+  if (below > 0) near.push_back(format_size(below));
+  if (below <= std::numeric_limits<uint64_t>::max() - stripe)
+    near.push_back(format_size(below + stripe));
+  return "a multiple of " + std::to_string(stripe) + " (the nearest: " + join(near, " or ") + ")";
+}
+
+// num_pcs: the divisors of the size's interleave chunks nearest `pcs`
+// below and above it ("num_pcs = 2 or 4"; 1 always divides).
+std::string hbm_pcs_fix(uint64_t size, uint64_t il, uint64_t pcs) {
+  if (size % il != 0) return "";
+  const uint64_t n = size / il;
+  uint64_t below = 1, above = 0;
+  for (uint64_t d = 1; d <= n / d; ++d) {
+    if (n % d != 0) continue;
+    for (const uint64_t q : {d, n / d}) {
+      if (q < pcs) below = std::max(below, q);
+      if (q > pcs && (above == 0 || q < above)) above = q;
+    }
+  }
+  return "num_pcs = " + std::to_string(below) + (above ? " or " + std::to_string(above) : "");
+}
+
+// interleave_bytes: every power of two up to the largest that divides a
+// channel's share of the size.
+std::string hbm_interleave_fix(uint64_t size, uint64_t pcs) {
+  if (size % pcs != 0) return "";
+  const uint64_t per_pc = size / pcs;
+  return "interleave_bytes <= " + format_size(per_pc & (~per_pc + 1)) + " (a power of two)";
+}
+
+// "; a, or b" of the fixes that are not "".
+std::string hbm_fixes(const std::string& a, const std::string& b) {
+  if (a.empty() && b.empty()) return "";
+  return "; " + a + (a.empty() || b.empty() ? "" : ", or ") + b;
 }
 
 const char* node_kind(const YAML::Node& n) {
@@ -179,12 +229,28 @@ class Loader {
     return it != raw_.end() && it->second.origin.kind != Origin::Kind::kDefault;
   }
 
-  // Reports the first complaint whose key was set in the file or by --set
-  // (the user's edit), or the first one when all keys have their defaults.
+  // `path = value`, and where a file gave it (" (file:line:column)"): how a
+  // complaint about another key names this one.
+  std::string value_at(const std::string& path) const {
+    const auto it = raw_.find(path);
+    const bool in_file = it != raw_.end() && it->second.origin.kind == Origin::Kind::kFile;
+    return path + " = " + text(path) +
+           (in_file ? " (" + source_ + ":" + std::to_string(it->second.origin.line) + ":" +
+                          std::to_string(it->second.origin.column) + ")"
+                    : "");
+  }
+
+  // Reports the complaint of the key the user edited last: the first one set
+  // by --set, else the first one set in the file, else the first one. A
+  // shipped file spells out every knob, so a --set of one is what broke the
+  // rule, even when the complaint from another key's view would be the file's.
   [[noreturn]] void fail_cross(const std::vector<Complaint>& complaints) const {
-    for (const Complaint& c : complaints) {
-      if (set_explicitly(c.path)) throw ConfigError(where(c.path) + c.message);
-    }
+    for (const Origin::Kind kind : {Origin::Kind::kOverride, Origin::Kind::kFile})
+      for (const Complaint& c : complaints) {
+        const auto it = raw_.find(c.path);
+        if (it != raw_.end() && it->second.origin.kind == kind)
+          throw ConfigError(where(c.path) + c.message);
+      }
     throw ConfigError(where(complaints.front().path) + complaints.front().message);
   }
 
@@ -382,7 +448,7 @@ class Loader {
 
     const uint64_t io = u("sip.io_cube");
     if (io >= cubes) {
-      const std::string m = grid + " leaves sip.io_cube = " + text("sip.io_cube") +
+      const std::string m = grid + " leaves " + value_at("sip.io_cube") +
                             " out of range (must be < " + std::to_string(cubes) + ")";
       fail_cross({{"sip.io_cube", "must be < " + grid + ", got " + text("sip.io_cube")},
                   {"sip.cubes_x", m},
@@ -410,16 +476,24 @@ class Loader {
     const uint64_t size = u("pe.hbm.size_bytes");
     const uint64_t il = u("pe.hbm.interleave_bytes");
     const uint64_t pcs = u("pe.hbm.num_pcs");
-    const bool fits = il <= size / pcs;  // stripe = il * pcs <= size, no overflow
-    if (!fits || size % (il * pcs) != 0) {
+    if (!hbm_stripes_divide(size, il, pcs)) {
       const std::string stripe = "interleave_bytes * num_pcs = " + text("pe.hbm.interleave_bytes") +
                                  " * " + text("pe.hbm.num_pcs");
-      const std::string m =
-          "pe.hbm.size_bytes = " + text("pe.hbm.size_bytes") + " is not a multiple of " + stripe;
+      const std::string m = value_at("pe.hbm.size_bytes") + " is not a multiple of " + stripe;
+      // Each key's view says which of its values would do, then the other ways.
+      const std::string size_fix = hbm_size_fix(size, il, pcs),
+                        pcs_fix = hbm_pcs_fix(size, il, pcs),
+                        il_fix = hbm_interleave_fix(size, pcs);
+      const std::string make_size = size_fix.empty() ? "" : "make pe.hbm.size_bytes " + size_fix;
+      auto would = [](const std::string& fix) {
+        return fix.empty() ? fix : fix + " would divide it";
+      };
       fail_cross({{"pe.hbm.size_bytes",
-                   "must be a multiple of " + stripe + ", got " + text("pe.hbm.size_bytes")},
-                  {"pe.hbm.interleave_bytes", m},
-                  {"pe.hbm.num_pcs", m}});
+                   "must be a multiple of " + stripe + ", got " + text("pe.hbm.size_bytes") +
+                       hbm_fixes(size_fix.empty() ? "" : "make it " + size_fix,
+                                 pcs_fix.empty() ? "" : "set pe.hbm." + pcs_fix)},
+                  {"pe.hbm.interleave_bytes", m + hbm_fixes(would(il_fix), make_size)},
+                  {"pe.hbm.num_pcs", m + hbm_fixes(would(pcs_fix), make_size)}});
     }
 
     // Banked HBM: a row holds whole columns.
@@ -535,9 +609,26 @@ TopologyConfig load_topology_text(const std::string& yaml_text, const std::strin
   return Loader(source_name).load(yaml_text, overrides);
 }
 
+namespace {
+
+// The shipped topologies as load_topology takes them without their files
+// ("tiny.yaml", "topologies/tiny.yaml") when `path` is spelled that way: the
+// guesses beside the files of its directory.
+std::vector<std::string> shipped_paths_beside(const std::string& path) {
+  std::vector<std::string> out;
+  const std::string dir = std::filesystem::path(path).parent_path().lexically_normal().string();
+  if (dir != "" && dir != "topologies") return out;
+  for (const std::string& n : embedded_topology_names())
+    out.push_back((dir.empty() ? "" : "topologies/") + n + ".yaml");
+  return out;
+}
+
+}  // namespace
+
 TopologyConfig load_topology_file(const std::string& path,
                                   const std::vector<std::string>& overrides) {
-  const std::string text = read_input_file(path, "topology file");
+  const std::string text =
+      read_input_file(path, "topology file", kMaxConfigFileBytes, shipped_paths_beside(path));
   // A file that names nothing is a mistake (a truncated copy, the wrong
   // path), not a request for every default: those are the embedded topology.
   bool content = false;

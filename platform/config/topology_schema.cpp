@@ -370,13 +370,13 @@ std::string TopologySchema::suggest_child(const std::string& section,
   for (const std::string& c : children(section))
     if (!is_section(section.empty() ? c : section + "." + c) && is_unit_suffixed(key, c)) return c;
   std::string best;
-  size_t best_d = std::numeric_limits<size_t>::max();
+  SpellingScore best_s;
   for (const std::string& c : children(section)) {
-    const size_t d = spelling_distance(lower(key), lower(c));
+    const SpellingScore s = spelling_score(lower(key), lower(c));
     const size_t limit = std::max<size_t>(1, std::max(key.size(), c.size()) / 3);
-    if (d <= limit && d < best_d) {
+    if (s.distance <= limit && s < best_s) {
       best = c;
-      best_d = d;
+      best_s = s;
     }
   }
   return best;
@@ -443,10 +443,10 @@ bool TopologySchema::parse_value(const Knob& knob, const std::string& raw, KnobV
         *error = "must be one of " + list + "; got " + quoted(text);
         // The nearest allowed value, when one is reasonably close.
         std::string best;
-        size_t best_d = text.size() / 2 + 2;
+        SpellingScore best_s;
         for (const std::string& a : knob.allowed) {
-          const size_t d = spelling_distance(lower(text), a);
-          if (d < best_d) best_d = d, best = a;
+          const SpellingScore s = spelling_score(lower(text), a);
+          if (s.distance <= text.size() / 2 + 1 && s < best_s) best_s = s, best = a;
         }
         if (!best.empty()) *error += " (did you mean '" + best + "'?)";
         return false;

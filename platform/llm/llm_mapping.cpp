@@ -160,16 +160,16 @@ void TpMapping::check_fits(const TopologyConfig& cfg) {
     if (r.hbm_bytes() > worst->hbm_bytes()) worst = &r;
   const uint64_t need = worst->hbm_bytes() + 64 * tensors;
   if (need > hbm)
-    throw UsageError("llm: " + model_.name + " does not fit HBM: " + to_string(worst->pe) +
-                     " needs " + std::to_string(static_cast<int64_t>(need)) + " bytes (weights " +
-                     std::to_string(static_cast<int64_t>(worst->weight_bytes)) + ", KV cache " +
-                     std::to_string(static_cast<int64_t>(worst->kv_bytes)) + " for batch " +
-                     std::to_string(run_.batch) + (run_.prefill ? " x prompt " : " x context ") +
-                     std::to_string(kv_positions(run_)) + ", activations " +
-                     std::to_string(static_cast<int64_t>(worst->activation_bytes)) +
-                     "), its HBM slice has " + std::to_string(static_cast<int64_t>(hbm)) +
-                     " beside PE_IPCQ's rings: " +
-                     std::to_string(static_cast<int64_t>(need - hbm)) + " bytes short");
+    throw HbmFitError("llm: " + model_.name + " does not fit HBM: " + to_string(worst->pe) +
+                      " needs " + std::to_string(static_cast<int64_t>(need)) + " bytes (weights " +
+                      std::to_string(static_cast<int64_t>(worst->weight_bytes)) + ", KV cache " +
+                      std::to_string(static_cast<int64_t>(worst->kv_bytes)) + " for batch " +
+                      std::to_string(run_.batch) + (run_.prefill ? " x prompt " : " x context ") +
+                      std::to_string(kv_positions(run_)) + ", activations " +
+                      std::to_string(static_cast<int64_t>(worst->activation_bytes)) +
+                      "), its HBM slice has " + std::to_string(static_cast<int64_t>(hbm)) +
+                      " beside PE_IPCQ's rings: " +
+                      std::to_string(static_cast<int64_t>(need - hbm)) + " bytes short");
   const uint64_t arena = tcm_arena_capacity(cfg);
   if (run_.prefill) {
     // Every prefill phase streams its rows through TCM in chunks within the

@@ -11,10 +11,18 @@
 #include <vector>
 
 #include "firmware/kernels/transformer_decode.h"
+#include "models/common/errors.h"
 #include "platform/config/topology_config.h"
 #include "platform/llm/model_spec.h"
 
 namespace kb {
+
+// TpMapping's UsageError for a rank whose weights, KV cache and activations
+// do not fit its HBM slice, so that the llm bench can name a model that would.
+class HbmFitError : public UsageError {
+ public:
+  using UsageError::UsageError;
+};
 
 // One step of the llm bench: a decode step (one new token per sequence) or
 // a prefill (a prompt per sequence into an empty cache).
@@ -77,9 +85,10 @@ class TpMapping {
  public:
   // Throws UsageError for a mapping the platform cannot hold: more ranks than
   // PEs, ranks that do not split into kv_heads groups, a slice with nothing
-  // in it, a rank whose HBM is too small (naming it and the bytes missing),
-  // whose TCM cannot hold the attention's buffers, or whose IPCQ ring region
-  // (pe.ipcq.ring_bytes) cannot hold a ring for every peer it receives from.
+  // in it, a rank whose HBM is too small (HbmFitError, naming it and the
+  // bytes missing), whose TCM cannot hold the attention's buffers, or whose
+  // IPCQ ring region (pe.ipcq.ring_bytes) cannot hold a ring for every peer
+  // it receives from.
   TpMapping(const ModelSpec& model, const LlmRun& run, const TopologyConfig& cfg);
 
   const std::vector<RankPlan>& ranks() const { return ranks_; }

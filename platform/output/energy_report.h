@@ -36,8 +36,10 @@ struct EnergyReport {
   double total_pj() const { return dynamic_total_pj() + static_total_pj(); }
   // Average power over the window, mW (pJ / ns).
   double average_mw() const { return window_ns > 0 ? total_pj() / window_ns : 0.0; }
-  // The class (or "static", all static energy together) with the most energy.
+  // The class (or "static", all static energy together) with the most energy;
+  // a table's column of it is headed kDominantHeader.
   std::string dominant() const;
+  static constexpr const char* kDominantHeader = "dominant energy class";
   // The class with the most dynamic energy ("none" when there is none).
   std::string dominant_dynamic() const;
 

@@ -9,14 +9,21 @@
 #include <cstring>
 
 #include "models/common/errors.h"
+#include "platform/util/spelling.h"
 
 namespace kb {
 
-std::string read_input_file(const std::string& path, const std::string& what, uint64_t max_bytes) {
+std::string read_input_file(const std::string& path, const std::string& what, uint64_t max_bytes,
+                            const std::vector<std::string>& also) {
   const std::string name = what + " '" + path + "'";
   // O_NONBLOCK: opening a FIFO must not wait for a writer.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) throw ConfigError("cannot open " + name + ": " + std::strerror(errno));
+  if (fd < 0) {
+    const int err = errno;
+    const std::string near = err == ENOENT ? nearest_file(path, also) : "";
+    throw ConfigError("cannot open " + name + ": " + std::strerror(err) +
+                      (near.empty() ? "" : "; did you mean '" + near + "'?"));
+  }
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);

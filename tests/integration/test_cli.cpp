@@ -248,12 +248,25 @@ TEST(CliInfo, SimspeedRefusesANegativeLlmLayerCount) {
   EXPECT_TRUE(contains(r.err, "llm_layers")) << describe(r);
 }
 
-TEST(CliInfo, DefaultRunPrintsTheProbeTable) {
+// The default study: each title and header says what its figures are.
+TEST(CliInfo, DefaultRunPrintsTheStudyAndSaysWhatEachFigureCovers) {
   TempDir tmp;
   const RunResult r = run({}, tmp);
   EXPECT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_TRUE(contains(r.out, "hop_class")) << r.out;
   EXPECT_TRUE(contains(r.out, "local_hbm")) << r.out;
+  // The energy class columns are headed as such (they hold "hbm", "static").
+  for (const char* header :
+       {"dyn/model  dominant energy class\n", "energy/step  dominant energy class  max_abs_err\n"})
+    EXPECT_TRUE(contains(r.out, header)) << header << r.out;
+  // The gqa-sweep table counts the cases it ran.
+  EXPECT_TRUE(contains(r.out, "gqa-sweep: 2 long-context decode cases at S_kv 8192\n")) << r.out;
+  EXPECT_FALSE(contains(r.out, "four")) << r.out;
+  // The power's scope: every cube and PE, over the step's time.
+  EXPECT_TRUE(contains(r.out,
+                       "average power (W): whole platform (16 cubes, 128 PEs) over the step (1 of "
+                       "32 layers: not the model's)"))
+      << r.out;
 }
 
 // ---------------------------------------------------------------------------
@@ -343,6 +356,78 @@ TEST(CliErrors, UnknownBenchSuggestsTheNearestOne) {
   const std::string msg = expect_usage_error(run({"--bench", "prbe"}, tmp));
   EXPECT_TRUE(contains(msg, "prbe")) << msg;
   EXPECT_TRUE(contains(msg, "did you mean 'probe'")) << msg;
+}
+
+// 'dma' and 'llm' are both two edits from "lama": the guess is the one that
+// starts like it.
+TEST(CliErrors, UnknownBenchSuggestsTheNameThatStartsLikeIt) {
+  TempDir tmp;
+  const std::string msg = expect_usage_error(run({"--bench", "lama"}, tmp));
+  EXPECT_EQ(msg,
+            "kernbench: error: unknown bench 'lama'; did you mean 'llm'? (see --list-benches)\n");
+}
+
+// A topology file that does not exist: the nearest file with its extension
+// in its directory, or the shipped topology of the path --topology takes.
+TEST(CliErrors, MissingTopologyFileSuggestsTheNearestOne) {
+  TempDir tmp;
+  // Run elsewhere: no topologies/ directory, the shipped names.
+  std::string msg = expect_usage_error(
+      test::run_kernbench({"--topology", "topologies/tinny.yaml", "--check-topology"}, tmp, "/"));
+  EXPECT_EQ(msg,
+            "kernbench: configuration error: cannot open topology file 'topologies/tinny.yaml': No "
+            "such file or directory; did you mean 'topologies/tiny.yaml'?\n");
+  // In the source tree, the same file from the directory.
+  msg = expect_usage_error(test::run_kernbench(
+      {"--topology", "topologies/tinny.yaml", "--check-topology"}, tmp, kSource));
+  EXPECT_TRUE(contains(msg, "did you mean 'topologies/tiny.yaml'?")) << msg;
+  msg = expect_usage_error(
+      test::run_kernbench({"--topology", "ahbm_1sip_rng.yaml", "--check-topology"}, tmp, "/"));
+  EXPECT_TRUE(contains(msg, "did you mean 'ahbm_1sip_ring.yaml'?")) << msg;
+  // A user's own file beside it.
+  write_text(tmp / "mine.yaml", read_text(kTiny));
+  msg = expect_usage_error(run({"--topology", tmp / "mien.yaml", "--check-topology"}, tmp));
+  EXPECT_TRUE(contains(msg, "did you mean '" + tmp / "mine.yaml" + "'?")) << msg;
+}
+
+// A --set that breaks the HBM stripes of a file's size is what the message
+// names, with the values that would work; a file's key keeps its place.
+TEST(CliErrors, HbmStripesBrokenBySetNameTheSetAndWhatWouldDivide) {
+  TempDir tmp;
+  std::string msg = expect_usage_error(run({"--set", "pe.hbm.num_pcs=3", "--check-topology"}, tmp));
+  EXPECT_EQ(msg,
+            "kernbench: configuration error: --set pe.hbm.num_pcs=3: pe.hbm.size_bytes = 1GiB "
+            "(<embedded ahbm_1sip.yaml>:125:17) is not a multiple of interleave_bytes * num_pcs = "
+            "1024 * 3; num_pcs = 2 or 4 would divide it, or make pe.hbm.size_bytes a multiple of "
+            "3072 (the nearest: 1048575KiB or 1048578KiB)\n");
+  // A file's num_pcs, with the size at its default: that key, where it is.
+  const std::string yaml = tmp / "pcs.yaml";
+  write_text(yaml, "pe:\n  hbm:\n    num_pcs: 5\n");
+  msg = expect_usage_error(run({"--topology", yaml, "--check-topology"}, tmp));
+  EXPECT_EQ(msg, "kernbench: configuration error: " + yaml +
+                     ":3:14: pe.hbm.num_pcs: pe.hbm.size_bytes = 1GiB is not a multiple of "
+                     "interleave_bytes * num_pcs = 1024 * 5; num_pcs = 4 or 8 would divide it, or "
+                     "make pe.hbm.size_bytes a multiple of 5120 (the nearest: 1048575KiB or "
+                     "1048580KiB)\n");
+  // Both keys in the file: the first of the rule, with the other way.
+  const std::string both = tiny_with(tmp, "both.yaml", "num_pcs: 2", "num_pcs: 5");
+  msg = expect_usage_error(run({"--topology", both, "--check-topology"}, tmp));
+  EXPECT_TRUE(has_file_line_col(msg, both)) << msg;
+  EXPECT_TRUE(contains(msg,
+                       "pe.hbm.size_bytes: must be a multiple of interleave_bytes * num_pcs "
+                       "= 1024 * 5, got 64MiB; make it a multiple of 5120 (the nearest: "
+                       "65535KiB or 65540KiB), or set pe.hbm.num_pcs = 4 or 8\n"))
+      << msg;
+  msg = expect_usage_error(
+      run({"-t", kTiny, "--set", "pe.hbm.size_bytes=3KiB", "--check-topology"}, tmp));
+  EXPECT_TRUE(contains(msg,
+                       "--set pe.hbm.size_bytes=3KiB: must be a multiple of interleave_bytes "
+                       "* num_pcs = 1024 * 2, got 3KiB; make it a multiple of 2048 (the "
+                       "nearest: 2KiB or 4KiB), or set pe.hbm.num_pcs = 1 or 3\n"))
+      << msg;
+  msg = expect_usage_error(
+      run({"-t", kTiny, "--set", "pe.hbm.interleave_bytes=64MiB", "--check-topology"}, tmp));
+  EXPECT_TRUE(contains(msg, "interleave_bytes <= 32MiB (a power of two) would divide it")) << msg;
 }
 
 TEST(CliErrors, UnknownParamSuggestsTheNearestOne) {

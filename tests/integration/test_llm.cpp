@@ -455,6 +455,11 @@ TEST(LlmDecode, FewerLayersAreReportedAsSuch) {
   EXPECT_EQ(j["metrics"]["model_layers"], 3);
   EXPECT_FALSE(j["metrics"]["all_layers_simulated"].get<bool>());
   EXPECT_NE(r.out.find("tokens/s (2 of 3 layers: not the model's)"), std::string::npos) << r.out;
+  // The power is the whole platform's over the step, and says so.
+  EXPECT_NE(r.out.find("average power (W): whole platform (4 cubes, 8 PEs) over the step (2 of 3 "
+                       "layers: not the model's)"),
+            std::string::npos)
+      << r.out;
   const double whole = j["metrics"]["whole_model_roofline_tokens_per_s"].get<double>();
   EXPECT_GT(whole, 0.0);
   EXPECT_LT(whole, j["metrics"]["roofline_tokens_per_s"].get<double>());
@@ -964,6 +969,24 @@ INSTANTIATE_TEST_SUITE_P(
 // messages a rank adds in. A TCM too small for that is refused up front
 // (before, the run faulted mid-way); half the slots per ring fit the same
 // TCM, and so does the TCM size the error asks for.
+// A model too large for the topology's HBM: the error names the largest
+// shipped model that fits, or, when none does, the shipped topologies this
+// one fits (computed by planning each, not listed).
+TEST(LlmBadFit, AModelTooLargeForHbmNamesWhatWouldFit) {
+  TempDir tmp;
+  std::string line = test::expect_usage_error(run_kernbench({"-t", "ahbm_1sip", "-b", "llm"}, tmp));
+  EXPECT_TRUE(contains(line, "llm: llama3_70b does not fit HBM")) << line;
+  EXPECT_TRUE(contains(line,
+                       "bytes short; --param model=llama3_8b fits ahbm_1sip (the largest "
+                       "shipped model that does)"))
+      << line;
+  line = test::expect_usage_error(run_kernbench({"-t", kTiny, "-b", "llm"}, tmp));
+  EXPECT_TRUE(contains(line,
+                       "bytes short; no shipped model fits tiny; llama3_70b as asked fits "
+                       "--topology llama70b_4sip"))
+      << line;
+}
+
 TEST(LlmDecode, ATcmTooSmallForTheReduceStagingIsRefusedUpFront) {
   TempDir tmp;
   auto with = [](const std::string& tcm, const std::string& slots) {
