@@ -48,7 +48,8 @@ build=build-fuzz
 # The fuzz targets never reach PE_MATH on RTL: leave the verilated model out
 # of this build (it is compiled, warnings as errors, by the gcc builds).
 cmake -S . -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DKB_FUZZ=ON -DKB_BUILD_TESTS=OFF -DKB_WITH_RTL=OFF -DKB_WERROR=ON > "$build.configure.log" 2>&1 ||
+  -DKB_FUZZ=ON -DKB_BUILD_TESTS=OFF -DKB_WITH_RTL=OFF -DKB_WERROR=ON -DKB_UNITY_BUILD=ON \
+  > "$build.configure.log" 2>&1 ||
   { cat "$build.configure.log" >&2; exit 2; }
 cmake --build "$build" -j2 --target "${targets[@]}"
 
