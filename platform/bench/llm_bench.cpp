@@ -949,6 +949,162 @@ LayerExtension extension_of(const BenchParams& p, const LlmRun& run, const Model
   return ext;
 }
 
+// Every figure of the step, computed once: LlmBench::run writes them into
+// the metrics, the flat point and the tables.
+struct StepFigures {
+  double latency = 0;
+  double tokens = 0;  // the step produces (decode) or takes in (prefill)
+  double tokens_per_s = 0, bound_tokens_per_s = 0, hbm_util = 0;
+  int64_t simulated_layers = 0;
+  double passes = 0;  // every layer runs once per micro-batch (tp: one)
+  // The collectives as the step saw them (what they added to it, over every
+  // rank; a pipeline has only its stages' first ranks' times).
+  std::map<std::string, double> seen;
+  double gather_measured = 0;
+  std::vector<StreamCollective> stream;
+  double j_per_token = 0, floor_j_per_token = 0;
+  nlohmann::json j_by_class, j_by_op_class;
+  double attn_gather_measured = 0, attn_gather_model = 0;  // prefill
+};
+
+StepFigures step_figures(const Executed& ex, const LlmRun& run, const ModelSpec& model,
+                         const TopologyConfig& cfg, const ClassTally& tally,
+                         const LayerExtension& ext) {
+  StepFigures f;
+  const StepBound& bound = ex.bound;
+  f.latency = ex.latency;
+  f.tokens = static_cast<double>(stream_rows(run));
+  f.tokens_per_s = f.tokens / f.latency * 1e9;
+  f.bound_tokens_per_s = f.tokens / bound.bound_ns * 1e9;
+  const auto W = static_cast<double>(ex.ranks);
+  f.hbm_util =
+      static_cast<double>(bound.total_hbm_bytes) / (f.latency * W * cfg.pe_hbm_bandwidth_gbps());
+  f.simulated_layers = ext.extended() ? ext.simulated() : run.layers;
+  f.passes = static_cast<double>(run.layers * ex.micro);
+  f.seen = ex.critical.empty() ? tally.by_phase : ex.critical;
+  f.gather_measured = f.seen[fw::phase::kQkvGather] / f.passes;
+  f.stream = stream_collectives(f.seen, f.passes, run, model, bound);
+  // Energy per token, and its floor: every rank's weights and KV block read
+  // once from HBM, and the platform's static power over the bound's time.
+  f.j_per_token = ex.energy.total_pj() * 1e-12 / f.tokens;
+  f.floor_j_per_token =
+      (static_cast<double>(bound.total_hbm_bytes) * cfg.pe.hbm.energy.read_pj_per_byte +
+       ex.static_mw * bound.bound_ns) *
+      1e-12 / f.tokens;
+  f.j_by_class = nlohmann::json::object();
+  for (unsigned c = 0; c < kNumEnergyClasses; ++c)
+    f.j_by_class[to_string(static_cast<EnergyClass>(c))] =
+        ex.energy.dynamic_pj[c] * 1e-12 / f.tokens;
+  f.j_by_class["static"] = ex.energy.static_total_pj() * 1e-12 / f.tokens;
+  // The same energy by the op class of the phases that spent it.
+  f.j_by_op_class = nlohmann::json::object();
+  for (const auto& [cls, pj] : ex.pj_by_op_class) f.j_by_op_class[cls] = pj * 1e-12 / f.tokens;
+  if (run.prefill) {
+    f.attn_gather_measured = f.seen[fw::phase::kAttnGather] / f.passes;
+    const std::vector<PeAddr>& order = ex.plan.front().map->order();
+    f.attn_gather_model =
+        list_allreduce_model(
+            cfg, std::vector<PeAddr>(order.begin(), order.begin() + ex.ranks_per_group),
+            RingSpace::kTcm,
+            static_cast<uint64_t>(stream_rows(run) * model.group() * model.d_head) * 4)
+            .total_ns;
+  }
+  return f;
+}
+
+nlohmann::json metrics_of(const StepFigures& f, const std::string& phase, const Executed& ex,
+                          const LlmRun& run, const ModelSpec& model, const LayerExtension& ext,
+                          const ClassTally& tally, const std::vector<const char*>& classes) {
+  const StepBound& bound = ex.bound;
+  const ActivityCounters& act = ex.act;
+  nlohmann::json m = {
+      {"model", model.name},
+      {"model_source", model.source},
+      {"phase", phase},
+      {"allreduce", ex.plan.front().map->allreduce_name()},
+      {"batch", run.batch},
+      {"context", run.context},
+      {"layers_simulated", f.simulated_layers},
+      {"layers_extended", run.layers - f.simulated_layers},
+      {"model_layers", model.layers},
+      {"all_layers_simulated", f.simulated_layers == model.layers},
+      {"layer_extension", ext.to_json()},
+      {"all_layers_fit", ex.fits},
+      {"mapping", ex.mapping},
+      {"kv_layout", kv_layout_name(run)},
+      {"tokens_per_s", f.tokens_per_s},
+      {"roofline", bound.to_json()},
+      {"roofline_tokens_per_s", f.bound_tokens_per_s},
+      {"latency_over_bound", f.latency / bound.bound_ns},
+      {"hbm_util", f.hbm_util},
+      {"residual", run.sharded_residual ? "sharded" : "replicated"},
+      {"residual_choice", ex.residual_choice.empty() ? "as asked" : ex.residual_choice},
+      {"qkv_gather_measured_ns", f.gather_measured},
+      {"qkv_gather_over_model", f.gather_measured / bound.qkv_gather_model_ns},
+      {"link_bytes", act.traffic.link_bytes},
+      {"cube_link_bytes", act.traffic.cube_link_bytes},
+      {"sip_link_bytes", act.traffic.sip_link_bytes},
+      {"ipcq_ops", act.ipcq_ops},
+      {"dma_ops", act.dma_ops()},
+      {"j_per_token", f.j_per_token},
+      {"energy_floor_j_per_token", f.floor_j_per_token},
+      {"j_per_token_over_floor", f.j_per_token / f.floor_j_per_token},
+      {"j_per_token_by_class", f.j_by_class},
+      {"j_per_token_by_op_class", f.j_by_op_class},
+      {"average_power_w", ex.energy.average_mw() * 1e-3},
+      {"energy", ex.energy.to_json()}};
+  m[run.prefill ? "ttft_ns" : "latency_per_token_ns"] = f.latency;
+  if (ext.extended()) {
+    m["latency_error_ns"] = ex.latency_error;
+    m["simulated_latency_ns"] = ex.simulated_latency;
+  }
+  for (const StreamCollective& c : f.stream) {
+    m[c.key + "_measured_ns"] = c.measured;
+    m[c.key + "_over_model"] = c.measured / c.model;
+  }
+  if (run.prefill) {
+    m["prompt"] = run.prompt;
+    m["attn_gather_measured_ns"] = f.attn_gather_measured;
+    m["attn_gather_over_model"] = f.attn_gather_measured / f.attn_gather_model;
+  }
+  nlohmann::json class_json = nlohmann::json::object();
+  for (const char* c : classes)
+    class_json[c] = {{"total_ns", tally.total(c)}, {"per_layer_ns", tally.per_layer.at(c)}};
+  m["op_classes_rank0"] = class_json;
+  nlohmann::json phase_json = nlohmann::json::object();
+  for (const auto& [k, v] : tally.by_phase) phase_json[k] = v;
+  m["phases_rank0_ns"] = phase_json;
+  return m;
+}
+
+// One flat point: what sweeps tabulate and scripts/plot_llm.py draws. The
+// figures it shares with the metrics are copied from them.
+nlohmann::json point_of(const StepFigures& f, const nlohmann::json& metrics, const Executed& ex,
+                        const LlmRun& run, const ClassTally& tally,
+                        const std::vector<const char*>& classes) {
+  nlohmann::json pt = {{"layers", run.layers},
+                       {"ranks", ex.ranks},
+                       {"latency_ns", f.latency},
+                       {"latency_error_ns", ex.latency_error},
+                       {"bound_ns", ex.bound.bound_ns}};
+  for (const char* k : {"model", "batch", "context", "layers_simulated", "latency_over_bound",
+                        "tokens_per_s", "roofline_tokens_per_s", "hbm_util", "residual",
+                        "j_per_token", "energy_floor_j_per_token", "j_per_token_by_op_class"})
+    pt[k] = metrics.at(k);
+  // allreduce_ns, or reduce_scatter_ns and norm_gather_ns
+  for (const StreamCollective& c : f.stream) {
+    pt[c.key + "_ns"] = c.measured;
+    pt[c.key + "_model_ns"] = c.model;
+  }
+  for (const char* c : classes)
+    pt[std::string(c) + "_ns_per_layer"] = tally.total(c) / static_cast<double>(run.layers);
+  if (run.prefill) {
+    pt["phase"] = metrics.at("phase");
+    pt["prompt"] = run.prompt;
+  }
+  return pt;
+}
+
 }  // namespace
 
 BenchResult LlmBench::run(BenchContext& ctx) {
@@ -981,148 +1137,24 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   Progress progress("llm", "layer", run.layers * ex.micro, ctx.quiet);
   execute(rt, model, ex, weights ? &*weights : nullptr, ctx.quiet ? nullptr : &progress, ext);
   const double latency = ex.latency;
-  const ActivityCounters& act = ex.act;
   const StepBound& bound = ex.bound;
-  const std::vector<fw::PhaseRecord>& phases = ex.phases;
   const TopologyConfig& cfg = platform.config();
   std::vector<const char*> classes(std::begin(kClasses), std::end(kClasses));
   if (pp) classes.push_back("pipeline");
 
   // The per-layer op-class breakdown, as rank 0 (pp: each stage's first rank) saw it.
-  ClassTally tally(phases, classes, static_cast<size_t>(run.layers));
+  ClassTally tally(ex.phases, classes, static_cast<size_t>(run.layers));
   if (ext.extended()) tally.extend(ext);
-  const int64_t simulated_layers = ext.extended() ? ext.simulated() : run.layers;
   std::map<std::string, double>& by_phase = tally.by_phase;
-  std::map<std::string, std::vector<double>>& per_layer = tally.per_layer;
   auto total_of = [&tally](const std::string& c) { return tally.total(c); };
 
-  // Tokens the step produces (decode) or takes in (prefill).
-  const auto tokens = static_cast<double>(stream_rows(run));
-  const double tokens_per_s = tokens / latency * 1e9;
-  const double bound_tokens_per_s = tokens / bound.bound_ns * 1e9;
-  const auto W = static_cast<double>(ex.ranks);
-  const double hbm_util =
-      static_cast<double>(bound.total_hbm_bytes) / (latency * W * cfg.pe_hbm_bandwidth_gbps());
-  // Every layer runs once per micro-batch (tp: one).
-  const auto passes = static_cast<double>(run.layers * ex.micro);
-  // The collectives as the step saw them (what they added to it, over every
-  // rank; a pipeline has only its stages' first ranks' times).
-  std::map<std::string, double> seen = ex.critical.empty() ? by_phase : ex.critical;
-  const double gather_measured = seen[fw::phase::kQkvGather] / passes;
-  const std::vector<StreamCollective> stream = stream_collectives(seen, passes, run, model, bound);
-  // Energy per token, and its floor: every rank's weights and KV block read
-  // once from HBM, and the platform's static power over the bound's time.
-  const double j_per_token = ex.energy.total_pj() * 1e-12 / tokens;
-  const double floor_j_per_token =
-      (static_cast<double>(bound.total_hbm_bytes) * cfg.pe.hbm.energy.read_pj_per_byte +
-       ex.static_mw * bound.bound_ns) *
-      1e-12 / tokens;
-  nlohmann::json j_by_class = nlohmann::json::object();
-  for (unsigned c = 0; c < kNumEnergyClasses; ++c)
-    j_by_class[to_string(static_cast<EnergyClass>(c))] = ex.energy.dynamic_pj[c] * 1e-12 / tokens;
-  j_by_class["static"] = ex.energy.static_total_pj() * 1e-12 / tokens;
-  // The same energy by the op class of the phases that spent it.
-  nlohmann::json j_by_op_class = nlohmann::json::object();
-  for (const auto& [cls, pj] : ex.pj_by_op_class) j_by_op_class[cls] = pj * 1e-12 / tokens;
-
+  const StepFigures f = step_figures(ex, run, model, cfg, tally, ext);
   BenchResult res;
-  res.metrics = {{"model", model.name},
-                 {"model_source", model.source},
-                 {"phase", phase},
-                 {"allreduce", ex.plan.front().map->allreduce_name()},
-                 {"batch", run.batch},
-                 {"context", run.context},
-                 {"layers_simulated", simulated_layers},
-                 {"layers_extended", run.layers - simulated_layers},
-                 {"model_layers", model.layers},
-                 {"all_layers_simulated", simulated_layers == model.layers},
-                 {"layer_extension", ext.to_json()},
-                 {"all_layers_fit", ex.fits},
-                 {"mapping", ex.mapping},
-                 {"kv_layout", kv_layout_name(run)},
-                 {"tokens_per_s", tokens_per_s},
-                 {"roofline", bound.to_json()},
-                 {"roofline_tokens_per_s", bound_tokens_per_s},
-                 {"latency_over_bound", latency / bound.bound_ns},
-                 {"hbm_util", hbm_util},
-                 {"residual", run.sharded_residual ? "sharded" : "replicated"},
-                 {"residual_choice", ex.residual_choice.empty() ? "as asked" : ex.residual_choice},
-                 {"qkv_gather_measured_ns", gather_measured},
-                 {"qkv_gather_over_model", gather_measured / bound.qkv_gather_model_ns},
-                 {"link_bytes", act.traffic.link_bytes},
-                 {"cube_link_bytes", act.traffic.cube_link_bytes},
-                 {"sip_link_bytes", act.traffic.sip_link_bytes},
-                 {"ipcq_ops", act.ipcq_ops},
-                 {"dma_ops", act.dma_ops()},
-                 {"j_per_token", j_per_token},
-                 {"energy_floor_j_per_token", floor_j_per_token},
-                 {"j_per_token_over_floor", j_per_token / floor_j_per_token},
-                 {"j_per_token_by_class", j_by_class},
-                 {"j_per_token_by_op_class", j_by_op_class},
-                 {"average_power_w", ex.energy.average_mw() * 1e-3},
-                 {"energy", ex.energy.to_json()}};
-  res.metrics[run.prefill ? "ttft_ns" : "latency_per_token_ns"] = latency;
-  if (ext.extended()) {
-    res.metrics["latency_error_ns"] = ex.latency_error;
-    res.metrics["simulated_latency_ns"] = ex.simulated_latency;
-    res.extended = ex.extended;
-  }
-  for (const StreamCollective& c : stream) {
-    res.metrics[c.key + "_measured_ns"] = c.measured;
-    res.metrics[c.key + "_over_model"] = c.measured / c.model;
-  }
-  double attn_gather_measured = 0, attn_gather_model = 0;
-  if (run.prefill) {
-    res.metrics["prompt"] = run.prompt;
-    attn_gather_measured = seen[fw::phase::kAttnGather] / passes;
-    const std::vector<PeAddr>& order = ex.plan.front().map->order();
-    attn_gather_model =
-        list_allreduce_model(
-            cfg, std::vector<PeAddr>(order.begin(), order.begin() + ex.ranks_per_group),
-            RingSpace::kTcm,
-            static_cast<uint64_t>(stream_rows(run) * model.group() * model.d_head) * 4)
-            .total_ns;
-    res.metrics["attn_gather_measured_ns"] = attn_gather_measured;
-    res.metrics["attn_gather_over_model"] = attn_gather_measured / attn_gather_model;
-  }
-  // One flat point: what sweeps tabulate and scripts/plot_llm.py draws.
-  nlohmann::json pt = {{"model", model.name},
-                       {"batch", run.batch},
-                       {"context", run.context},
-                       {"layers", run.layers},
-                       {"layers_simulated", simulated_layers},
-                       {"ranks", ex.ranks},
-                       {"latency_ns", latency},
-                       {"latency_error_ns", ex.latency_error},
-                       {"bound_ns", bound.bound_ns},
-                       {"latency_over_bound", latency / bound.bound_ns},
-                       {"tokens_per_s", tokens_per_s},
-                       {"roofline_tokens_per_s", bound_tokens_per_s},
-                       {"hbm_util", hbm_util},
-                       {"residual", run.sharded_residual ? "sharded" : "replicated"},
-                       {"j_per_token", j_per_token},
-                       {"energy_floor_j_per_token", floor_j_per_token},
-                       {"j_per_token_by_op_class", j_by_op_class}};
-  // allreduce_ns, or reduce_scatter_ns and norm_gather_ns
-  for (const StreamCollective& c : stream) {
-    pt[c.key + "_ns"] = c.measured;
-    pt[c.key + "_model_ns"] = c.model;
-  }
-  for (const char* c : classes)
-    pt[std::string(c) + "_ns_per_layer"] = total_of(c) / static_cast<double>(run.layers);
-  if (run.prefill) {
-    pt["phase"] = phase;
-    pt["prompt"] = run.prompt;
-  }
+  res.metrics = metrics_of(f, phase, ex, run, model, ext, tally, classes);
+  if (ext.extended()) res.extended = ex.extended;
+  nlohmann::json pt = point_of(f, res.metrics, ex, run, tally, classes);
   windows.stamp(pt);
   res.points.push_back(pt);
-  nlohmann::json class_json = nlohmann::json::object();
-  for (const char* c : classes)
-    class_json[c] = {{"total_ns", total_of(c)}, {"per_layer_ns", per_layer[c]}};
-  res.metrics["op_classes_rank0"] = class_json;
-  nlohmann::json phase_json = nlohmann::json::object();
-  for (const auto& [k, v] : by_phase) phase_json[k] = v;
-  res.metrics["phases_rank0_ns"] = phase_json;
 
   SummaryTable t{"llm " + phase + ": " + model.name + " (" + std::to_string(run.layers) + " of " +
                      std::to_string(model.layers) + " layers" +
@@ -1142,30 +1174,31 @@ BenchResult LlmBench::run(BenchContext& ctx) {
        fmt(latency, 0) + (ext.extended() ? " ± " + fmt(ex.latency_error, 0) : ""),
        fmt(bound.bound_ns, 0), ratio(latency, bound.bound_ns)});
   t.rows.push_back({(run.prefill ? "prompt tokens/s" : "tokens/s") + of_layers,
-                    fmt(tokens_per_s, 1), fmt(bound_tokens_per_s, 1),
-                    ratio(tokens_per_s, bound_tokens_per_s)});
+                    fmt(f.tokens_per_s, 1), fmt(f.bound_tokens_per_s, 1),
+                    ratio(f.tokens_per_s, f.bound_tokens_per_s)});
   if (!of_layers.empty() && ex.plan.size() == 1) {
     const double whole = whole_model_bound_ns(*ex.plan.front().map, model, run, cfg);
-    res.metrics["whole_model_roofline_tokens_per_s"] = tokens / whole * 1e9;
+    res.metrics["whole_model_roofline_tokens_per_s"] = f.tokens / whole * 1e9;
     t.rows.push_back({"tokens/s of the whole model (" + std::to_string(model.layers) +
                           " layers), its bound only (simulate it: no --param layers)",
-                      "-", fmt(tokens / whole * 1e9, 1), "-"});
+                      "-", fmt(f.tokens / whole * 1e9, 1), "-"});
   }
   t.rows.push_back({"HBM time of busiest rank (ns)", "-", fmt(bound.hbm_ns, 0), "-"});
   t.rows.push_back({"GEMM flops of busiest rank at peak (ns)", "-", fmt(bound.compute_ns, 0), "-"});
   t.rows.push_back(
       {"GEMM native tiles of busiest rank (ns)", "-", fmt(bound.gemm_tile_ns, 0), "-"});
-  for (const StreamCollective& c : stream)
+  for (const StreamCollective& c : f.stream)
     t.rows.push_back({c.label, fmt(c.measured, 0), fmt(c.model, 0), ratio(c.measured, c.model)});
-  t.rows.push_back({kQkvGatherRow, fmt(gather_measured, 0), fmt(bound.qkv_gather_model_ns, 0),
-                    ratio(gather_measured, bound.qkv_gather_model_ns)});
+  t.rows.push_back({kQkvGatherRow, fmt(f.gather_measured, 0), fmt(bound.qkv_gather_model_ns, 0),
+                    ratio(f.gather_measured, bound.qkv_gather_model_ns)});
   if (run.prefill)
-    t.rows.push_back({"attention gather in a group (ns, mean)", fmt(attn_gather_measured, 0),
-                      fmt(attn_gather_model, 0), ratio(attn_gather_measured, attn_gather_model)});
-  t.rows.push_back({"HBM bandwidth utilisation", fmt(100 * hbm_util, 1) + "%", "100%", "-"});
+    t.rows.push_back({"attention gather in a group (ns, mean)", fmt(f.attn_gather_measured, 0),
+                      fmt(f.attn_gather_model, 0),
+                      ratio(f.attn_gather_measured, f.attn_gather_model)});
+  t.rows.push_back({"HBM bandwidth utilisation", fmt(100 * f.hbm_util, 1) + "%", "100%", "-"});
   t.rows.push_back({"energy per token (floor: HBM reads + static power over the bound)",
-                    energy_text(j_per_token), energy_text(floor_j_per_token),
-                    ratio(j_per_token, floor_j_per_token)});
+                    energy_text(f.j_per_token), energy_text(f.floor_j_per_token),
+                    ratio(f.j_per_token, f.floor_j_per_token)});
   // The energy above is the whole platform's (every cube and PE, ranks or
   // idle) over the step's time (ex.energy's window): say so.
   const unsigned n_cubes = cfg.system.n_sips * cfg.cubes_per_sip();
@@ -1182,9 +1215,9 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   if (by_phase_table) res.tables.push_back(*by_phase_table);
 
   res.tables.push_back(time_energy_table(classes, total_of, latency, ex.plan.size(), pp,
-                                         j_by_op_class, j_per_token));
+                                         f.j_by_op_class, f.j_per_token));
 
-  res.tables.push_back(energy_table(j_by_class, j_per_token));
+  res.tables.push_back(energy_table(f.j_by_class, f.j_per_token));
 
   if (weights) res.tables.push_back(check_logits(res.metrics, model, *weights, run, ex.logits));
   add_csv_tables(res);
