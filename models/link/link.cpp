@@ -23,9 +23,7 @@ Link::Link(const sc_core::sc_module_name& name, const LinkConfig& cfg)
 }
 
 uint64_t Link::wire_bytes(uint64_t payload_bytes) const {
-  const uint64_t packets =
-      payload_bytes == 0 ? 1 : (payload_bytes + cfg_.packet_bytes - 1) / cfg_.packet_bytes;
-  return payload_bytes + packets * cfg_.header_bytes;
+  return static_cast<uint64_t>(kb::wire_bytes(cfg_, static_cast<double>(payload_bytes)));
 }
 
 double Link::effective_bandwidth_gbps() const {

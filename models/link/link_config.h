@@ -5,6 +5,8 @@
 // configuration that holds a link gives them (platform/config/topology_config.h).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "models/common/energy.h"
@@ -41,5 +43,18 @@ struct LinkConfig {
     });
   }
 };
+
+// Bytes on the wire for `payload` bytes on one link direction: every packet
+// of at most packet_bytes adds header_bytes, and an empty transaction (a read
+// request, a write acknowledgement) is one header-only packet. Link carries
+// this many; the analytic models price it (an average payload that is not
+// whole rounds its packets up as well).
+inline double wire_bytes(const LinkConfig& l, double payload) {
+  const double packets =
+      payload <= 0
+          ? 1
+          : std::ceil(payload / static_cast<double>(std::max<uint64_t>(l.packet_bytes, 1)));
+  return payload + packets * static_cast<double>(l.header_bytes);
+}
 
 }  // namespace kb

@@ -165,14 +165,8 @@ class Fabric {
         grid_(c.sip.cubes_x, c.sip.cubes_y, c.sip.topology),
         sips_(c.system.n_sips, c.system.sip_topology) {}
 
-  // Bytes on the wire for `bytes` of payload (a header-only message when 0)
-  // on one link direction, and their time.
-  static double wire_bytes(const LinkConfig& l, double bytes) {
-    const double packets =
-        bytes <= 0 ? 1
-                   : std::ceil(bytes / static_cast<double>(std::max<uint64_t>(l.packet_bytes, 1)));
-    return bytes + packets * static_cast<double>(l.header_bytes);
-  }
+  // The time of `bytes` of payload on one link direction (its wire bytes:
+  // models/link/link_config.h, as the Link carries them).
   static double wire_ns(const LinkConfig& l, double bytes) {
     return wire_bytes(l, bytes) / l.bandwidth_gbps;
   }
