@@ -963,7 +963,7 @@ struct StepFigures {
   double gather_measured = 0;
   std::vector<StreamCollective> stream;
   double j_per_token = 0, floor_j_per_token = 0;
-  nlohmann::json j_by_class, j_by_op_class;
+  std::map<std::string, double> j_by_class, j_by_op_class;  // J per token
   double attn_gather_measured = 0, attn_gather_model = 0;  // prefill
 };
 
@@ -991,13 +991,11 @@ StepFigures step_figures(const Executed& ex, const LlmRun& run, const ModelSpec&
       (static_cast<double>(bound.total_hbm_bytes) * cfg.pe.hbm.energy.read_pj_per_byte +
        ex.static_mw * bound.bound_ns) *
       1e-12 / f.tokens;
-  f.j_by_class = nlohmann::json::object();
   for (unsigned c = 0; c < kNumEnergyClasses; ++c)
     f.j_by_class[to_string(static_cast<EnergyClass>(c))] =
         ex.energy.dynamic_pj[c] * 1e-12 / f.tokens;
   f.j_by_class["static"] = ex.energy.static_total_pj() * 1e-12 / f.tokens;
   // The same energy by the op class of the phases that spent it.
-  f.j_by_op_class = nlohmann::json::object();
   for (const auto& [cls, pj] : ex.pj_by_op_class) f.j_by_op_class[cls] = pj * 1e-12 / f.tokens;
   if (run.prefill) {
     f.attn_gather_measured = f.seen[fw::phase::kAttnGather] / f.passes;
@@ -1049,8 +1047,8 @@ nlohmann::json metrics_of(const StepFigures& f, const std::string& phase, const 
       {"j_per_token", f.j_per_token},
       {"energy_floor_j_per_token", f.floor_j_per_token},
       {"j_per_token_over_floor", f.j_per_token / f.floor_j_per_token},
-      {"j_per_token_by_class", f.j_by_class},
-      {"j_per_token_by_op_class", f.j_by_op_class},
+      {"j_per_token_by_class", nlohmann::json(f.j_by_class)},
+      {"j_per_token_by_op_class", nlohmann::json(f.j_by_op_class)},
       {"average_power_w", ex.energy.average_mw() * 1e-3},
       {"energy", ex.energy.to_json()}};
   m[run.prefill ? "ttft_ns" : "latency_per_token_ns"] = f.latency;
@@ -1215,9 +1213,9 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   if (by_phase_table) res.tables.push_back(*by_phase_table);
 
   res.tables.push_back(time_energy_table(classes, total_of, latency, ex.plan.size(), pp,
-                                         f.j_by_op_class, f.j_per_token));
+                                         nlohmann::json(f.j_by_op_class), f.j_per_token));
 
-  res.tables.push_back(energy_table(f.j_by_class, f.j_per_token));
+  res.tables.push_back(energy_table(nlohmann::json(f.j_by_class), f.j_per_token));
 
   if (weights) res.tables.push_back(check_logits(res.metrics, model, *weights, run, ex.logits));
   add_csv_tables(res);

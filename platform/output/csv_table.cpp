@@ -24,9 +24,9 @@ std::string cell(const nlohmann::json& v) {
 // A map keyed by module path ("system.sip0.cube0.pe0"): one entry per
 // module, not a figure of the point.
 bool keyed_by_module(const nlohmann::json& v) {
-  for (const auto& item : v.items())
-    if (item.key().find('.') != std::string::npos) return true;
-  return false;
+  const auto items = v.items();
+  return std::any_of(items.begin(), items.end(),
+                     [](const auto& item) { return item.key().find('.') != std::string::npos; });
 }
 
 // A point's cells by column: nested objects flattened to "outer.inner";
