@@ -68,12 +68,6 @@ void ensure_out_dir(const SweepOptions& o) {
   if (ec) throw UsageError("--out " + o.out_dir + ": cannot create directory: " + ec.message());
 }
 
-// A run's result points; a bench that reports only metrics counts as one.
-nlohmann::json result_points(const nlohmann::json& run) {
-  if (!run["points"].empty()) return run["points"];
-  return nlohmann::json::array({run["metrics"]});
-}
-
 std::string value_text(const nlohmann::json& v) {
   if (v.is_number_float()) return fmt(v.get<double>(), 3);
   if (v.is_string()) return v.get<std::string>();
@@ -129,6 +123,11 @@ PointState read_point(const SweepSpec& spec, const SweepOptions& opts, const Swe
 }
 
 }  // namespace
+
+nlohmann::json sweep_rows(const nlohmann::json& result) {
+  if (!result.at("points").empty()) return result.at("points");
+  return nlohmann::json::array({result.value("metrics", nlohmann::json::object())});
+}
 
 nlohmann::json run_sweep(const SweepSpec& spec, const SweepOptions& opts, std::ostream& progress) {
   ensure_out_dir(opts);
@@ -305,7 +304,7 @@ void check_sweep_columns(const SweepSpec& spec, const nlohmann::json& merged) {
   for (const auto& r : merged["runs"]) {
     if (r["status"] != "ok") continue;
     any_ok = true;
-    for (const auto& pt : result_points(r))
+    for (const auto& pt : sweep_rows(r))
       for (const auto& [k, v] : pt.items()) have.insert(k);
     if (!r["points"].empty() && r["metrics"].is_object())
       for (const auto& [k, v] : r["metrics"].items()) metrics.insert(k);
@@ -336,7 +335,7 @@ std::string sweep_table(const SweepSpec& spec, const nlohmann::json& merged) {
   if (columns.empty())
     for (const auto& r : merged["runs"]) {
       if (r["status"] != "ok") continue;
-      const nlohmann::json first = result_points(r)[0];
+      const nlohmann::json first = sweep_rows(r)[0];
       for (const auto& [k, v] : first.items())
         if (v.is_number()) columns.push_back(k);
       break;
@@ -364,7 +363,7 @@ std::string sweep_table(const SweepSpec& spec, const nlohmann::json& merged) {
       t.rows.push_back(row);
       continue;
     }
-    const nlohmann::json pts = result_points(r);
+    const nlohmann::json pts = sweep_rows(r);
     for (const auto& pt : pts) {
       std::vector<std::string> row = head;
       row.emplace_back("ok");

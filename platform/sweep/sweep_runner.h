@@ -29,6 +29,11 @@ struct SweepOptions {
   std::vector<std::pair<std::string, std::string>> slurm;
 };
 
+// The rows a result gives the sweep's table: its points, or, from a bench
+// that reports only metrics, one: its metrics. A point file's result and a
+// merged run (merge_sweep) alike.
+nlohmann::json sweep_rows(const nlohmann::json& result);
+
 // Runs every point; returns the merged result (see merge_sweep).
 nlohmann::json run_sweep(const SweepSpec& spec, const SweepOptions& opts, std::ostream& progress);
 
