@@ -4,6 +4,7 @@
 
 #include "platform/config/topology_loader.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -298,6 +299,52 @@ nlohmann::json merge_sweep(const SweepSpec& spec, const SweepOptions& opts) {
   return m;
 }
 
+namespace {
+
+// What to say of `column`, which is none of the point `fields`: for a
+// metric of the whole result, that it is one and which point fields start
+// alike (the table has a row per point, so the metric has no cell); else the
+// nearest point field, if any is near; "" when there is nothing to add.
+std::string column_hint(const std::string& column, std::vector<std::string> fields,
+                        bool is_metric) {
+  std::sort(fields.begin(), fields.end());
+  if (!is_metric) {
+    const std::string near = nearest_spelling(column, fields);
+    return near.empty() ? "" : "; did you mean '" + near + "'?";
+  }
+  std::string msg = "; it is a metric of the whole result, and a table row is one of its points";
+  const size_t cut = column.find('_');
+  const std::string stem = cut == std::string::npos ? column : column.substr(0, cut + 1);
+  std::string alike;
+  for (const std::string& n : fields)
+    if (n.compare(0, stem.size(), stem) == 0) alike += (alike.empty() ? "" : ", ") + n;
+  if (!alike.empty()) msg += " (point fields like it: " + alike + ")";
+  return msg;
+}
+
+}  // namespace
+
+bool check_sweep_columns(const SweepSpec& spec, const Bench& bench) {
+  const std::vector<std::string> fields = bench.point_fields();
+  if (fields.empty()) return false;
+  const std::vector<std::string> metrics = bench.metric_fields();
+  for (size_t i = 0; i < spec.columns.size(); ++i) {
+    const std::string& c = spec.columns[i];
+    if (std::find(fields.begin(), fields.end(), c) != fields.end()) continue;
+    const bool is_metric = std::find(metrics.begin(), metrics.end(), c) != metrics.end();
+    std::string hint = column_hint(c, fields, is_metric);
+    if (hint.empty()) {  // nothing near: say what there is
+      std::string all;
+      for (const std::string& f : fields) all += (all.empty() ? "" : ", ") + f;
+      hint = " (its points' fields: " + all + ")";
+    }
+    throw ConfigError((i < spec.column_at.size() ? spec.column_at[i] : spec.source) +
+                      ": columns: bench '" + bench.name() + "' has no point field '" + c + "'" +
+                      hint);
+  }
+  return true;
+}
+
 void check_sweep_columns(const SweepSpec& spec, const nlohmann::json& merged) {
   std::set<std::string> have, metrics;  // point fields; metrics of results that have points
   bool any_ok = false;
@@ -313,20 +360,9 @@ void check_sweep_columns(const SweepSpec& spec, const nlohmann::json& merged) {
   const std::vector<std::string> names(have.begin(), have.end());
   for (const std::string& c : spec.columns) {
     if (have.count(c)) continue;
-    std::string msg = spec.source + ": columns: '" + c + "' is in no point's result";
-    if (metrics.count(c)) {
-      // A metric of the whole result: name the point fields that start alike.
-      msg += "; it is a metric of the whole result, and a table row is one of its points";
-      const std::string stem = c.substr(0, c.find('_') + 1);
-      std::string alike;
-      for (const std::string& n : names)
-        if (n.compare(0, stem.size(), stem) == 0) alike += (alike.empty() ? "" : ", ") + n;
-      if (!alike.empty()) msg += " (point fields like it: " + alike + ")";
-    } else {
-      const std::string near = nearest_spelling(c, names);
-      if (!near.empty()) msg += "; did you mean '" + near + "'?";
-    }
-    throw UsageError(msg + " (the results are merged in sweep.json)");
+    throw UsageError(spec.source + ": columns: '" + c + "' is in no point's result" +
+                     column_hint(c, names, metrics.count(c) != 0) +
+                     " (the results are merged in sweep.json)");
   }
 }
 
