@@ -246,6 +246,42 @@ nlohmann::json run_point(BenchContext& ctx, HostRuntime& rt, const PointSpec& ps
   return pt;
 }
 
+// The fields of run_point's point: model_gap when the model misses, and in
+// data mode correct (wrong_pes and first_wrong when it is not).
+std::vector<std::string> allreduce_point_fields() {
+  return {"algo",
+          "topology",
+          "buffer",
+          "bytes_per_pe",
+          "p",
+          "pes_per_cube",
+          "latency_ns",
+          "analytic_ns",
+          "measured_over_analytic",
+          "alpha_ns",
+          "beta_ns_per_byte",
+          "formula",
+          "model_bottleneck",
+          "model",
+          "model_gap",
+          "algbw_gbps",
+          "busbw_gbps",
+          "ipcq_ops",
+          "ipcq_chunks",
+          "link_bytes",
+          "cube_link_bytes",
+          "energy_pj",
+          "pj_per_byte",
+          "dynamic_pj_per_byte",
+          "model_dynamic_pj_per_byte",
+          "dynamic_over_model",
+          "model_dynamic_pj_by_class",
+          "energy",
+          "correct",
+          "wrong_pes",
+          "first_wrong"};
+}
+
 std::string table_cell_correct(const nlohmann::json& pt) {
   if (!pt.contains("correct")) return "-";
   return pt["correct"].get<bool>() ? "yes" : "NO";
@@ -263,6 +299,12 @@ std::string skip_hint(RingSpace buffer) {
 }
 
 }  // namespace
+
+// run_point's point, or a skipped one (its algo, buffer, size and why); one
+// point's metrics are the point.
+std::vector<std::string> AllReduceBench::point_fields() const {
+  return with_fields(allreduce_point_fields(), {"skipped", PointWindows::kField});
+}
 
 BenchResult AllReduceBench::run(BenchContext& ctx) {
   const BenchParams& prm = ctx.params;
@@ -382,6 +424,13 @@ std::vector<int> run_commands(const std::vector<std::vector<std::string>>& comma
 
 }  // namespace
 
+// The allreduce children's points, without their windows.
+std::vector<std::string> CclSweepBench::point_fields() const {
+  std::vector<std::string> f = AllReduceBench().point_fields();
+  f.erase(std::remove(f.begin(), f.end(), PointWindows::kField), f.end());
+  return f;
+}
+
 BenchResult CclSweepBench::run(BenchContext& ctx) {
   const BenchParams& prm = ctx.params;
   std::vector<std::string> topologies = prm.list("topologies");
@@ -433,7 +482,8 @@ BenchResult CclSweepBench::run(BenchContext& ctx) {
     res.child_sim_time_ns += j.at("sim_time_ns").get<double>();
     ++res.child_runs;
     for (nlohmann::json pt : j.at("points")) {
-      pt.erase("window");  // its runs and op log were the child process's, not this result's
+      // Its runs and op log were the child process's, not this result's.
+      pt.erase(PointWindows::kField);
       res.points.push_back(pt);
       const auto key =
           std::make_tuple(pt.at("algo").get<std::string>(), pt.at("buffer").get<std::string>(),

@@ -25,6 +25,7 @@ class AllReduceBench : public Bench {
   }
   std::vector<ParamSpec> params() const override;
   bool uses_op_log() const override { return false; }
+  std::vector<std::string> point_fields() const override;
   BenchResult run(BenchContext& ctx) override;
 };
 
@@ -37,6 +38,7 @@ class CclSweepBench : public Bench {
   }
   std::vector<ParamSpec> params() const override;
   bool uses_op_log() const override { return false; }
+  std::vector<std::string> point_fields() const override;
   BenchResult run(BenchContext& ctx) override;
 };
 

@@ -179,6 +179,13 @@ std::vector<const Bench*> BenchRegistry::all() const {
   return v;
 }
 
+std::vector<std::string> with_fields(std::vector<std::string> fields,
+                                     const std::vector<std::string>& more) {
+  for (const std::string& f : more)
+    if (std::find(fields.begin(), fields.end(), f) == fields.end()) fields.push_back(f);
+  return fields;
+}
+
 std::string fmt(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
@@ -220,11 +227,11 @@ void PointWindows::stamp(nlohmann::json& point) {
         ids[pe][1] = range[1];
     }
   }
-  point["window"] = {{"runs", {first + 1, runs.size()}},
-                     {"start_ns", runs[first].start_ns},
-                     {"end_ns", runs.back().end_ns},
-                     {"cmd_ids", ids},
-                     {"stats", stats}};
+  point[kField] = {{"runs", {first + 1, runs.size()}},
+                   {"start_ns", runs[first].start_ns},
+                   {"end_ns", runs.back().end_ns},
+                   {"cmd_ids", ids},
+                   {"stats", stats}};
 }
 
 }  // namespace kb

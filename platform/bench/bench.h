@@ -107,8 +107,27 @@ class Bench {
   // (platform/config/fidelity.h): exact, unless the bench's runs need the
   // fast one to finish in minutes.
   virtual Fidelity default_fidelity() const { return Fidelity::kExact; }
+  // The top-level fields of this bench's points: what a sweep's `columns:`
+  // may name, checked before any point runs (docs/cli.md, Sweeps). Every
+  // field a point may carry, whatever the parameters and the data mode; a
+  // bench whose result has no points lists its metrics' fields (a sweep's
+  // table row is then its metrics). Empty: not declared (a user's own bench
+  // may leave it so), and a sweep checks its columns against the results
+  // once its points ran. tests/integration/test_point_fields.cpp runs every
+  // shipped bench and checks its points against this list.
+  virtual std::vector<std::string> point_fields() const { return {}; }
+  // The top-level fields of the metrics beside the points: a sweep column
+  // naming one that is not a point field is told it is a metric of the whole
+  // result, not a row's. (A result whose metrics are its one point's needs
+  // none.)
+  virtual std::vector<std::string> metric_fields() const { return {}; }
   virtual BenchResult run(BenchContext& ctx) = 0;
 };
+
+// `fields` followed by those of `more` it lacks: the fields of a point that
+// one bench builds on another's (Bench::point_fields).
+std::vector<std::string> with_fields(std::vector<std::string> fields,
+                                     const std::vector<std::string>& more);
 
 class BenchRegistry {
  public:
@@ -128,8 +147,9 @@ class BenchRegistry {
 // point was taken, so a point joins the op log, the trace and the runs.
 class PointWindows {
  public:
+  static constexpr const char* kField = "window";  // the point field stamp() sets
   explicit PointWindows(const Platform& platform);
-  // Sets point["window"] to {"runs": [first, last] (numbered from 1, as the
+  // Sets point[kField] to {"runs": [first, last] (numbered from 1, as the
   // VCD's system.phase), "start_ns", "end_ns", "cmd_ids": {PE path: [first,
   // last]}, "stats": the runs' stats deltas added up}; a point made without a
   // run (a skipped one) gets none.

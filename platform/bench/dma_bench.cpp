@@ -20,6 +20,12 @@ std::vector<ParamSpec> DmaBench::params() const {
           {"dst_stride", "0", "bytes between destination rows (0 = contiguous)"}};
 }
 
+// No points: the one transfer's metrics are the row.
+std::vector<std::string> DmaBench::point_fields() const {
+  return {"latency_ns", "bandwidth_gbps", "bytes",          "channel",
+          "hops",       "data_links",     "remote_endpoint"};
+}
+
 BenchResult DmaBench::run(BenchContext& ctx) {
   Platform& p = ctx.platform;
   const BenchParams& prm = ctx.params;

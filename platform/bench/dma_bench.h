@@ -17,6 +17,7 @@ class DmaBench : public Bench {
     return "one DMA transfer (src -> dst) issued by one PE's DMA engine on an idle platform";
   }
   std::vector<ParamSpec> params() const override;
+  std::vector<std::string> point_fields() const override;
   BenchResult run(BenchContext& ctx) override;
 };
 

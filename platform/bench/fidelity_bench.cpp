@@ -94,6 +94,16 @@ std::vector<ParamSpec> FidelityBench::params() const {
           {"only", "", "run only the workloads whose name contains this text"}};
 }
 
+// A point per workload (the metrics' workloads list the same rows).
+std::vector<std::string> FidelityBench::point_fields() const {
+  return {"workload",     "points",      "worst_latency_error", "sim_time_error",   "energy_error",
+          "exact_wall_s", "fast_wall_s", "exact_peak_rss_mb",   "fast_peak_rss_mb", "speedup"};
+}
+
+std::vector<std::string> FidelityBench::metric_fields() const {
+  return {"workloads", "worst_error"};
+}
+
 BenchResult FidelityBench::run(BenchContext& ctx) {
   const bool quick = ctx.params.integer("quick") != 0;
   const std::string only = ctx.params.str("only");

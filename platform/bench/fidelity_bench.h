@@ -20,6 +20,8 @@ class FidelityBench : public Bench {
            "(latency and energy error, wall-time ratio)";
   }
   std::vector<ParamSpec> params() const override;
+  std::vector<std::string> point_fields() const override;
+  std::vector<std::string> metric_fields() const override;
   BenchResult run(BenchContext& ctx) override;
 };
 

@@ -73,6 +73,11 @@ std::vector<ParamSpec> GemmBench::params() const {
           {"variant", "load_ref", "operand staging: load_ref | ref_ref | load_load"}};
 }
 
+// A point is run_gemm_point's (the metrics are the same object).
+std::vector<std::string> GemmBench::point_fields() const {
+  return with_fields(gemm_point_fields(), {PointWindows::kField});
+}
+
 BenchResult GemmBench::run(BenchContext& ctx) {
   GemmShape s{ctx.params.integer("M"), ctx.params.integer("K"), ctx.params.integer("N")};
   if (s.m <= 0 || s.k <= 0 || s.n <= 0) throw UsageError("--param M, K, N must be > 0");
@@ -99,6 +104,15 @@ std::vector<ParamSpec> GemmSweepBench::params() const {
       {"shapes", "32x64x32,32x256x32,32x1024x32,32x3072x32,128x1024x128,256x256x256,512x2048x512",
        "MxKxN shapes, comma-separated"},
       {"variants", "load_ref,ref_ref,load_load", "variants, comma-separated"}};
+}
+
+// run_gemm_point's point, or a skipped one (its shape, variant and why).
+std::vector<std::string> GemmSweepBench::point_fields() const {
+  return with_fields(gemm_point_fields(), {"skipped", "reason", PointWindows::kField});
+}
+
+std::vector<std::string> GemmSweepBench::metric_fields() const {
+  return {"max_mac_util_gap_pp"};  // and max_rel_err, a point field too
 }
 
 BenchResult GemmSweepBench::run(BenchContext& ctx) {

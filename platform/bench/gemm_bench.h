@@ -14,6 +14,7 @@ class GemmBench : public Bench {
            "utilisation vs the analytic model, per-stage busy time";
   }
   std::vector<ParamSpec> params() const override;
+  std::vector<std::string> point_fields() const override;
   BenchResult run(BenchContext& ctx) override;
 };
 
@@ -24,6 +25,8 @@ class GemmSweepBench : public Bench {
     return "the GEMM study over the standard shapes x {load_ref, ref_ref, load_load}";
   }
   std::vector<ParamSpec> params() const override;
+  std::vector<std::string> point_fields() const override;
+  std::vector<std::string> metric_fields() const override;
   BenchResult run(BenchContext& ctx) override;
 };
 

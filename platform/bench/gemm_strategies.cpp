@@ -265,6 +265,54 @@ nlohmann::json run_gemm_strategy_point(HostRuntime& rt, const GemmShape& s,
   return j;
 }
 
+// run_gemm_strategy_point's point (window_metrics' fields, the composite's
+// analytic ones included), the bench's window and ratio to the composite,
+// or a skipped point's shape, variant, strategy and why.
+std::vector<std::string> GemmStrategiesBench::point_fields() const {
+  return {"M",
+          "K",
+          "N",
+          "variant",
+          "strategy",
+          "sync",
+          "window_ns",
+          "tflops_per_pe",
+          "mac_util",
+          "hbm_bw_util",
+          "dma_bytes",
+          "stage_busy_ns",
+          "gemm_busy_ns",
+          "cpu_bound_ns",
+          "cpu_bound_share",
+          "gemm_idle_other_ns",
+          "cpu_dispatching_ns",
+          "cpu_starved_ns",
+          "cpu_starved_share",
+          "t0_ns",
+          "t1_ns",
+          "mac_util_analytic",
+          "window_ns_analytic",
+          "commands",
+          "commands_by_kind",
+          "dispatch_ns",
+          "dispatch_ns_by_kind",
+          "n_tiles",
+          "cmd_id_first",
+          "cmd_id_last",
+          "pe_cpu_commands",
+          "pe_cpu_dispatch_ns",
+          "preload_commands",
+          "cost_per_command_ns",
+          "window_vs_composite",
+          "skipped",
+          "reason",
+          PointWindows::kField};
+}
+
+std::vector<std::string> GemmStrategiesBench::metric_fields() const {
+  return {"sync", "cost_model", "window_vs_composite"};
+}
+
 // ---- bench -----------------------------------------------------------------------
 
 namespace {

@@ -63,6 +63,8 @@ class GemmStrategiesBench : public Bench {
            "async-tiled): window, TFLOP/s, PE_CPU dispatch total, commands, CPU-bound share";
   }
   std::vector<ParamSpec> params() const override;
+  std::vector<std::string> point_fields() const override;
+  std::vector<std::string> metric_fields() const override;
   BenchResult run(BenchContext& ctx) override;
 };
 

@@ -216,4 +216,32 @@ nlohmann::json run_gemm_point(HostRuntime& rt, const GemmShape& s, const std::st
   return j;
 }
 
+std::vector<std::string> gemm_point_fields() {
+  return {"M",
+          "K",
+          "N",
+          "variant",
+          "window_ns",
+          "tflops_per_pe",
+          "mac_util",
+          "mac_util_analytic",
+          "window_ns_analytic",
+          "analytic",
+          "hbm_bw_util",
+          "dma_bytes",
+          "stage_busy_ns",
+          "dispatch_ns",
+          "n_tiles",
+          "cmd_id",
+          "pj_per_flop",
+          "dynamic_pj_per_flop",
+          "energy_pj",
+          "platform_energy_pj",
+          "energy",
+          "energy_model",
+          "dynamic_energy_over_model",
+          "max_abs_err",
+          "max_rel_err"};
+}
+
 }  // namespace kb

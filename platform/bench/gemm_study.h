@@ -46,5 +46,7 @@ std::string gemm_fit(const TopologyConfig& cfg, const GemmShape& s, const std::s
 // max|ref|.
 nlohmann::json run_gemm_point(HostRuntime& rt, const GemmShape& s, const std::string& variant,
                               bool data = false);
+// The fields of run_gemm_point's point, data mode's included (Bench::point_fields).
+std::vector<std::string> gemm_point_fields();
 
 }  // namespace kb

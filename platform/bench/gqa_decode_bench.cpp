@@ -76,6 +76,26 @@ bool k_before_v_holds(const std::vector<OpRecord>& recs, const fw::DecodeTrace& 
 
 }  // namespace
 
+// A point's fields, data mode's max_abs_err included (one point's metrics are the point).
+std::vector<std::string> GqaDecodeBench::point_fields() const {
+  return {"variant",
+          "S_kv",
+          "tile",
+          "G",
+          "d_head",
+          "latency_ns",
+          "dispatch_ns_per_tile",
+          "commands_per_tile",
+          "k_before_v",
+          "energy_per_step_pj",
+          "energy",
+          "model_ns",
+          "measured_over_model",
+          "model",
+          "max_abs_err",
+          PointWindows::kField};
+}
+
 BenchResult GqaDecodeBench::run(BenchContext& ctx) {
   const BenchParams& p = ctx.params;
   const int64_t S = p.integer_within("S_kv", kMaxPositions), T = p.integer_within("tile", kMaxTile);

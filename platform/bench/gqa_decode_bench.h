@@ -16,6 +16,7 @@ class GqaDecodeBench : public Bench {
            "double-precision reference";
   }
   std::vector<ParamSpec> params() const override;
+  std::vector<std::string> point_fields() const override;
   BenchResult run(BenchContext& ctx) override;
 };
 

@@ -297,6 +297,31 @@ nlohmann::json run_decode_heads(HostRuntime& rt, const std::vector<HeadPlan>& pl
   return pt;
 }
 
+std::vector<std::string> decode_heads_point_fields() {
+  return {"S_kv",
+          "C",
+          "P",
+          "kv_heads",
+          "G",
+          "tile",
+          "kv_layout",
+          "latency_ns",
+          "kv_bytes_per_cube",
+          "ipcq_ops",
+          "dma_reads",
+          "dma_writes",
+          "dma_ops",
+          "dma_bursts",
+          "link_bytes",
+          "cube_link_bytes",
+          "sip_link_bytes",
+          "wall_s",
+          "model_ns",
+          "measured_over_model",
+          "model",
+          "max_abs_err"};
+}
+
 nlohmann::json run_long_decode(HostRuntime& rt, const LongDecodeSpec& spec_in, bool data_mode,
                                std::vector<float>* out) {
   const TopologyConfig& cfg = rt.platform().config();
@@ -317,6 +342,10 @@ nlohmann::json run_long_decode(HostRuntime& rt, const LongDecodeSpec& spec_in, b
   pt["case"] = s.case_no;
   pt["case_name"] = fw::to_string(mode);
   return pt;
+}
+
+std::vector<std::string> long_decode_point_fields() {
+  return with_fields(decode_heads_point_fields(), {"case", "case_name"});
 }
 
 bool parse_kv_layout(const BenchParams& p) {
@@ -454,6 +483,10 @@ std::vector<ParamSpec> GqaLongBench::params() const {
   return long_decode_params("4", "8192", "0", "8", "64");
 }
 
+std::vector<std::string> GqaLongBench::point_fields() const {
+  return with_fields(long_decode_point_fields(), {PointWindows::kField});
+}
+
 BenchResult GqaLongBench::run(BenchContext& ctx) {
   return run_cases(ctx, [](const std::vector<long long>&, const std::vector<long long>&) {
     return "gqa-long: Llama-70B decode, every KV head on C cubes x P PEs";
@@ -462,6 +495,14 @@ BenchResult GqaLongBench::run(BenchContext& ctx) {
 
 std::vector<ParamSpec> GqaSweepBench::params() const {
   return long_decode_params("1,2,3,4", "8192,131072", "8", "1", "8");
+}
+
+std::vector<std::string> GqaSweepBench::point_fields() const {
+  return with_fields(long_decode_point_fields(), {PointWindows::kField});
+}
+
+std::vector<std::string> GqaSweepBench::metric_fields() const {
+  return {"points", "wall_s_total"};  // one point's result: its fields too
 }
 
 BenchResult GqaSweepBench::run(BenchContext& ctx) {

@@ -56,6 +56,8 @@ void check_tiled_kv(const DecodeShape& shape, const TopologyConfig& cfg, const s
 nlohmann::json run_decode_heads(HostRuntime& rt, const std::vector<HeadPlan>& plans,
                                 const DecodeShape& shape, bool data_mode,
                                 std::vector<float>* out = nullptr);
+// The fields of run_decode_heads' point, data mode's included (Bench::point_fields).
+std::vector<std::string> decode_heads_point_fields();
 
 // One point of the study.
 struct LongDecodeSpec {
@@ -79,6 +81,8 @@ LongDecodeSpec resolve_long_decode(const LongDecodeSpec& spec, const TopologyCon
 // traffic, and max_abs_err in data mode).
 nlohmann::json run_long_decode(HostRuntime& rt, const LongDecodeSpec& spec, bool data_mode,
                                std::vector<float>* out = nullptr);
+// The fields of run_long_decode's point (Bench::point_fields).
+std::vector<std::string> long_decode_point_fields();
 
 class GqaLongBench : public Bench {
  public:
@@ -91,6 +95,7 @@ class GqaLongBench : public Bench {
   }
   std::vector<ParamSpec> params() const override;
   bool uses_op_log() const override { return false; }
+  std::vector<std::string> point_fields() const override;
   BenchResult run(BenchContext& ctx) override;
 };
 
@@ -103,6 +108,8 @@ class GqaSweepBench : public Bench {
   }
   std::vector<ParamSpec> params() const override;
   bool uses_op_log() const override { return false; }
+  std::vector<std::string> point_fields() const override;
+  std::vector<std::string> metric_fields() const override;
   BenchResult run(BenchContext& ctx) override;
 };
 

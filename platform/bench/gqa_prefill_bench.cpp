@@ -43,6 +43,25 @@ std::vector<unsigned> snake(unsigned start, unsigned count, unsigned cubes_x) {
 
 }  // namespace
 
+// A point's fields, data mode's max_abs_err included (one point's metrics are the point).
+std::vector<std::string> GqaPrefillBench::point_fields() const {
+  return {"S",
+          "T_q",
+          "C",
+          "tile",
+          "latency_ns",
+          "ipcq_ops",
+          "dma_ops",
+          "cube_link_bytes",
+          "peak_tcm_bytes",
+          "wall_s",
+          "model_ns",
+          "measured_over_model",
+          "model",
+          "max_abs_err",
+          PointWindows::kField};
+}
+
 BenchResult GqaPrefillBench::run(BenchContext& ctx) {
   const BenchParams& p = ctx.params;
   Platform& platform = ctx.platform;

@@ -20,6 +20,7 @@ class GqaPrefillBench : public Bench {
   }
   std::vector<ParamSpec> params() const override;
   bool uses_op_log() const override { return false; }
+  std::vector<std::string> point_fields() const override;
   BenchResult run(BenchContext& ctx) override;
 };
 

@@ -22,6 +22,13 @@ std::vector<ParamSpec> GqaShortBench::params() const {
           {"kv_layout", "tiled", "KV in HBM: tiled (native GEMM blocks) | rowmajor"}};
 }
 
+// run_decode_heads' point with the cubes' share of the heads (one point's
+// metrics are the point).
+std::vector<std::string> GqaShortBench::point_fields() const {
+  return with_fields(decode_heads_point_fields(),
+                     {PointWindows::kField, "kv_per_cube", "cubes", "pes_per_head"});
+}
+
 BenchResult GqaShortBench::run(BenchContext& ctx) {
   const BenchParams& p = ctx.params;
   const TopologyConfig& cfg = ctx.platform.config();

@@ -19,6 +19,7 @@ class GqaShortBench : public Bench {
   }
   std::vector<ParamSpec> params() const override;
   bool uses_op_log() const override { return false; }
+  std::vector<std::string> point_fields() const override;
   BenchResult run(BenchContext& ctx) override;
 };
 

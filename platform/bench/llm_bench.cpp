@@ -33,6 +33,12 @@ namespace {
 
 constexpr const char* kModelPrefix = "model.";
 const char* const kClasses[] = {"gemm", "attention", "allreduce", "norm_elementwise"};
+constexpr const char* kPipelineClass = "pipeline";  // a pipeline's op class beside kClasses
+// The key prefixes of the residual stream's collectives (stream_collectives)
+// in the point and the metrics.
+constexpr const char* kStreamAllreduce = "allreduce";
+constexpr const char* kStreamReduceScatter = "reduce_scatter";
+constexpr const char* kStreamNormGather = "norm_gather";
 
 std::vector<std::pair<std::string, std::string>> model_overrides(const BenchParams& p) {
   std::vector<std::pair<std::string, std::string>> out;
@@ -123,13 +129,13 @@ std::vector<StreamCollective> stream_collectives(std::map<std::string, double>& 
   const std::string rows = run.prefill ? "[B*prompt,H]" : "[B,H]";
   auto mean = [&](const char* a, const char* b) { return (seen[a] + seen[b]) / (2 * passes); };
   if (!run.sharded_residual)
-    return {{"all-reduce " + rows + " fp32 (ns, mean)", "allreduce",
+    return {{"all-reduce " + rows + " fp32 (ns, mean)", kStreamAllreduce,
              mean(fw::phase::kOAllreduce, fw::phase::kFfnAllreduce), bound.allreduce_model_ns}};
   return {
-      {"reduce-scatter " + rows + " fp32 (ns, mean)", "reduce_scatter",
+      {"reduce-scatter " + rows + " fp32 (ns, mean)", kStreamReduceScatter,
        mean(fw::phase::kOReduceScatter, fw::phase::kFfnReduceScatter),
        bound.reduce_scatter_model_ns},
-      {"all-gather of xn " + rows + " " + to_string(model.dtype) + " (ns, mean)", "norm_gather",
+      {"all-gather of xn " + rows + " " + to_string(model.dtype) + " (ns, mean)", kStreamNormGather,
        mean(fw::phase::kAttnNormGather, fw::phase::kFfnNormGather), bound.norm_gather_model_ns}};
 }
 
@@ -1105,6 +1111,56 @@ nlohmann::json point_of(const StepFigures& f, const nlohmann::json& metrics, con
 
 }  // namespace
 
+// The one flat point run() makes: its stream collectives' and op classes'
+// fields by their keys, a prefill's phase and prompt, a decode step's
+// model (add_step_model).
+std::vector<std::string> LlmBench::point_fields() const {
+  std::vector<std::string> f = {"model",
+                                "batch",
+                                "context",
+                                "layers",
+                                "layers_simulated",
+                                "ranks",
+                                "latency_ns",
+                                "latency_error_ns",
+                                "bound_ns",
+                                "latency_over_bound",
+                                "tokens_per_s",
+                                "roofline_tokens_per_s",
+                                "hbm_util",
+                                "residual",
+                                "j_per_token",
+                                "energy_floor_j_per_token",
+                                "j_per_token_by_op_class"};
+  for (const std::string key : {kStreamAllreduce, kStreamReduceScatter, kStreamNormGather})
+    f.insert(f.end(), {key + "_ns", key + "_model_ns"});
+  std::vector<const char*> classes(std::begin(kClasses), std::end(kClasses));
+  classes.push_back(kPipelineClass);
+  for (const char* c : classes) f.push_back(std::string(c) + "_ns_per_layer");
+  return with_fields(
+      f, {"phase", "prompt", "model_ns", "latency_over_model", "model_gap", PointWindows::kField});
+}
+
+std::vector<std::string> LlmBench::metric_fields() const {
+  std::vector<std::string> f = {
+      "model", "model_source", "phase", "allreduce", "batch", "context", "layers_simulated",
+      "layers_extended", "model_layers", "all_layers_simulated", "layer_extension",
+      "all_layers_fit", "mapping", "kv_layout", "tokens_per_s", "roofline", "roofline_tokens_per_s",
+      "latency_over_bound", "hbm_util", "residual", "residual_choice", "qkv_gather_measured_ns",
+      "qkv_gather_over_model", "link_bytes", "cube_link_bytes", "sip_link_bytes", "ipcq_ops",
+      "dma_ops", "j_per_token", "energy_floor_j_per_token", "j_per_token_over_floor",
+      "j_per_token_by_class", "j_per_token_by_op_class", "average_power_w", "energy", "ttft_ns",
+      "latency_per_token_ns", "latency_error_ns", "simulated_latency_ns", "prompt",
+      "attn_gather_measured_ns", "attn_gather_over_model", "op_classes_rank0", "phases_rank0_ns",
+      "whole_model_roofline_tokens_per_s",
+      // add_step_model's, check_logits'
+      "step_model", "latency_over_model", "model_gap", "qkv_gather_model_ns", "phases_critical_ns",
+      "logits_max_abs_err", "logits_max_abs_ref", "logits_max_rel_err"};
+  for (const std::string key : {kStreamAllreduce, kStreamReduceScatter, kStreamNormGather})
+    f.insert(f.end(), {key + "_measured_ns", key + "_over_model"});
+  return f;
+}
+
 BenchResult LlmBench::run(BenchContext& ctx) {
   const BenchParams& p = ctx.params;
   const ModelSpec model = model_of(p);
@@ -1138,7 +1194,7 @@ BenchResult LlmBench::run(BenchContext& ctx) {
   const StepBound& bound = ex.bound;
   const TopologyConfig& cfg = platform.config();
   std::vector<const char*> classes(std::begin(kClasses), std::end(kClasses));
-  if (pp) classes.push_back("pipeline");
+  if (pp) classes.push_back(kPipelineClass);
 
   // The per-layer op-class breakdown, as rank 0 (pp: each stage's first rank) saw it.
   ClassTally tally(ex.phases, classes, static_cast<size_t>(run.layers));

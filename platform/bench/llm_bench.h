@@ -27,6 +27,8 @@ class LlmBench : public Bench {
   // A whole model: the fast setting, whose error the fidelity table in
   // docs/ARCHITECTURE.md §1.6 measures.
   Fidelity default_fidelity() const override { return Fidelity::kFast; }
+  std::vector<std::string> point_fields() const override;
+  std::vector<std::string> metric_fields() const override;
   BenchResult run(BenchContext& ctx) override;
 };
 

@@ -50,6 +50,16 @@ std::vector<ParamSpec> MathBench::params() const {
           {"elements", "4096", "elements per op (fp32, shape [elements/64, 64] or [1, n])"}};
 }
 
+// A point per op, data mode's mismatches included.
+std::vector<std::string> MathBench::point_fields() const {
+  return {"op",           "impl",      "elements",   "stage_ns",          "tlm_model_ns",
+          "extra_cycles", "window_ns", "mismatches", PointWindows::kField};
+}
+
+std::vector<std::string> MathBench::metric_fields() const {
+  return {"pe", "impl", "ops"};
+}
+
 BenchResult MathBench::run(BenchContext& ctx) {
   Platform& p = ctx.platform;
   const PeId pe = parse_pe_text(ctx.params.str("pe"), "--param pe");

@@ -20,6 +20,8 @@ class MathBench : public Bench {
            "(tlm | rtl | scoreboard) vs the TLM model";
   }
   std::vector<ParamSpec> params() const override;
+  std::vector<std::string> point_fields() const override;
+  std::vector<std::string> metric_fields() const override;
   BenchResult run(BenchContext& ctx) override;
 };
 

@@ -32,6 +32,22 @@ BenchResult run_study(BenchContext& ctx, Bench& bench, const std::vector<std::st
 
 }  // namespace
 
+// Every study's points, each tagged with its study (run_study).
+std::vector<std::string> MilestoneBench::point_fields() const {
+  std::vector<std::string> f = {"study"};
+  for (const std::vector<std::string>& study :
+       {ProbeBench().point_fields(), GemmSweepBench().point_fields(),
+        GqaDecodeBench().point_fields(), GqaSweepBench().point_fields(),
+        AllReduceBench().point_fields(), LlmBench().point_fields()})
+    f = with_fields(f, study);
+  return f;
+}
+
+// Each study's metrics (or points), by study.
+std::vector<std::string> MilestoneBench::metric_fields() const {
+  return {"probe", "gemm", "gqa_decode", "gqa_long", "allreduce", "llm"};
+}
+
 BenchResult MilestoneBench::run(BenchContext& ctx) {
   BenchResult out;
   // probe at both standard sizes, without the contention points.

@@ -17,6 +17,8 @@ class MilestoneBench : public Bench {
   std::string description() const override {
     return "the default study: every registered study at a modest size, one summary";
   }
+  std::vector<std::string> point_fields() const override;
+  std::vector<std::string> metric_fields() const override;
   BenchResult run(BenchContext& ctx) override;
 };
 

@@ -307,6 +307,17 @@ std::vector<ParamSpec> ProbeBench::params() const {
            "reads; rerun with --set pe.hbm.model=banked for the bank-level timing)"}};
 }
 
+// A point per hop class and size; the contention and access-pattern points
+// are lists in the metrics.
+std::vector<std::string> ProbeBench::point_fields() const {
+  return {"hop_class",       "bytes", "latency_ns", "bandwidth_gbps",
+          "bottleneck_gbps", "hops",  "cmd_id",     PointWindows::kField};
+}
+
+std::vector<std::string> ProbeBench::metric_fields() const {
+  return {"invariants", "local_hbm_32KiB_latency_ns", "contention", "access_patterns"};
+}
+
 BenchResult ProbeBench::run(BenchContext& ctx) {
   Platform& p = ctx.platform;
   BenchResult res;

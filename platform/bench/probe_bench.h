@@ -29,6 +29,8 @@ class ProbeBench : public Bench {
     return "PE->memory DMA distance sweep (hop classes x sizes) and HBM pseudo-channel contention";
   }
   std::vector<ParamSpec> params() const override;
+  std::vector<std::string> point_fields() const override;
+  std::vector<std::string> metric_fields() const override;
   BenchResult run(BenchContext& ctx) override;
 };
 

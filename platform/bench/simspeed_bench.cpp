@@ -269,6 +269,12 @@ void time_llm_token(const std::string& exe, long long batch, BenchResult& res) {
   res.tables.push_back(t);
 }
 
+// The -j values time_config_sweep runs its sweep with, and their metrics' keys.
+const int kSweepJobs[] = {1, 2};
+std::string sweep_wall_key(int jobs) {
+  return "sweep_j" + std::to_string(jobs) + "_wall_s";
+}
+
 // The configuration sweep `spec` run with -j 1 and then -j 2 (child processes).
 void time_config_sweep(const std::string& exe, const std::string& spec, BenchResult& res) {
   std::string path = spec;
@@ -280,7 +286,7 @@ void time_config_sweep(const std::string& exe, const std::string& spec, BenchRes
   SummaryTable sw{
       "configuration sweep " + spec + " (child processes)", {"jobs", "wall_s", "vs -j 1"}, {}};
   double serial = 0;
-  for (const int jobs : {1, 2}) {
+  for (const int jobs : kSweepJobs) {
     const std::string out = temp_path("kb_simspeed_sweep", "");
     const ChildCost c =
         child_cost({exe, "--sweep", path, "--out", out, "-j", std::to_string(jobs), "--quiet"});
@@ -290,7 +296,7 @@ void time_config_sweep(const std::string& exe, const std::string& spec, BenchRes
       throw SimulationError("simspeed: the sweep " + path + " failed with -j " +
                             std::to_string(jobs) + " (exit " + std::to_string(c.status) + ")");
     if (jobs == 1) serial = c.wall_s;
-    res.metrics["sweep_j" + std::to_string(jobs) + "_wall_s"] = c.wall_s;
+    res.metrics[sweep_wall_key(jobs)] = c.wall_s;
     sw.rows.push_back({std::to_string(jobs), fmt(c.wall_s, 2), fmt(c.wall_s / serial, 2)});
   }
   res.tables.push_back(sw);
@@ -377,6 +383,32 @@ uint64_t queue_services_in(const nlohmann::json& stats) {
   for (const auto& group : stats)
     if (group.is_object() && group.contains("requests")) n += group.at("requests").get<uint64_t>();
   return n;
+}
+
+// A point per measured workload (add() below), and per elaborated topology
+// (time_elaboration).
+std::vector<std::string> SimSpeedBench::point_fields() const {
+  return {"workload",
+          "wall_s",
+          "stages",
+          "sim_ns",
+          "stages_per_s",
+          "ratio_to_raw",
+          "dma_bursts",
+          "queue_services",
+          "services_per_s",
+          "services_ratio_to_raw",
+          "raw_wakeups_per_service",
+          "elaborate",
+          "data",
+          "peak_rss_mb"};
+}
+
+std::vector<std::string> SimSpeedBench::metric_fields() const {
+  std::vector<std::string> f = {"raw_wakeups_per_s", "gemm_wall_fit", "gqa_sweep", "llm_decode",
+                                "llm_token"};
+  for (const int jobs : kSweepJobs) f.push_back(sweep_wall_key(jobs));
+  return f;
 }
 
 BenchResult SimSpeedBench::run(BenchContext& ctx) {

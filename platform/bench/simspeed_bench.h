@@ -25,6 +25,8 @@ class SimSpeedBench : public Bench {
            "wall time and peak RSS of the 1-SIP and 4-SIP topologies";
   }
   std::vector<ParamSpec> params() const override;
+  std::vector<std::string> point_fields() const override;
+  std::vector<std::string> metric_fields() const override;
   BenchResult run(BenchContext& ctx) override;
 };
 

@@ -4,6 +4,7 @@
 
 #include "platform/config/topology_loader.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -68,12 +69,6 @@ void ensure_out_dir(const SweepOptions& o) {
   if (ec) throw UsageError("--out " + o.out_dir + ": cannot create directory: " + ec.message());
 }
 
-// A run's result points; a bench that reports only metrics counts as one.
-nlohmann::json result_points(const nlohmann::json& run) {
-  if (!run["points"].empty()) return run["points"];
-  return nlohmann::json::array({run["metrics"]});
-}
-
 std::string value_text(const nlohmann::json& v) {
   if (v.is_number_float()) return fmt(v.get<double>(), 3);
   if (v.is_string()) return v.get<std::string>();
@@ -129,6 +124,11 @@ PointState read_point(const SweepSpec& spec, const SweepOptions& opts, const Swe
 }
 
 }  // namespace
+
+nlohmann::json sweep_rows(const nlohmann::json& result) {
+  if (!result.at("points").empty()) return result.at("points");
+  return nlohmann::json::array({result.value("metrics", nlohmann::json::object())});
+}
 
 nlohmann::json run_sweep(const SweepSpec& spec, const SweepOptions& opts, std::ostream& progress) {
   ensure_out_dir(opts);
@@ -299,13 +299,59 @@ nlohmann::json merge_sweep(const SweepSpec& spec, const SweepOptions& opts) {
   return m;
 }
 
+namespace {
+
+// What to say of `column`, which is none of the point `fields`: for a
+// metric of the whole result, that it is one and which point fields start
+// alike (the table has a row per point, so the metric has no cell); else the
+// nearest point field, if any is near; "" when there is nothing to add.
+std::string column_hint(const std::string& column, std::vector<std::string> fields,
+                        bool is_metric) {
+  std::sort(fields.begin(), fields.end());
+  if (!is_metric) {
+    const std::string near = nearest_spelling(column, fields);
+    return near.empty() ? "" : "; did you mean '" + near + "'?";
+  }
+  std::string msg = "; it is a metric of the whole result, and a table row is one of its points";
+  const size_t cut = column.find('_');
+  const std::string stem = cut == std::string::npos ? column : column.substr(0, cut + 1);
+  std::string alike;
+  for (const std::string& n : fields)
+    if (n.compare(0, stem.size(), stem) == 0) alike += (alike.empty() ? "" : ", ") + n;
+  if (!alike.empty()) msg += " (point fields like it: " + alike + ")";
+  return msg;
+}
+
+}  // namespace
+
+bool check_sweep_columns(const SweepSpec& spec, const Bench& bench) {
+  const std::vector<std::string> fields = bench.point_fields();
+  if (fields.empty()) return false;
+  const std::vector<std::string> metrics = bench.metric_fields();
+  for (size_t i = 0; i < spec.columns.size(); ++i) {
+    const std::string& c = spec.columns[i];
+    if (std::find(fields.begin(), fields.end(), c) != fields.end()) continue;
+    const bool is_metric = std::find(metrics.begin(), metrics.end(), c) != metrics.end();
+    std::string hint = column_hint(c, fields, is_metric);
+    if (hint.empty()) {  // nothing near: say what there is
+      std::string all;
+      for (const std::string& f : fields) all += (all.empty() ? "" : ", ") + f;
+      hint = " (its points' fields: " + all + ")";
+    }
+    throw ConfigError((i < spec.column_at.size() ? spec.column_at[i] : spec.source) +
+                      ": columns: bench '" + bench.name() + "' has no point field '" + c + "'" +
+                      hint);
+  }
+  return true;
+}
+
 void check_sweep_columns(const SweepSpec& spec, const nlohmann::json& merged) {
   std::set<std::string> have, metrics;  // point fields; metrics of results that have points
   bool any_ok = false;
   for (const auto& r : merged["runs"]) {
     if (r["status"] != "ok") continue;
     any_ok = true;
-    for (const auto& pt : result_points(r))
+    for (const auto& pt : sweep_rows(r))
       for (const auto& [k, v] : pt.items()) have.insert(k);
     if (!r["points"].empty() && r["metrics"].is_object())
       for (const auto& [k, v] : r["metrics"].items()) metrics.insert(k);
@@ -314,20 +360,9 @@ void check_sweep_columns(const SweepSpec& spec, const nlohmann::json& merged) {
   const std::vector<std::string> names(have.begin(), have.end());
   for (const std::string& c : spec.columns) {
     if (have.count(c)) continue;
-    std::string msg = spec.source + ": columns: '" + c + "' is in no point's result";
-    if (metrics.count(c)) {
-      // A metric of the whole result: name the point fields that start alike.
-      msg += "; it is a metric of the whole result, and a table row is one of its points";
-      const std::string stem = c.substr(0, c.find('_') + 1);
-      std::string alike;
-      for (const std::string& n : names)
-        if (n.compare(0, stem.size(), stem) == 0) alike += (alike.empty() ? "" : ", ") + n;
-      if (!alike.empty()) msg += " (point fields like it: " + alike + ")";
-    } else {
-      const std::string near = nearest_spelling(c, names);
-      if (!near.empty()) msg += "; did you mean '" + near + "'?";
-    }
-    throw UsageError(msg + " (the results are merged in sweep.json)");
+    throw UsageError(spec.source + ": columns: '" + c + "' is in no point's result" +
+                     column_hint(c, names, metrics.count(c) != 0) +
+                     " (the results are merged in sweep.json)");
   }
 }
 
@@ -336,7 +371,7 @@ std::string sweep_table(const SweepSpec& spec, const nlohmann::json& merged) {
   if (columns.empty())
     for (const auto& r : merged["runs"]) {
       if (r["status"] != "ok") continue;
-      const nlohmann::json first = result_points(r)[0];
+      const nlohmann::json first = sweep_rows(r)[0];
       for (const auto& [k, v] : first.items())
         if (v.is_number()) columns.push_back(k);
       break;
@@ -364,7 +399,7 @@ std::string sweep_table(const SweepSpec& spec, const nlohmann::json& merged) {
       t.rows.push_back(row);
       continue;
     }
-    const nlohmann::json pts = result_points(r);
+    const nlohmann::json pts = sweep_rows(r);
     for (const auto& pt : pts) {
       std::vector<std::string> row = head;
       row.emplace_back("ok");

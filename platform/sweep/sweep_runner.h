@@ -16,6 +16,8 @@
 
 namespace kb {
 
+class Bench;
+
 struct SweepOptions {
   std::string out_dir;
   std::string exe;    // the kernbench binary the points run
@@ -29,6 +31,11 @@ struct SweepOptions {
   std::vector<std::pair<std::string, std::string>> slurm;
 };
 
+// The rows a result gives the sweep's table: its points, or, from a bench
+// that reports only metrics, one: its metrics. A point file's result and a
+// merged run (merge_sweep) alike.
+nlohmann::json sweep_rows(const nlohmann::json& result);
+
 // Runs every point; returns the merged result (see merge_sweep).
 nlohmann::json run_sweep(const SweepSpec& spec, const SweepOptions& opts, std::ostream& progress);
 
@@ -39,8 +46,19 @@ nlohmann::json run_sweep(const SweepSpec& spec, const SweepOptions& opts, std::o
 // Deterministic: no wall time. Also written to OUT/sweep.json.
 nlohmann::json merge_sweep(const SweepSpec& spec, const SweepOptions& opts);
 
-// UsageError, with the nearest field name, for a spec column that no ok
-// point's result has.
+// The spec's columns against the fields `bench` declares, before any point
+// runs (docs/cli.md, Sweeps): ConfigError "FILE:LINE:COLUMN: columns: ..."
+// for an entry that is not a field of its points (Bench::point_fields),
+// naming the nearest one, or, for a metric of the whole result
+// (Bench::metric_fields), saying so and naming the point fields like it.
+// False, having checked nothing, when the bench declares no point fields (a
+// user's own bench may not): the overload below then checks the columns
+// against the results.
+bool check_sweep_columns(const SweepSpec& spec, const Bench& bench);
+
+// After the points ran, for a bench that declares no point fields:
+// UsageError, with the same hints, for a spec column that no ok point's
+// result has.
 void check_sweep_columns(const SweepSpec& spec, const nlohmann::json& merged);
 
 // The merged result as a table: point, axis values, status, then `columns`

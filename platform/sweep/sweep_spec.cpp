@@ -18,11 +18,15 @@ namespace kb {
 
 namespace {
 
+// "FILE:LINE:COLUMN" of a node, as every error names it.
+std::string spec_place(const std::string& file, const YAML::Node& at) {
+  const YAML::Mark m = at.Mark();
+  return file + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
+}
+
 [[noreturn]] void fail(const std::string& file, const YAML::Node& at, const std::string& key,
                        const std::string& why) {
-  const YAML::Mark m = at.Mark();
-  throw ConfigError(file + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1) +
-                    ": " + key + ": " + why);
+  throw ConfigError(spec_place(file, at) + ": " + key + ": " + why);
 }
 
 std::string scalar(const std::string& file, const YAML::Node& n, const std::string& key) {
@@ -209,7 +213,12 @@ SweepSpec parse_spec(const YAML::Node& root, const std::string& path) {
     if (d != "true" && d != "false") fail(path, root["data"], "data", "expected true or false");
     s.data = d == "true";
   }
-  if (root["columns"]) s.columns = scalars(path, root["columns"], "columns");
+  if (root["columns"]) {
+    const YAML::Node c = root["columns"];
+    s.columns = scalars(path, c, "columns");
+    for (size_t i = 0; i < s.columns.size(); ++i)
+      s.column_at.push_back(spec_place(path, c.IsSequence() ? c[i] : c));
+  }
   if (root["slurm"]) s.slurm = slurm_resources(path, root["slurm"]);
   if (root["grid"]) {
     const YAML::Node g = root["grid"];

@@ -42,6 +42,8 @@ struct SweepSpec {
   bool data = false;
   std::vector<SweepAxis> axes;
   std::vector<std::string> columns;
+  // Where each of `columns` is in the spec ("FILE:LINE:COLUMN"), for errors.
+  std::vector<std::string> column_at;
   // Slurm resources of --emit-slurm's script, by key (kSlurmKeys), as given.
   std::vector<std::pair<std::string, std::string>> slurm;
 

@@ -189,7 +189,8 @@ const std::vector<BadInput>& bad_inputs() {
       {"sweep_unknown_column",
        {"--sweep", "@/columns.yaml", "--out", "@/out", "-q"},
        2,
-       "did you mean 'latency_ns'"},
+       "columns.yaml:5:11: columns: bench 'dma' has no point field 'latncy_ns'; did you mean "
+       "'latency_ns'?"},
       // Numbers past a knob's range, or past a double, are "out of range"
       // with the range; so are the products that would make one event
       // longer than a second.

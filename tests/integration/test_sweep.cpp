@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/cli_run.h"
 #include "tests/support/test_support.h"
 
 namespace kb {
@@ -154,6 +155,42 @@ TEST(Sweep, AKeyTypoOrBadKnobValueIsOneErrorBeforeAnyPointRuns) {
     EXPECT_FALSE(fs::exists(out / "point_0000.json")) << name;
   }
   EXPECT_NE(slurp(dir / "err.txt").find("must be > 0"), std::string::npos);
+}
+
+// A columns entry that is not a field of the bench's points is one error
+// naming where it is in the spec, made before anything else in every mode:
+// no point's process starts (no result, no log) and no job file is written.
+// A metric of the whole result is named as such.
+TEST(Sweep, ABadColumnIsRefusedBeforeAnyPointRuns) {
+  test::TempDir tmp;
+  // spec_text's eight lines, then the columns.
+  test::write_text(tmp / "spec.yaml", spec_text(false) + "columns: [latency_ns, latncy_ns]\n");
+  test::write_text(tmp / "metric.yaml", "bench: gemm-sweep\ntopology: " + test::kTiny +
+                                            "\ncolumns: [window_ns, max_mac_util_gap_pp]\n");
+  const std::string out = tmp / "out";
+  for (const std::vector<std::string>& mode : {std::vector<std::string>{"-j", "2"},
+                                               {"--resume"},
+                                               {"--merge"},
+                                               {"--emit-jobs", tmp / "jobs.txt"}}) {
+    std::vector<std::string> args = {"--sweep", tmp / "spec.yaml", "--out", out};
+    args.insert(args.end(), mode.begin(), mode.end());
+    const std::string err = test::expect_usage_error(test::run_kernbench(args, tmp));
+    EXPECT_TRUE(test::contains(err, tmp / "spec.yaml" +
+                                        ":9:23: columns: bench 'dma' has no point field "
+                                        "'latncy_ns'; did you mean 'latency_ns'?"))
+        << mode[0] << ": " << err;
+  }
+  EXPECT_FALSE(fs::exists(tmp / "jobs.txt"));
+  // Nothing ran: the output directory was not even made.
+  EXPECT_FALSE(fs::exists(out));
+  const std::string err = test::expect_usage_error(
+      test::run_kernbench({"--sweep", tmp / "metric.yaml", "--out", out}, tmp));
+  EXPECT_TRUE(test::contains(err,
+                             "metric.yaml:3:22: columns: bench 'gemm-sweep' has no point "
+                             "field 'max_mac_util_gap_pp'; it is a metric of the whole "
+                             "result"))
+      << err;
+  EXPECT_FALSE(fs::exists(out));
 }
 
 TEST(Sweep, MergeAndResumeNeverTakeAnotherSweepsResults) {

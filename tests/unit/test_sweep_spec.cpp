@@ -8,6 +8,7 @@
 #include <string>
 
 #include "models/common/errors.h"
+#include "platform/bench/bench.h"
 #include "platform/sweep/sweep_runner.h"
 #include "platform/sweep/sweep_spec.h"
 
@@ -55,6 +56,15 @@ columns: [window_ns]
                                          "--data",     "--json",
                                          "/tmp/p.json"};
   EXPECT_EQ(argv, want);
+}
+
+// Each columns entry keeps where it is, for the error that names it.
+TEST(SweepSpec, ColumnsKeepWhereEachEntryIs) {
+  const std::string path = write_spec("bench: llm\ncolumns:\n  - batch\n  - tokens_per_s\n");
+  const SweepSpec s = load_sweep_spec(path);
+  EXPECT_EQ(s.column_at, (std::vector<std::string>{path + ":3:5", path + ":4:5"}));
+  const std::string one = write_spec("bench: llm\ncolumns: batch\n");
+  EXPECT_EQ(load_sweep_spec(one).column_at, std::vector<std::string>{one + ":2:10"});
 }
 
 TEST(SweepSpec, NoGridIsOnePoint) {
@@ -113,6 +123,73 @@ TEST(SweepColumns, AMetricIsNotAPointFieldAndTheErrorSaysWhichFieldsAreLikeIt) {
   }
   spec.columns = {"latency_ns", "tokens_per_s"};
   EXPECT_NO_THROW(check_sweep_columns(spec, merged));
+}
+
+// A bench that declares the fields of its points and metrics, as the llm
+// bench's results above carry them.
+class ColumnsTestBench : public Bench {
+ public:
+  explicit ColumnsTestBench(bool declares) : declares_(declares) {}
+  std::string name() const override { return "llm-like"; }
+  std::string description() const override { return "declared fields only"; }
+  std::vector<std::string> point_fields() const override {
+    if (!declares_) return {};
+    return {"tokens_per_s", "latency_over_bound", "latency_ns"};
+  }
+  std::vector<std::string> metric_fields() const override {
+    return {"latency_per_token_ns", "tokens_per_s"};
+  }
+  BenchResult run(BenchContext&) override { return {}; }
+
+ private:
+  bool declares_;
+};
+
+// The same errors before any point runs, from the bench's declared fields,
+// each naming the entry's file, line and column.
+TEST(SweepColumns, TheDeclaredFieldsGiveTheSameErrorsBeforeAnyPointRuns) {
+  const std::string path =
+      write_spec("bench: llm-like\ncolumns: [latency_ns, latency_per_token_ns]\n");
+  SweepSpec spec = load_sweep_spec(path);
+  const ColumnsTestBench bench(true);
+  try {
+    check_sweep_columns(spec, bench);
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(m.rfind(path + ":2:23: columns: bench 'llm-like' has no point field "
+                             "'latency_per_token_ns'",
+                      0),
+              0u)
+        << m;
+    EXPECT_NE(m.find("a metric of the whole result"), std::string::npos) << m;
+    EXPECT_NE(m.find("point fields like it: latency_ns, latency_over_bound"), std::string::npos)
+        << m;
+  }
+  spec.columns = {"tokens_per_sec"};
+  try {
+    check_sweep_columns(spec, bench);
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("did you mean 'tokens_per_s'"), std::string::npos)
+        << e.what();
+  }
+  // Nothing near: the error lists the fields there are.
+  spec.columns = {"zzz"};
+  try {
+    check_sweep_columns(spec, bench);
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "(its points' fields: tokens_per_s, latency_over_bound, latency_ns)"),
+              std::string::npos)
+        << e.what();
+  }
+  spec.columns = {"latency_ns", "tokens_per_s"};
+  EXPECT_TRUE(check_sweep_columns(spec, bench));
+  // A bench that declares nothing is left to the check after the points ran.
+  spec.columns = {"anything"};
+  EXPECT_FALSE(check_sweep_columns(spec, ColumnsTestBench(false)));
 }
 
 }  // namespace
