@@ -29,7 +29,7 @@ Tensor Tl::ref(uint64_t addr, Shape shape, DType dtype) {
   return t;
 }
 
-TensorHandle Tl::tcm_handle(Shape shape, DType dtype) {
+TensorHandle Tl::tcm_handle(Shape shape, DType dtype, const std::string& name) {
   TensorHandle h;
   h.id = ids_.next();
   h.shape = std::move(shape);
@@ -38,8 +38,9 @@ TensorHandle Tl::tcm_handle(Shape shape, DType dtype) {
   try {
     offset = arena_.allocate(h.bytes());
   } catch (const TcmOverflow& e) {
-    const std::string msg = cpu_.pe_path() + ": " + e.what() + " (tensor " + h.describe() + ")";
-    raise_fault("/kernbench/tl", msg);
+    const std::string what = name.empty() ? "tensor " + h.describe_unplaced()
+                                          : name + " (tensor " + h.describe_unplaced() + ")";
+    raise_fault("/kernbench/tl", cpu_.pe_path() + ": " + e.message(what));
   }
   h.addr = map_.tcm(pe_.sip, pe_.cube, pe_.pe, offset);
   return h;
@@ -134,9 +135,10 @@ Tensor Tl::issue_recv(const PeAddr& peer, const Tensor& dst, bool reduce, const 
     auto it = ipcq_scratch_.find(peer);
     if (it == ipcq_scratch_.end()) {
       const IpcqConfig& q = ipcq_;
-      it = ipcq_scratch_
-               .emplace(peer, empty({static_cast<int64_t>(q.slots * q.slot_bytes)}, DType::kFp16))
-               .first;
+      Tensor staging;
+      staging.h = tcm_handle({static_cast<int64_t>(q.slots * q.slot_bytes)}, DType::kFp16,
+                             "the reduce staging of the ring from PE " + to_string(peer));
+      it = ipcq_scratch_.emplace(peer, staging).first;
     }
     c.scratch = it->second.h;
   }
@@ -252,7 +254,7 @@ void Tl::bind_recipe_scratch(const Recipe& r, const RecipeCall& call, const Comp
     TensorHandle h;
     for (const auto& [n, t] : call.scratch)
       if (n == sc.name) h = t.h;
-    if (!h.valid()) h = tcm_handle(shape, dt);
+    if (!h.valid()) h = tcm_handle(shape, dt, "scratch " + sc.name + " of recipe " + r.name);
     slots.emplace_back(sc.name, h);
     if (sc.primary_out) {
       if (args.a)

@@ -173,7 +173,9 @@ class Tl {
                            RecipeSlots& slots, std::optional<Tensor>& primary);
   const TensorHandle& recipe_slot(const Recipe& r, const RecipeSlots& slots,
                                   const std::string& name);
-  TensorHandle tcm_handle(Shape shape, DType dtype);
+  // A fresh TCM tensor from the arena; `name` says what it is for when it
+  // does not fit (empty: a tensor, named by its id and shape).
+  TensorHandle tcm_handle(Shape shape, DType dtype, const std::string& name = {});
   Tensor issue_recv(const PeAddr& peer, const Tensor& dst, bool reduce, const PeAddr* to);
 
   PeCpu& cpu_;

@@ -399,7 +399,9 @@ std::string Platform::describe() const {
      << " GB/s\n"
      << "  host link    H2D " << c.host.h2d.bandwidth_gbps << " GB/s, D2H "
      << c.host.d2h.bandwidth_gbps << " GB/s, " << c.host.h2d.latency_ns << " ns, on SIP "
-     << c.system.host_sip << "\n";
+     << c.system.host_sip << "\n"
+     << "  what a kernel gets of each PE's memories (docs/library.md, \"Limits a kernel meets\"):\n"
+     << describe_pe_memory(c, "    ");
   return os.str();
 }
 

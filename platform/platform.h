@@ -145,7 +145,10 @@ class Platform {
   void set_op_log_enabled(bool on);
   bool op_log_enabled() const { return op_log_enabled_; }
 
-  // A one-screen description: SIPs, cubes, PEs, links and bandwidths.
+  // A one-screen description: SIPs, cubes, PEs, links and bandwidths, and
+  // what a kernel gets of each PE's memories (describe_pe_memory,
+  // platform/fabric/pe.h: the TCM's split, the HBM and SRAM beside PE_IPCQ's
+  // rings). kernbench --check-topology prints it.
   std::string describe() const;
 
  private:

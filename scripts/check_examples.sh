@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the platform from BUILD_DIR into a temporary prefix, then builds
-# every example in examples/ out of tree against it (gemm_relu, math_variant
-# and rtl_variant with find_package(KernBench), custom_bench with pkg-config),
-# runs each, and checks its output. The README's test command runs it after the suite.
+# every example in examples/ out of tree against it (gemm_relu, own_platform,
+# math_variant and rtl_variant with find_package(KernBench), custom_bench with
+# pkg-config), runs each, and checks its output. The README's test command runs
+# it after the suite.
 #
 #   bash scripts/check_examples.sh [BUILD_DIR]      (default: build)
 #
@@ -29,6 +30,17 @@ grep -q "relu(A·W) on 4 PEs" "$scratch/out.txt" || fail "gemm_relu printed no t
 grep -q '"bench": "gemm-relu"' "$scratch/r.json" || fail "gemm_relu wrote no result"
 grep -q '"system.sip0.cube0.pe0.cpu"' "$scratch/r.json" || fail "gemm_relu result has no stats"
 if grep -q "Copyright" "$scratch/out.txt"; then fail "gemm_relu printed the SystemC banner"; fi
+
+# own_platform: a hand-written sc_main with its own Platform and HostRuntime; it
+# prints what a kernel gets of each PE's memories (Platform::describe).
+cmake -S examples/own_platform -B "$scratch/own_platform" -DCMAKE_PREFIX_PATH="$prefix" > /dev/null
+cmake --build "$scratch/own_platform" -j2 > /dev/null
+(cd "$scratch" && ./own_platform/own_platform tiny > own.txt) ||
+  fail "own_platform failed: $(cat "$scratch/own.txt")"
+grep -Eq "^ +TCM arena +622592 B " "$scratch/own.txt" ||
+  fail "own_platform shows no 622592-byte TCM arena for tiny: $(cat "$scratch/own.txt")"
+grep -q "ns simulated" "$scratch/own.txt" || fail "own_platform ran no kernel"
+if grep -q "Copyright" "$scratch/own.txt"; then fail "own_platform printed the SystemC banner"; fi
 
 # custom_bench: pkg-config through PKG_CONFIG_PATH; the whole CLI around it.
 PKG_CONFIG_PATH=$(echo "$prefix"/lib*/pkgconfig) \
@@ -72,4 +84,4 @@ else
   rtl_done=" (rtl_variant skipped: this build has no Verilator)"
 fi
 
-echo "check_examples: gemm_relu (find_package), custom_bench (pkg-config), math_variant${rtl_done} built and ran"
+echo "check_examples: gemm_relu, own_platform (find_package), custom_bench (pkg-config), math_variant${rtl_done} built and ran"

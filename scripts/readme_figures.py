@@ -9,8 +9,9 @@ usage:
 Without a command, every generated section of README.md and docs/*.md is rewritten:
 "<!-- figures:NAME:begin -->" ... "<!-- figures:NAME:end -->" by the function of that
 NAME below (FIGURES), from the results in docs/results/; "<!-- model_error:... -->" by
-scripts/model_error.py's table of docs/model_error.json, and "<!-- fidelity:... -->" by
-scripts/fidelity_table.py's of docs/fidelity.json. --check rewrites nothing: it names
+scripts/model_error.py's table of docs/model_error.json, "<!-- fidelity:... -->" by
+scripts/fidelity_table.py's of docs/fidelity.json, and "<!-- example:NAME:... -->" by
+examples/NAME/main.cpp as a code block (the example scripts/check_examples.sh builds). --check rewrites nothing: it names
 every section a rewrite would change (or that no function renders) and exits 1. Neither
 runs kernbench.
 
@@ -614,7 +615,19 @@ def render(name):
     if name == "fidelity":
         with open(os.path.join(ROOT, "docs", "fidelity.json"), encoding="utf-8") as f:
             return fidelity_table.table(json.load(f))
+    if name.startswith("example:"):
+        return example_listing(name[len("example:"):])
     raise Stale(f"no generator for a {name!r} section")
+
+
+def example_listing(example):
+    """examples/EXAMPLE/main.cpp as a C++ code block: the program a doc shows is the one
+    scripts/check_examples.sh builds against the installed package and runs."""
+    path = os.path.join(ROOT, "examples", example, "main.cpp")
+    if not os.path.isfile(path):
+        raise Stale(f"no examples/{example}/main.cpp")
+    with open(path, encoding="utf-8") as f:
+        return "```cpp\n" + f.read() + "```\n"
 
 
 def docs():

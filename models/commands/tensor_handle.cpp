@@ -113,12 +113,16 @@ bool TensorHandle::in_hbm() const {
   return loc && loc->space == Space::kHbm;
 }
 
-std::string TensorHandle::describe() const {
+std::string TensorHandle::describe_unplaced() const {
   std::string s = "#" + std::to_string(id) + " [";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
   s += "] ";
   s += to_string(dtype);
-  s += " @" + format_address(addr);
+  return s;
+}
+
+std::string TensorHandle::describe() const {
+  std::string s = describe_unplaced() + " @" + format_address(addr);
   if (tiled())
     s += " tiled " + std::to_string(block_rows) + "x" + std::to_string(block_cols) +
          (block_col_major ? " column-major" : "");

@@ -51,6 +51,8 @@ struct TensorHandle {
   bool in_tcm() const;  // decoded from the address: a TCM operand needs no DMA_READ
   bool in_hbm() const;
   std::string describe() const;  // "#7 [32,64] fp16 @0x..."
+  // "#7 [32,64] fp16": a handle not yet given an address (an allocation).
+  std::string describe_unplaced() const;
 
   bool tiled() const { return block_rows != 0; }
   // Tiled: the byte offset from addr of the block whose first element is

@@ -2,10 +2,13 @@
 //
 // Binary and ternary ops broadcast numpy-style (shapes aligned at the right;
 // a dimension of 1 stretches). Reductions take `reduce_axis` (default -1) and
-// keep the reduced dimension (keepdims). Op kinds:
+// keep the reduced dimension (keepdims). Op kinds (every one math_kinds(),
+// models/commands/op_kinds.h, knows; tests/unit/test_math_eval.cpp checks
+// this list against it, a name per kind in the first column):
 //   add sub mul div max max_elem mul_bcast bias reduce_add  binary, broadcast
 //   fma                              a*b + c, broadcast
 //   relu exp neg recip copy cast gelu silu   unary
+//   rsqrt                            1 / sqrt(x + extra "eps"), eps default 0
 //   scale                            x * extra "factor" (or "scale")
 //   dequant                          x * (operand "scale" broadcast, or extra "scale")
 //   rmax rsum                        reductions along reduce_axis, keepdims

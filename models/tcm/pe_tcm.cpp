@@ -6,16 +6,24 @@
 
 namespace kb {
 
+TcmRegions tcm_regions(uint64_t size_bytes, uint64_t staging_bytes, uint64_t ipcq_bytes) {
+  TcmRegions r;
+  r.staging_offset = size_bytes > staging_bytes ? size_bytes - staging_bytes : 0;
+  r.staging_bytes = size_bytes - r.staging_offset;
+  r.ipcq_offset = r.staging_offset > ipcq_bytes ? r.staging_offset - ipcq_bytes : 0;
+  r.ipcq_bytes = r.staging_offset - r.ipcq_offset;
+  r.arena_bytes = r.ipcq_offset;
+  return r;
+}
+
 PeTcm::PeTcm(const sc_core::sc_module_name& name, const TcmConfig& cfg, uint64_t staging_bytes,
              uint64_t ipcq_bytes)
     : PeEngine(name, EngineKind::kTcm, {"tcm.fetch", "tcm.store"}),
       dma_port("dma_port", cfg.size_bytes, cfg.bandwidth_gbps, cfg.latency_ns),
       stage_time_(cfg.bandwidth_gbps),
       energy_(cfg.energy),
-      staging_offset_(cfg.size_bytes > staging_bytes ? cfg.size_bytes - staging_bytes : 0),
-      staging_bytes_(staging_bytes),
-      ipcq_offset_(staging_offset_ > ipcq_bytes ? staging_offset_ - ipcq_bytes : 0),
-      arena_(0, ipcq_offset_) {
+      regions_(tcm_regions(cfg.size_bytes, staging_bytes, ipcq_bytes)),
+      arena_(0, regions_.arena_bytes) {
   dma_port.set_energy(cfg.energy, EnergyClass::kTcm);
 }
 

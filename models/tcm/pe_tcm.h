@@ -1,8 +1,9 @@
 // PE_TCM: the PE's scratchpad. Three ports, each a serial FIFO worker at the
 // TCM bandwidth: the DMA port (a TLM target reached through the PE
 // crossbar), the FETCH unit (TCM -> engine) and the STORE unit (engine ->
-// TCM). The arena allocator hands out TCM space to firmware; the top of the
-// TCM is reserved for PE_SCHEDULER's staging buffers.
+// TCM). The arena allocator hands out TCM space to firmware and the host;
+// above it PE_IPCQ's ring region, and at the top PE_SCHEDULER's staging
+// buffers (TcmRegions).
 #pragma once
 
 #include <memory>
@@ -14,6 +15,17 @@
 
 namespace kb {
 
+// The TCM's split, made once at construction (ARCHITECTURE.md §1.2), from
+// offset 0 up: the arena (host and kernel tensors), PE_IPCQ's ring region,
+// PE_SCHEDULER's staging slots at the top. A region the TCM has no room
+// left for is cut to what is left, the arena first.
+struct TcmRegions {
+  uint64_t arena_bytes = 0;  // [0, arena_bytes)
+  uint64_t ipcq_offset = 0, ipcq_bytes = 0;
+  uint64_t staging_offset = 0, staging_bytes = 0;
+};
+TcmRegions tcm_regions(uint64_t size_bytes, uint64_t staging_bytes, uint64_t ipcq_bytes);
+
 class PeTcm : public PeEngine {
  public:
   static constexpr unsigned kFetchLane = 0, kStoreLane = 1;
@@ -23,9 +35,11 @@ class PeTcm : public PeEngine {
 
   MemoryTarget dma_port;
   TcmArena& arena() { return arena_; }
-  uint64_t staging_offset() const { return staging_offset_; }  // start of the staging region
-  uint64_t staging_bytes() const { return staging_bytes_; }
-  uint64_t ipcq_offset() const { return ipcq_offset_; }  // start of the IPCQ ring region
+  // The TCM's split; the offsets start the staging and IPCQ ring regions.
+  const TcmRegions& regions() const { return regions_; }
+  uint64_t staging_offset() const { return regions_.staging_offset; }
+  uint64_t staging_bytes() const { return regions_.staging_bytes; }
+  uint64_t ipcq_offset() const { return regions_.ipcq_offset; }
 
   // FETCH reads and STORE writes at the TCM's energy per byte; the DMA
   // port's accesses and the static power are reported by dma_port.
@@ -42,7 +56,7 @@ class PeTcm : public PeEngine {
  private:
   mutable TransferTime stage_time_;  // service_time() is const
   MemoryEnergyConfig energy_;
-  uint64_t staging_offset_, staging_bytes_, ipcq_offset_;
+  TcmRegions regions_;
   TcmArena arena_;
 };
 

@@ -1,5 +1,6 @@
 // The TCM's allocator: a bump arena with nested marks (what scratch_scope
-// rewinds to). Allocation beyond capacity is an error that gives the sizes.
+// rewinds to). An allocation beyond capacity throws TcmOverflow, which says
+// in one line what was asked, the arena's size and state, and what to do.
 #pragma once
 
 #include <cstdint>
@@ -8,9 +9,16 @@
 
 namespace kb {
 
+// A TCM allocation that does not fit the arena. what() is message({}).
 class TcmOverflow : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  TcmOverflow(uint64_t asked, uint64_t capacity, uint64_t used, uint64_t largest_free);
+  // The line (models/common/alloc_failure.h), naming the allocation by `what`
+  // ("tensor #7 [1024,512] fp16", "scratch P of recipe softmax_merge ...";
+  // empty: by its size alone).
+  std::string message(const std::string& what) const;
+
+  uint64_t asked, capacity, used, largest_free;
 };
 
 class TcmArena {
@@ -23,6 +31,9 @@ class TcmArena {
   void release_to(uint64_t mark) { used_ = mark < used_ ? mark : used_; }
   uint64_t used() const { return used_; }
   uint64_t capacity() const { return capacity_; }
+  // The largest allocation at `align` that still fits (the arena's free
+  // space is one block: it is a bump allocator).
+  uint64_t largest_free(uint64_t align = 64) const;
   uint64_t high_water() const { return high_water_; }
   // Starts a new high-water measurement from what is allocated now.
   void reset_high_water() { high_water_ = used_; }

@@ -29,6 +29,7 @@
 #include "platform/config/fidelity.h"
 #include "platform/config/knob_visitors.h"
 #include "platform/config/topology_loader.h"
+#include "platform/fabric/pe.h"
 #include "platform/output/atomic_file.h"
 #include "platform/output/csv_table.h"
 #include "platform/output/op_log_writer.h"
@@ -633,7 +634,13 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
   check_option_combinations(o, vm);
   if (o.bench.empty()) o.bench = default_bench;
   if (o.list_benches || o.describe_topology) {
-    std::cout << (o.list_benches ? list_benches(registry) : describe_topology_knobs());
+    if (o.list_benches)
+      std::cout << list_benches(registry);
+    else  // the knobs, then what their defaults leave a kernel (the schema's defaults)
+      std::cout << describe_topology_knobs()
+                << "what a kernel gets of each PE's memories with these defaults "
+                   "(--check-topology [--topology NAME] prints a topology's own):\n"
+                << describe_pe_memory(TopologyConfig{}, "  ");
     return kExitOk;
   }
   if (!o.sweep.empty()) return run_sweep_command(o, registry, argv[0]);

@@ -1,6 +1,9 @@
 #include "platform/fabric/pe.h"
 
 #include <algorithm>
+#include <iomanip>
+#include <sstream>
+#include <vector>
 
 #include "models/common/errors.h"
 #include "platform/fabric/engine_variants.h"
@@ -65,8 +68,8 @@ uint64_t tcm_staging_bytes(const TopologyConfig& cfg) {
 }
 
 uint64_t tcm_arena_capacity(const TopologyConfig& cfg) {
-  const uint64_t reserved = tcm_staging_bytes(cfg) + cfg.pe.ipcq.ring_bytes;
-  return cfg.pe.tcm.size_bytes > reserved ? cfg.pe.tcm.size_bytes - reserved : 0;
+  return tcm_regions(cfg.pe.tcm.size_bytes, tcm_staging_bytes(cfg), cfg.pe.ipcq.ring_bytes)
+      .arena_bytes;
 }
 
 uint64_t ipcq_hbm_reserved(const TopologyConfig& cfg) {
@@ -77,6 +80,73 @@ uint64_t ipcq_sram_share(const TopologyConfig& cfg) {
 }
 uint64_t ipcq_sram_reserved(const TopologyConfig& cfg) {
   return ipcq_sram_share(cfg) * cfg.cube.pes;
+}
+
+PeMemoryLimits pe_memory_limits(const TopologyConfig& cfg) {
+  PeMemoryLimits m;
+  m.tcm_bytes = cfg.pe.tcm.size_bytes;
+  m.tcm = tcm_regions(m.tcm_bytes, tcm_staging_bytes(cfg), cfg.pe.ipcq.ring_bytes);
+  m.staging_slots = cfg.pe.scheduler.staging_buffers;
+  m.staging_slot_bytes = tiling_of(cfg).slot_bytes();
+  m.hbm_bytes = cfg.pe.hbm.size_bytes;
+  m.hbm_ipcq_bytes = ipcq_hbm_reserved(cfg);
+  m.hbm_tensor_bytes = m.hbm_bytes - m.hbm_ipcq_bytes;  // the loader keeps the rings below half
+  m.sram_bytes = cfg.cube.sram.size_bytes;
+  m.sram_ipcq_bytes = ipcq_sram_reserved(cfg);
+  m.sram_tensor_bytes = m.sram_bytes - m.sram_ipcq_bytes;  // at most half of it
+  return m;
+}
+
+std::string describe_pe_memory(const TopologyConfig& cfg, const std::string& indent) {
+  const PeMemoryLimits m = pe_memory_limits(cfg);
+  const TcmRegions& t = m.tcm;
+  const TilingConfig tiling = tiling_of(cfg);
+  auto range = [](uint64_t from, uint64_t bytes) {
+    return "[" + std::to_string(from) + ", " + std::to_string(from + bytes) + ")";
+  };
+  struct Row {
+    const char* what;
+    std::string bytes, text;
+  };
+  std::vector<Row> rows;
+  auto row = [&](const char* what, uint64_t bytes, const std::string& text) {
+    rows.push_back({what, std::to_string(bytes) + " B", text});
+  };
+  row("TCM arena", t.arena_bytes,
+      range(0, t.arena_bytes) +
+          " the kernel arena: every tl allocation (tl.empty, tl.load, outputs, recipe scratch, "
+          "reduce staging) and HostRuntime::alloc_tcm");
+  row("TCM IPCQ", t.ipcq_bytes,
+      range(t.ipcq_offset, t.ipcq_bytes) + " PE_IPCQ receive rings (pe.ipcq.ring_bytes)");
+  row("TCM staging", t.staging_bytes,
+      range(t.staging_offset, t.staging_bytes) + " PE_SCHEDULER staging: " +
+          std::to_string(m.staging_slots) + " slots x " + std::to_string(m.staging_slot_bytes) +
+          " B (pe.scheduler.staging_buffers; an A, B and C tile of " +
+          std::to_string(tiling.tile_m) + "x" + std::to_string(tiling.tile_k) + "x" +
+          std::to_string(tiling.tile_n) + " at 4 B an element)");
+  row("HBM tensors", m.hbm_tensor_bytes,
+      range(0, m.hbm_tensor_bytes) + " of the PE's HBM slice: HostRuntime::alloc_hbm");
+  row("HBM IPCQ", m.hbm_ipcq_bytes,
+      range(m.hbm_tensor_bytes, m.hbm_ipcq_bytes) +
+          " PE_IPCQ receive rings at the slice's top (pe.ipcq.ring_bytes)");
+  row("SRAM tensors", m.sram_tensor_bytes,
+      range(0, m.sram_tensor_bytes) +
+          " of the cube's SRAM, shared by its PEs: HostRuntime::alloc_sram");
+  row("SRAM IPCQ", m.sram_ipcq_bytes,
+      range(m.sram_tensor_bytes, m.sram_ipcq_bytes) + " PE_IPCQ receive rings, " +
+          std::to_string(cfg.cube.pes) + " PEs x " + std::to_string(ipcq_sram_share(cfg)) +
+          " B (pe.ipcq.ring_bytes, at most half a PE's share)");
+  size_t w_what = 0, w_bytes = 0;
+  for (const Row& r : rows) {
+    w_what = std::max(w_what, std::string(r.what).size());
+    w_bytes = std::max(w_bytes, r.bytes.size());
+  }
+  std::ostringstream os;
+  os << std::left;
+  for (const Row& r : rows)
+    os << indent << std::setw(static_cast<int>(w_what + 1)) << r.what << std::right
+       << std::setw(static_cast<int>(w_bytes)) << r.bytes << std::left << "  " << r.text << "\n";
+  return os.str();
 }
 
 Pe::Pe(const sc_core::sc_module_name& name, const TopologyConfig& cfg, const AddressMap& map,

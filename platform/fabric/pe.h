@@ -38,6 +38,23 @@ uint64_t tcm_staging_bytes(const TopologyConfig& cfg);
 // One PE's ring region in the cube SRAM: ring_bytes, capped at half its share.
 uint64_t ipcq_sram_share(const TopologyConfig& cfg);
 
+// The limits a kernel meets in a PE's memories, from the configuration alone
+// (ARCHITECTURE.md §1.2; docs/library.md, "Limits a kernel meets"): the
+// TCM's split, and what of the PE's HBM slice and of its cube's SRAM the
+// host allocators hand out beside PE_IPCQ's rings at their tops.
+struct PeMemoryLimits {
+  uint64_t tcm_bytes = 0;
+  TcmRegions tcm;  // arena | IPCQ rings | staging slots, as PeTcm splits it
+  unsigned staging_slots = 0;
+  uint64_t staging_slot_bytes = 0;  // an A, B and C tile at 4 bytes per element
+  uint64_t hbm_bytes = 0, hbm_ipcq_bytes = 0, hbm_tensor_bytes = 0;     // per PE
+  uint64_t sram_bytes = 0, sram_ipcq_bytes = 0, sram_tensor_bytes = 0;  // per cube
+};
+PeMemoryLimits pe_memory_limits(const TopologyConfig& cfg);
+// Those limits as lines of text, one a region, each indented by `indent`
+// (Platform::describe, kernbench --describe-topology).
+std::string describe_pe_memory(const TopologyConfig& cfg, const std::string& indent);
+
 class Pe : public sc_core::sc_module {
  public:
   static constexpr unsigned kHbmPort = 0, kTcmPort = 1, kIpcqPort = 2, kUplinkPort = 3;

@@ -1,5 +1,6 @@
 #include "platform/runtime/host_runtime.h"
 
+#include "models/common/alloc_failure.h"
 #include "models/common/dtype_convert.h"
 #include "models/common/errors.h"
 #include "models/tcm/tcm_arena.h"
@@ -37,12 +38,24 @@ fw::Tensor HostRuntime::alloc_hbm(const PeId& pe, Shape shape, DType dtype, uint
   check_tensor_size(t.h, "HBM", pe);
   uint64_t& used = hbm_used_[{pe.sip, pe.cube, pe.pe}];
   const uint64_t start = (used + align - 1) / align * align;
-  const uint64_t cap = platform_.config().pe.hbm.size_bytes - ipcq_hbm_reserved(platform_.config());
-  if (start + t.h.bytes() > cap)
-    throw UsageError("HBM of PE " + std::to_string(pe.sip) + "." + std::to_string(pe.cube) + "." +
-                     std::to_string(pe.pe) + " is full: cannot allocate " +
-                     std::to_string(t.h.bytes()) + " bytes (" + std::to_string(used) + " of " +
-                     std::to_string(cap) + " in use)");
+  const PeMemoryLimits limits = pe_memory_limits(platform_.config());
+  const uint64_t cap = limits.hbm_tensor_bytes;
+  if (start > cap || t.h.bytes() > cap - start) {
+    AllocationFailure f;
+    f.memory = "HBM of PE " + pe_text(pe) + " is full";
+    f.asked = t.h.bytes();
+    f.what = "tensor " + t.h.describe_unplaced();
+    f.region = "the HBM slice's room for tensors";
+    f.note = "pe.hbm.size_bytes " + std::to_string(limits.hbm_bytes) + " less PE_IPCQ's " +
+             std::to_string(limits.hbm_ipcq_bytes) + " B of rings at its top";
+    f.capacity = cap;
+    f.used = used;
+    f.largest_free = bump_largest_free(cap, used, align);
+    f.advice =
+        "HostRuntime::release_all() frees every host allocation; otherwise split the tensor over "
+        "more PEs' HBM slices, or raise pe.hbm.size_bytes";
+    throw UsageError(f.text());
+  }
   used = start + t.h.bytes();
   t.h.addr = platform_.address_map().hbm(pe.sip, pe.cube, pe.pe, start);
   return t;
@@ -59,8 +72,8 @@ fw::Tensor HostRuntime::alloc_tcm(const PeId& pe, Shape shape, DType dtype) {
   try {
     offset = arena.allocate(t.h.bytes());
   } catch (const TcmOverflow& e) {
-    throw UsageError("TCM of PE " + std::to_string(pe.sip) + "." + std::to_string(pe.cube) + "." +
-                     std::to_string(pe.pe) + ": " + e.what());
+    throw UsageError("TCM of PE " + pe_text(pe) + ": " +
+                     e.message("tensor " + t.h.describe_unplaced()));
   }
   tcm_users_.push_back(pe);
   t.h.addr = platform_.address_map().tcm(pe.sip, pe.cube, pe.pe, offset);
@@ -75,12 +88,24 @@ fw::Tensor HostRuntime::alloc_sram(unsigned sip, unsigned cube, Shape shape, DTy
   t.h.dtype = dtype;
   uint64_t& used = sram_used_[{sip, cube}];
   const uint64_t start = (used + align - 1) / align * align;
-  const TopologyConfig& c = platform_.config();
-  const uint64_t cap = c.cube.sram.size_bytes - ipcq_sram_reserved(c);
-  if (start + t.h.bytes() > cap)
-    throw UsageError("SRAM of cube " + std::to_string(sip) + "." + std::to_string(cube) +
-                     " is full: cannot allocate " + std::to_string(t.h.bytes()) + " bytes (" +
-                     std::to_string(used) + " of " + std::to_string(cap) + " in use)");
+  const PeMemoryLimits limits = pe_memory_limits(platform_.config());
+  const uint64_t cap = limits.sram_tensor_bytes;
+  if (start > cap || t.h.bytes() > cap - start) {
+    AllocationFailure f;
+    f.memory = "SRAM of cube " + std::to_string(sip) + "." + std::to_string(cube) + " is full";
+    f.asked = t.h.bytes();
+    f.what = "tensor " + t.h.describe_unplaced();
+    f.region = "the cube SRAM's room for tensors";
+    f.note = "cube.sram.size_bytes " + std::to_string(limits.sram_bytes) + " less PE_IPCQ's " +
+             std::to_string(limits.sram_ipcq_bytes) + " B of rings at its top";
+    f.capacity = cap;
+    f.used = used;
+    f.largest_free = bump_largest_free(cap, used, align);
+    f.advice =
+        "HostRuntime::release_all() frees every host allocation; otherwise put the tensor in "
+        "HBM (HostRuntime::alloc_hbm)";
+    throw UsageError(f.text());
+  }
   used = start + t.h.bytes();
   t.h.addr = platform_.address_map().sram(sip, cube, start);
   return t;

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "platform/config/topology_config.h"
 #include "platform/config/topology_loader.h"
 #include "platform/config/topology_schema.h"
 #include "tests/support/cli_run.h"
@@ -203,6 +204,36 @@ TEST(CliInfo, CheckTopologySummarisesFourSips) {
   words >> label >> count;
   EXPECT_EQ(label, "SIPs") << line;
   EXPECT_EQ(count, "4") << line;
+}
+
+// What a kernel gets of each PE's memories: --check-topology for the
+// topology given, --describe-topology for the knobs' defaults (the schema's,
+// TopologyConfig{}), each computed from the configuration.
+TEST(CliInfo, CheckAndDescribeTopologyShowWhatAKernelGets) {
+  TempDir tmp;
+  const RunResult check = run({"--check-topology", "--topology", kTiny}, tmp);
+  ASSERT_EQ(check.exit_code, 0) << describe(check);
+  const TopologyConfig tiny = test::tiny();
+  const test::DescribedRegion arena = test::described_region(check.out, "TCM arena");
+  ASSERT_TRUE(arena.found) << check.out;
+  EXPECT_EQ(arena.bytes, test::expected_tcm_arena(tiny)) << check.out;
+  EXPECT_EQ(test::described_region(check.out, "HBM tensors").bytes,
+            tiny.pe.hbm.size_bytes - tiny.pe.ipcq.ring_bytes)
+      << check.out;
+  EXPECT_LT(check.out.find("TCM staging"), check.out.find("elaboration")) << check.out;
+
+  const RunResult knobs = run({"--describe-topology"}, tmp);
+  ASSERT_EQ(knobs.exit_code, 0) << describe(knobs);
+  const TopologyConfig defaults{};
+  const size_t derived = knobs.out.find("what a kernel gets of each PE's memories");
+  ASSERT_NE(derived, std::string::npos) << knobs.out;
+  const std::string tail = knobs.out.substr(derived);
+  EXPECT_EQ(test::described_region(tail, "TCM arena").bytes, test::expected_tcm_arena(defaults))
+      << tail;
+  EXPECT_EQ(test::described_region(tail, "TCM IPCQ").bytes, defaults.pe.ipcq.ring_bytes) << tail;
+  EXPECT_EQ(test::described_region(tail, "HBM tensors").bytes,
+            defaults.pe.hbm.size_bytes - defaults.pe.ipcq.ring_bytes)
+      << tail;
 }
 
 TEST(CliInfo, CheckTopologyReportsElaborationTimeAndPeakRss) {

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -22,6 +23,7 @@
 #include "firmware/tl.h"
 #include "models/commands/commands.h"
 #include "models/common/address_map.h"
+#include "models/common/errors.h"
 #include "models/trace/op_log.h"
 #include "platform/config/topology_loader.h"
 #include "platform/fabric/pe.h"
@@ -254,18 +256,109 @@ TEST(PePipeline, CompositeOverTheCapIsRejectedAtIssue) {
   EXPECT_EQ(p.pe({0, 0, 0}).scheduler.tokens_fed(), 0u);
 }
 
-TEST(PePipeline, TcmOverflowGivesTheSizes) {
-  Platform p(tiny());
-  const uint64_t capacity = p.pe({0, 0, 0}).tcm.arena().capacity();
+// The part of `msg` from `from` to its end or its first newline.
+std::string line_from(const std::string& msg, const std::string& from) {
+  const size_t at = msg.find(from);
+  if (at == std::string::npos) return "";
+  return msg.substr(at, msg.find('\n', at) - at);
+}
+
+// A kernel that over-allocates TCM is told, in one line, what it asked for,
+// how big the arena is, what is in use and the largest free block, and what
+// to do.
+TEST(PePipeline, TcmOverflowSaysWhatWasAskedTheArenaItsStateAndWhatToDo) {
+  const TopologyConfig cfg = tiny();
+  Platform p(cfg);
+  const uint64_t arena = test::expected_tcm_arena(cfg);  // 622592 on tiny.yaml
+  ASSERT_EQ(p.pe({0, 0, 0}).tcm.arena().capacity(), arena);
   const std::string msg = run_expecting_error(p, [&](fw::Tl& tl) {
     tl.empty({512, 256});   // 256 KiB: fits
     tl.empty({1024, 512});  // 1 MiB more: does not
   });
-  EXPECT_TRUE(contains(msg, kPe0Path)) << msg;
-  EXPECT_TRUE(contains(msg, "overflow")) << msg;
-  EXPECT_TRUE(contains(msg, std::to_string(1024 * 512 * 2))) << msg;  // requested
-  EXPECT_TRUE(contains(msg, std::to_string(512 * 256 * 2))) << msg;   // in use
-  EXPECT_TRUE(contains(msg, std::to_string(capacity))) << msg;        // arena size
+  const uint64_t in_use = 512 * 256 * 2;
+  EXPECT_TRUE(contains(msg, kPe0Path + ": TCM overflow")) << msg;
+  const std::string line = line_from(msg, "TCM overflow");
+  EXPECT_TRUE(contains(line, "cannot allocate " + std::to_string(1024 * 512 * 2) + " bytes"))
+      << msg;
+  EXPECT_TRUE(contains(line, " [1024,512] fp16;")) << line;
+  EXPECT_TRUE(contains(line, "the kernel arena is " + std::to_string(arena) + " bytes")) << line;
+  EXPECT_TRUE(contains(line, std::to_string(in_use) + " in use")) << line;
+  EXPECT_TRUE(contains(line, "largest free block " + std::to_string(arena - in_use) + " bytes"))
+      << line;
+  for (const char* advice : {"--check-topology", "tl.scratch_scope()", "keep the tensor in HBM"})
+    EXPECT_TRUE(contains(line, advice)) << line;
+}
+
+// A recipe's scratch that does not fit is named by its recipe.
+TEST(PePipeline, TcmOverflowOfARecipeScratchNamesIt) {
+  Platform p(tiny());
+  HostRuntime rt(p);
+  const fw::Tensor V = rt.alloc_hbm({0, 0, 0}, {64, 128});
+  TcmArena& arena = p.pe({0, 0, 0}).tcm.arena();
+  rt.launch([&](fw::Tl& tl) {
+    fw::Tensor s = tl.empty({8, 64}, DType::kFp32), m = tl.empty({8, 1}, DType::kFp32);
+    fw::Tensor l = tl.empty({8, 1}, DType::kFp32), o = tl.empty({8, 128}, DType::kFp32);
+    // Leave 1 KiB: m_loc, m_new and corr (32 B each, 64-byte aligned) fit,
+    // then P (8 x 64 at V's fp16: 1 KiB) does not.
+    tl.empty({static_cast<int64_t>(arena.largest_free() - 1024) / 2}, DType::kFp16);
+    fw::CompositeArgs ca;
+    ca.prologue.push_back({"softmax_merge", {{"s", s}, {"m", m}, {"l", l}, {"O", o}}, {}});
+    ca.b = V;
+    ca.out = o;
+    tl.build_composite(ca);
+  });
+  const std::string msg = test::run_expecting_error(rt);
+  const std::string line = line_from(msg, "TCM overflow");
+  EXPECT_TRUE(contains(line,
+                       "cannot allocate 1024 bytes for scratch P of recipe softmax_merge "
+                       "(tensor #"))
+      << msg;
+  EXPECT_TRUE(contains(line, "in use, largest free block 832 bytes")) << line;
+}
+
+// The host's TCM and HBM allocations say the same, with the host's remedies.
+TEST(PePipeline, HostAllocationsThatDoNotFitSayWhatWasAskedAndWhatIsLeft) {
+  const TopologyConfig cfg = tiny();
+  Platform p(cfg);
+  HostRuntime rt(p);
+  auto error_of = [](const std::function<void()>& alloc) {
+    try {
+      alloc();
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    ADD_FAILURE() << "expected a UsageError";
+    return std::string();
+  };
+  const std::string tcm = error_of([&] { rt.alloc_tcm({0, 0, 0}, {1024, 1024}); });
+  EXPECT_EQ(tcm.find('\n'), std::string::npos) << tcm;
+  EXPECT_TRUE(contains(tcm,
+                       "TCM of PE 0.0.0: TCM overflow: cannot allocate 2097152 bytes for "
+                       "tensor #"))
+      << tcm;
+  EXPECT_TRUE(contains(
+      tcm, "the kernel arena is " + std::to_string(test::expected_tcm_arena(cfg)) + " bytes"))
+      << tcm;
+  EXPECT_TRUE(contains(tcm, "HostRuntime::release_all()")) << tcm;
+
+  // tiny.yaml: a 64 MiB slice, 256 KiB of it PE_IPCQ's rings.
+  const uint64_t room = cfg.pe.hbm.size_bytes - cfg.pe.ipcq.ring_bytes;
+  const uint64_t half = uint64_t{4096} * 4096 * 2;  // 32 MiB
+  rt.alloc_hbm({0, 0, 0}, {4096, 4096});
+  const std::string hbm = error_of([&] { rt.alloc_hbm({0, 0, 0}, {4096, 4096}); });
+  EXPECT_EQ(hbm.find('\n'), std::string::npos) << hbm;
+  EXPECT_TRUE(contains(hbm, "HBM of PE 0.0.0 is full: cannot allocate " + std::to_string(half) +
+                                " bytes for tensor #"))
+      << hbm;
+  EXPECT_TRUE(contains(hbm, " [4096,4096] fp16; the HBM slice's room for tensors is " +
+                                std::to_string(room) + " bytes (pe.hbm.size_bytes " +
+                                std::to_string(cfg.pe.hbm.size_bytes) + " less PE_IPCQ's " +
+                                std::to_string(cfg.pe.ipcq.ring_bytes) + " B of rings"))
+      << hbm;
+  EXPECT_TRUE(contains(hbm, std::to_string(half) + " in use, largest free block " +
+                                std::to_string(room - half) + " bytes"))
+      << hbm;
+  EXPECT_TRUE(contains(hbm, "HostRuntime::release_all()")) << hbm;
 }
 
 TEST(PePipeline, LoadLargerThanTheTcmOverflows) {

@@ -8,16 +8,19 @@
 
 #include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "models/commands/op_kinds.h"
 #include "models/math/math_eval.h"
+#include "tests/support/test_support.h"
 
 namespace kb {
 namespace {
@@ -522,6 +525,51 @@ TEST(MathEval, AllOpKindsAreCovered) {
     EXPECT_NO_THROW(math_eval(kind, {x, x, x}, {{"factor", 2.0}, {"scale", 2.0}})) << kind;
   }
   for (const std::string& kind : kCovered) EXPECT_TRUE(is_math_kind(kind)) << kind;
+}
+
+// The op kinds listed in math_eval.h's comment, the installed header a kernel
+// writer reads: the list is the run of lines indented by three spaces after
+// the line that says "Op kinds"; each line names kinds one space apart, then
+// two or more spaces before its description, and a continuation line starts
+// further in.
+std::multiset<std::string> kinds_in_math_eval_comment() {
+  std::ifstream in(test::source_path("models/math/math_eval.h"));
+  EXPECT_TRUE(in) << "cannot read models/math/math_eval.h";
+  const std::string item = "//   ";
+  std::multiset<std::string> kinds;
+  std::string line;
+  bool after_heading = false, in_list = false;
+  while (std::getline(in, line) && line.rfind("//", 0) == 0) {
+    const bool is_item = line.rfind(item, 0) == 0;
+    if (!after_heading) {
+      after_heading = line.find("Op kinds") != std::string::npos;
+      continue;
+    }
+    if (!is_item) {
+      if (in_list) break;  // the list has ended
+      continue;            // the heading's sentence goes on
+    }
+    in_list = true;
+    if (line.size() <= item.size() || line[item.size()] == ' ') continue;  // continuation
+    const std::string body = line.substr(item.size());
+    std::istringstream names(body.substr(0, body.find("  ")));
+    for (std::string name; names >> name;) kinds.insert(name);
+  }
+  return kinds;
+}
+
+// That comment lists every op kind math_kinds() accepts, each once, and no
+// other (a kind added to op_kinds.cpp without its line fails here).
+TEST(MathEval, TheHeaderCommentListsEveryOpKind) {
+  const std::multiset<std::string> listed = kinds_in_math_eval_comment();
+  ASSERT_FALSE(listed.empty()) << "no op-kind list found in models/math/math_eval.h";
+  for (const std::string& kind : math_kinds())
+    EXPECT_EQ(listed.count(kind), 1u)
+        << "op kind '" << kind << "' is not listed once in math_eval.h's comment";
+  for (const std::string& name : listed)
+    EXPECT_TRUE(is_math_kind(name))
+        << "math_eval.h's comment lists '" << name << "', which is no op kind";
+  EXPECT_EQ(listed.size(), math_kinds().size());
 }
 
 }  // namespace
