@@ -970,7 +970,7 @@ struct StepFigures {
   std::vector<StreamCollective> stream;
   double j_per_token = 0, floor_j_per_token = 0;
   std::map<std::string, double> j_by_class, j_by_op_class;  // J per token
-  double attn_gather_measured = 0, attn_gather_model = 0;  // prefill
+  double attn_gather_measured = 0, attn_gather_model = 0;   // prefill
 };
 
 StepFigures step_figures(const Executed& ex, const LlmRun& run, const ModelSpec& model,

@@ -211,7 +211,8 @@ std::vector<std::string> queue_counter_events(const Platform& platform) {
       cut = q.queue.find('.', cut + 1);
     const std::string group = cut == std::string::npos ? q.queue : q.queue.substr(0, cut);
     const std::string counter = cut == std::string::npos ? q.queue : q.queue.substr(cut + 1);
-    auto [it, fresh] = pids.emplace(group, trace_pid::kFirstQueueGroup + static_cast<int>(pids.size()));
+    auto [it, fresh] =
+        pids.emplace(group, trace_pid::kFirstQueueGroup + static_cast<int>(pids.size()));
     if (fresh)
       out.push_back(nlohmann::json{{"ph", "M"},
                                    {"name", "process_name"},
