@@ -46,9 +46,9 @@ std::string gemm_strategy_fit(const TopologyConfig& cfg, const GemmShape& s,
 
 // Runs one point on PE sip0.cube0.pe0 and returns its metrics: M, K, N,
 // variant, strategy, window_ns, tflops_per_pe, mac_util, commands,
-// commands_by_kind, dispatch_ns, dispatch_ns_formula, cost_per_command_ns,
-// cpu_bound_ns, cpu_bound_share, gemm_busy_ns, gemm_idle_other_ns,
-// stage_busy_ns, preload_commands, cmd_id_first/last ... `record_out`, when
+// commands_by_kind, dispatch_ns, dispatch_ns_by_kind, cpu_bound_ns,
+// cpu_bound_share, cpu_starved_ns, gemm_busy_ns, gemm_idle_other_ns,
+// stage_busy_ns, window_ns_analytic, cmd_id_first/last ... `record_out`, when
 // given, receives the handles of the async kernels' commands.
 nlohmann::json run_gemm_strategy_point(HostRuntime& rt, const GemmShape& s,
                                        const std::string& strategy, const std::string& variant,
