@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/topology/fabric_route.h"
 #include "platform/config/topology_config.h"
 
 namespace kb {
@@ -13,6 +14,21 @@ double ceil_div(uint64_t a, uint64_t b) {
 }
 
 }  // namespace
+
+RouteNodeCost route_node_cost(const TopologyConfig& cfg, const RouteNode& node) {
+  static const BitEnergyConfig kNone{};
+  switch (node.kind) {
+    case RouteNode::Kind::kXbar:
+      return {cfg.pe.xbar_latency_ns, &cfg.pe.xbar_energy};
+    case RouteNode::Kind::kCubeRouter:
+      return {cfg.cube.router_latency_ns, &cfg.cube.router_energy};
+    case RouteNode::Kind::kHub:
+      return {cfg.sip.hub_latency_ns, &cfg.sip.hub_energy};
+    case RouteNode::Kind::kHostPort:
+      break;
+  }
+  return {0, &kNone};
+}
 
 double own_hbm_read_ns(const TopologyConfig& cfg, uint64_t n, uint64_t b) {
   const PeConfig& pe = cfg.pe;
