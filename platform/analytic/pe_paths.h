@@ -27,6 +27,12 @@ RouteNodeCost route_node_cost(const TopologyConfig& cfg, const RouteNode& node);
 // the bytes spread evenly over the pseudo-channels, and the last burst of
 // each channel lands in the TCM together.
 double own_hbm_read_ns(const TopologyConfig& cfg, uint64_t n, uint64_t burst = 0);
+// The same read from `start_ns` on, its pseudo-channels busy `pc_ns` and
+// `landing_bytes` of its last bursts landing in the TCM together: the
+// crossbar both ways for the read and for the TCM write, the pseudo-channels,
+// the HBM latency, the landing at the TCM bandwidth, the TCM latency.
+double own_hbm_read_ns(const TopologyConfig& cfg, double start_ns, double pc_ns,
+                       double landing_bytes);
 // TCM -> own HBM, `n` bytes.
 double own_hbm_write_ns(const TopologyConfig& cfg, uint64_t n);
 
