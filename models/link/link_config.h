@@ -57,4 +57,10 @@ inline double wire_bytes(const LinkConfig& l, double payload) {
   return payload + packets * static_cast<double>(l.header_bytes);
 }
 
+// The time `payload` bytes occupy one link direction: their wire bytes at
+// its bandwidth, ns (the analytic models' price of a Link's wire).
+inline double wire_ns(const LinkConfig& l, double payload) {
+  return wire_bytes(l, payload) / l.bandwidth_gbps;
+}
+
 }  // namespace kb

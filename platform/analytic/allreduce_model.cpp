@@ -6,12 +6,14 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include "models/topology/cube_grid.h"
+#include "models/topology/fabric_route.h"
+#include "platform/analytic/pe_paths.h"
 
 namespace kb {
 
@@ -160,16 +162,7 @@ std::string pe_name(const PeAddr& p) {
 
 class Fabric {
  public:
-  explicit Fabric(const TopologyConfig& c)
-      : c_(c),
-        grid_(c.sip.cubes_x, c.sip.cubes_y, c.sip.topology),
-        sips_(c.system.n_sips, c.system.sip_topology) {}
-
-  // The time of `bytes` of payload on one link direction (its wire bytes:
-  // models/link/link_config.h, as the Link carries them).
-  static double wire_ns(const LinkConfig& l, double bytes) {
-    return wire_bytes(l, bytes) / l.bandwidth_gbps;
-  }
+  explicit Fabric(const TopologyConfig& c) : c_(c), routing_(c.routing()) {}
 
   // The path from PE `a` to `x` (`back`: from `x` to `a`, the response's way).
   // Built once per (a, x, back): a model prices the same paths over and over
@@ -183,65 +176,46 @@ class Fabric {
   }
 
  private:
+  // The fabric's own path (models/topology/fabric_route.h), priced: each
+  // node's latency and energy, each link it crosses (the other way round on
+  // the way back).
   Route build_route(const PeAddr& a, const Place& x, bool back) const {
+    Location dest{Space::kTcm, x.pe.sip, x.pe.cube, x.pe.pe, 0};
+    if (x.mem == RingSpace::kHbm) dest.space = Space::kHbm;
+    if (x.mem == RingSpace::kSram) dest = Location{Space::kSram, x.pe.sip, x.pe.cube, 0, 0};
     Route r;
-    const double xbar = c_.pe.xbar_latency_ns, router = c_.cube.router_latency_ns;
-    r.routers.push_back(&c_.pe.xbar_energy);
-    if (x.mem != RingSpace::kSram && x.pe == a) {
-      r.fixed_ns = xbar;
-      return r;
-    }
-    auto pe_link = [&](const PeAddr& p, bool out) {
-      r.wires.emplace_back(unit(out ? Unit::kPeLinkOut : Unit::kPeLinkIn, p), &c_.cube.pe_link);
-    };
-    r.fixed_ns = xbar + router;
-    r.routers.push_back(&c_.cube.router_energy);
-    pe_link(a, !back);
-    // Cube links inside SIP `sip` from cube `at` to cube `to`, each followed by a router.
-    auto cubes = [&](unsigned sip, unsigned at, unsigned to) {
-      if (at == to) return;
-      for (unsigned next : grid_.path(at, to)) {
-        const unsigned from = back ? next : at, into = back ? at : next;
-        r.wires.emplace_back(unit(Unit::kCubeLink, PeAddr{sip, from, into}), &c_.sip.cube_link);
-        r.fixed_ns += router;
-        r.routers.push_back(&c_.cube.router_energy);
-        at = next;
-      }
-    };
-    if (x.pe.sip == a.sip) {
-      cubes(a.sip, a.cube, x.pe.cube);
-    } else {
-      // Out through the I/O cube and its hub, over the SIP links hub to hub,
-      // in through the far SIP's hub and I/O cube.
-      const unsigned io = c_.sip.io_cube;
-      auto io_link = [&](unsigned sip, bool up) {
-        r.wires.emplace_back(
-            unit(up != back ? Unit::kIoLinkUp : Unit::kIoLinkDown, PeAddr{sip, 0, 0}),
-            &c_.sip.io_link);
-      };
-      cubes(a.sip, a.cube, io);
-      io_link(a.sip, true);
-      r.fixed_ns += c_.sip.hub_latency_ns;
-      r.routers.push_back(&c_.sip.hub_energy);
-      for (unsigned at = a.sip; at != x.pe.sip;) {
-        const unsigned next = sips_.next_hop(at, x.pe.sip);
-        const unsigned from = back ? next : at, into = back ? at : next;
-        r.wires.emplace_back(unit(Unit::kSipLink, PeAddr{from, into, 0}), &c_.system.sip_link);
-        r.fixed_ns += c_.sip.hub_latency_ns;
-        r.routers.push_back(&c_.sip.hub_energy);
-        at = next;
-      }
-      io_link(x.pe.sip, false);
-      r.fixed_ns += router;
-      r.routers.push_back(&c_.cube.router_energy);
-      cubes(x.pe.sip, io, x.pe.cube);
-    }
-    if (x.mem != RingSpace::kSram) {
-      pe_link(x.pe, back);
-      r.fixed_ns += xbar;
-      r.routers.push_back(&c_.pe.xbar_energy);
+    for (const RouteStep& s : routing_.path(RouteNode::xbar(a.sip, a.cube, a.pe), dest)) {
+      const RouteNodeCost node = route_node_cost(c_, s.at);
+      r.fixed_ns += node.latency_ns;
+      r.routers.push_back(node.energy);
+      if (s.hop.exit != RouteExit::kDeliver)
+        r.wires.push_back(back ? wire(s.next, s.at, s.hop.exit) : wire(s.at, s.next, s.hop.exit));
     }
     return r;
+  }
+  // The link direction from node `from` to node `to`, which a hop of `exit`
+  // joins, and its configuration.
+  std::pair<uint32_t, const LinkConfig*> wire(const RouteNode& from, const RouteNode& to,
+                                              RouteExit exit) const {
+    switch (link_kind(exit)) {
+      case LinkKind::kPe:
+        return {from.kind == RouteNode::Kind::kXbar
+                    ? unit(Unit::kPeLinkOut, PeAddr{from.sip, from.cube, from.pe})
+                    : unit(Unit::kPeLinkIn, PeAddr{to.sip, to.cube, to.pe}),
+                &c_.cube.pe_link};
+      case LinkKind::kCube:
+        return {unit(Unit::kCubeLink, PeAddr{from.sip, from.cube, to.cube}), &c_.sip.cube_link};
+      case LinkKind::kIo:
+        return {unit(from.kind == RouteNode::Kind::kHub ? Unit::kIoLinkDown : Unit::kIoLinkUp,
+                     PeAddr{from.sip, 0, 0}),
+                &c_.sip.io_link};
+      case LinkKind::kSip:
+        return {unit(Unit::kSipLink, PeAddr{from.sip, to.sip, 0}), &c_.system.sip_link};
+      case LinkKind::kHost:
+      case LinkKind::kNone:
+        break;
+    }
+    throw std::logic_error("allreduce model: a path through the host");
   }
 
  public:
@@ -389,8 +363,7 @@ class Fabric {
   using RouteKey = std::tuple<PeAddr, RingSpace, PeAddr, bool>;  // (a, x's memory, x, back)
 
   const TopologyConfig& c_;
-  CubeGrid grid_;
-  SipGraph sips_;
+  FabricRouting routing_;
   mutable std::unordered_map<RouteKey, Route, KeyHash> routes_;
   mutable Resources names_;
   mutable std::map<std::pair<Unit, PeAddr>, uint32_t> units_;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <stdexcept>
 
 #include "firmware/kernels/softmax_state_reduce.h"
 #include "firmware/recipes.h"
@@ -11,6 +12,7 @@
 #include "models/commands/cost_model.h"
 #include "models/common/checked_math.h"
 #include "models/topology/cube_grid.h"
+#include "models/topology/fabric_route.h"
 #include "platform/analytic/command_shapes.h"
 #include "platform/analytic/pe_paths.h"
 
@@ -455,25 +457,33 @@ struct Seg {
   double lat, bw;
 };
 
-// The route of a write from `w` to sip0.cube0.pe0's HBM; `hops` gets its cube hops.
-std::vector<Seg> write_route(const Units& u, const CubeGrid& grid, const PeAddr& w,
+// The route of a write from `w` (on SIP 0) to sip0.cube0.pe0's HBM, the
+// fabric's own path (models/topology/fabric_route.h); `hops` gets its cube hops.
+std::vector<Seg> write_route(const Units& u, const FabricRouting& routing, const PeAddr& w,
                              unsigned& hops) {
   const TopologyConfig& c = u.cfg;
-  std::vector<Seg> segs = {{"", u.x(), 0}};
+  std::vector<Seg> segs;
   hops = 0;
-  if (!(w == PeAddr{0, 0, 0})) {
-    segs.push_back({"pe_out " + to_string(w), c.cube.pe_link.latency_ns, u.pe_bw()});
-    segs.push_back({"", c.cube.router_latency_ns, 0});
-    unsigned prev = w.cube;
-    for (unsigned nxt : w.cube == 0 ? std::vector<unsigned>{} : grid.path(w.cube, 0)) {
-      segs.push_back({"cube_link " + std::to_string(prev) + "->" + std::to_string(nxt),
-                      c.sip.cube_link.latency_ns, u.cl_bw()});
-      segs.push_back({"", c.cube.router_latency_ns, 0});
-      prev = nxt;
-      ++hops;
+  for (const RouteStep& s :
+       routing.path(RouteNode::xbar(w.sip, w.cube, w.pe), Location{Space::kHbm, 0, 0, 0, 0})) {
+    segs.push_back({"", route_node_cost(c, s.at).latency_ns, 0});
+    switch (s.hop.exit) {
+      case RouteExit::kDeliver:
+        break;
+      case RouteExit::kPeUp:
+        segs.push_back({"pe_out " + to_string(w), c.cube.pe_link.latency_ns, u.pe_bw()});
+        break;
+      case RouteExit::kCube:
+        segs.push_back({"cube_link " + std::to_string(s.at.cube) + "->" + std::to_string(s.hop.to),
+                        c.sip.cube_link.latency_ns, u.cl_bw()});
+        ++hops;
+        break;
+      case RouteExit::kPeDown:
+        segs.push_back({"pe_in sink", c.cube.pe_link.latency_ns, u.pe_bw()});
+        break;
+      default:
+        throw std::logic_error("attention model: an output write leaves SIP 0");
     }
-    segs.push_back({"pe_in sink", c.cube.pe_link.latency_ns, u.pe_bw()});
-    segs.push_back({"", u.x(), 0});
   }
   segs.push_back({"hbm sink", 0, c.pe.hbm.pc_bandwidth_gbps});  // its latency: below
   return segs;
@@ -487,7 +497,7 @@ std::vector<Seg> write_route(const Units& u, const CubeGrid& grid, const PeAddr&
 Incast incast(const Units& u, const std::vector<PeAddr>& writers, uint64_t bytes,
               std::vector<std::string>& unpriced) {
   const TopologyConfig& c = u.cfg;
-  const CubeGrid grid(c.sip.cubes_x, c.sip.cubes_y, c.sip.topology);
+  const FabricRouting routing = c.routing();
   const auto b = static_cast<double>(std::min<uint64_t>(c.pe.dma.burst_bytes, bytes));
   const double t_first = 2 * u.x() + b / u.tcm_bw() + c.pe.tcm.latency_ns;
   struct Res {
@@ -500,7 +510,7 @@ Incast incast(const Units& u, const std::vector<PeAddr>& writers, uint64_t bytes
       continue;
     }
     unsigned hops = 0;
-    const std::vector<Seg> segs = write_route(u, grid, w, hops);
+    const std::vector<Seg> segs = write_route(u, routing, w, hops);
     const double ack = w == PeAddr{0, 0, 0} ? 2 * u.x() : u.path_ns(hops);
     for (size_t i = 0; i < segs.size(); ++i) {
       if (segs[i].res.empty()) continue;

@@ -10,6 +10,7 @@
 #include "models/common/checked_math.h"
 #include "models/hbm/pc_mapping.h"
 #include "platform/analytic/command_shapes.h"
+#include "platform/analytic/pe_paths.h"
 #include "platform/config/topology_config.h"
 
 namespace kb {
@@ -46,11 +47,10 @@ void add_pc_bytes(const HbmConfig& h, uint64_t burst, uint64_t base, uint64_t ro
     }
 }
 
-// Latency of one tile's DMA read into TCM on the local path, alone.
+// Latency of one tile's DMA read into TCM on the local path, alone: the
+// setup, then the own-HBM read (pe_paths.h) whose last burst lands alone.
 double dma_read_ns(const TopologyConfig& c, double pc_time_ns, uint64_t last_burst) {
-  const auto& pe = c.pe;
-  return pe.dma.setup_ns + 4 * pe.xbar_latency_ns + pc_time_ns + pe.hbm.access_latency_ns +
-         static_cast<double>(last_burst) / pe.tcm.bandwidth_gbps + pe.tcm.latency_ns;
+  return own_hbm_read_ns(c, c.pe.dma.setup_ns, pc_time_ns, static_cast<double>(last_burst));
 }
 
 // Latency of one tile's DMA write from TCM to the local HBM, alone.

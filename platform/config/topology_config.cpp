@@ -3,7 +3,14 @@
 #include <cctype>
 #include <vector>
 
+#include "models/topology/fabric_route.h"
+
 namespace kb {
+
+FabricRouting TopologyConfig::routing() const {
+  return FabricRouting(sip.cubes_x, sip.cubes_y, sip.topology, sip.io_cube, system.n_sips,
+                       system.sip_topology, system.host_sip);
+}
 
 #ifndef KB_HAVE_RTL
 #define KB_HAVE_RTL 0

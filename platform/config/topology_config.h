@@ -31,6 +31,8 @@
 
 namespace kb {
 
+class FabricRouting;
+
 // True when `spec` (MathConfig::rtl_pes) selects PE (sip, cube, pe).
 bool rtl_pes_selects(const std::string& spec, unsigned sip, unsigned cube, unsigned pe);
 // "" when `spec` is well formed, else what is wrong with it. With the
@@ -219,6 +221,9 @@ struct TopologyConfig {
   double pe_hbm_bandwidth_gbps() const { return pe.hbm.num_pcs * pe.hbm.pc_bandwidth_gbps; }
   // The facts of a SIP that code below platform/ needs (e.g. fw::CollectiveGroup).
   SipShape sip_shape() const { return {sip.cubes_x, sip.cubes_y, sip.topology, cube.pes}; }
+  // How the fabric routes (models/topology/fabric_route.h): the routers'
+  // policies and the analytic models' paths both come from it.
+  FabricRouting routing() const;
 
   // Every knob of a topology file, in schema order (the default of each is
   // its initialiser above or in its block).

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "models/topology/cube_grid.h"
+#include "models/topology/fabric_route.h"
 
 namespace kb {
 
@@ -81,16 +81,19 @@ void Cube::enable_power_meter() {
   power.set_static_mw(covered.static_total_mw());
 }
 
-void Cube::finalize_routing(const CubeGrid& grid, unsigned io_cube) {
-  router.set_route_policy([this, &grid, io_cube](const Location& d) -> unsigned {
-    const bool this_sip = d.space != Space::kHost && d.sip == sip_;
-    if (this_sip && d.cube == cube_) {
-      if (d.space == Space::kSram) return sram_port_;
-      return d.pe;  // HBM or TCM of one of this cube's PEs
+void Cube::finalize_routing(const FabricRouting& routing) {
+  router.set_route_policy([this, &routing](const Location& d) -> unsigned {
+    const RouteHop h = routing.cube_hop(sip_, cube_, d);
+    switch (h.exit) {
+      case RouteExit::kDeliver:
+        return sram_port_;
+      case RouteExit::kPeDown:
+        return h.to;  // ports 0..pes-1
+      case RouteExit::kHubUp:
+        return static_cast<unsigned>(hub_port_);
+      default:  // kCube
+        return neighbor_port_.at(h.to);
     }
-    const unsigned target = this_sip ? d.cube : io_cube;
-    if (target == cube_) return static_cast<unsigned>(hub_port_);  // leave the SIP
-    return neighbor_port_.at(grid.next_hop(cube_, target));
   });
 }
 

@@ -17,7 +17,7 @@
 
 namespace kb {
 
-class CubeGrid;
+class FabricRouting;
 
 class Cube : public sc_core::sc_module {
  public:
@@ -32,7 +32,7 @@ class Cube : public sc_core::sc_module {
   void connect_neighbor(unsigned neighbor_cube, Link& out_link, const Router& next);
   void connect_hub(Link& out_link, const Router& hub);
   // Installs the router's policy once every port exists.
-  void finalize_routing(const CubeGrid& grid, unsigned io_cube);
+  void finalize_routing(const FabricRouting& routing);
 
   Router router;
   MemoryTarget sram;

@@ -1,5 +1,7 @@
 #include "platform/fabric/host.h"
 
+#include "models/topology/fabric_route.h"
+
 namespace kb {
 
 Host::Host(const sc_core::sc_module_name& name, const TopologyConfig& cfg, const AddressMap& map)
@@ -12,7 +14,10 @@ Host::Host(const sc_core::sc_module_name& name, const TopologyConfig& cfg, const
   debug.bind(port.in);
   port.add_port({nullptr, memory.name(), nullptr});
   port.out.bind(memory.in);
-  port.set_route_policy([](const Location& d) { return d.space == Space::kHost ? 0u : 1u; });
+  // Port 0: the memory; port 1: the host link h2d (added by the System).
+  port.set_route_policy([](const Location& d) {
+    return FabricRouting::host_port_hop(d).exit == RouteExit::kDeliver ? 0u : 1u;
+  });
 }
 
 }  // namespace kb

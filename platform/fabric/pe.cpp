@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/common/errors.h"
+#include "models/topology/fabric_route.h"
 #include "platform/fabric/engine_variants.h"
 #if KB_HAVE_RTL
 #include "models/rtl/pe_math_rtl.h"
@@ -174,11 +175,10 @@ Pe::Pe(const sc_core::sc_module_name& name, const TopologyConfig& cfg, const Add
   dma.port.bind(xbar.in);
   ipcq.port.bind(xbar.in);
   xbar.set_route_policy([this](const Location& d) {
-    const bool mine = d.sip == self_.sip && d.cube == self_.cube && d.pe == self_.pe;
-    if (mine && d.space == Space::kHbm) return kHbmPort;
-    if (mine && d.space == Space::kTcm) return kTcmPort;
-    if (mine && d.space == Space::kIpcq) return kIpcqPort;
-    return kUplinkPort;
+    if (FabricRouting::xbar_hop(self_, d).exit == RouteExit::kPeUp) return kUplinkPort;
+    if (d.space == Space::kHbm) return kHbmPort;
+    if (d.space == Space::kTcm) return kTcmPort;
+    return kIpcqPort;
   });
   // Stage sockets, EngineKind order: dma, tcm, gemm, math, ipcq.
   PeEngine* engines[kNumEngineKinds] = {&dma, &tcm, &gemm, &math, &ipcq};

@@ -5,18 +5,19 @@
 namespace kb {
 
 Sip::Sip(const sc_core::sc_module_name& name, const TopologyConfig& cfg, const AddressMap& map,
-         unsigned sip)
+         unsigned sip, const FabricRouting& routing)
     : sc_core::sc_module(name),
       hub("hub", map, cfg.sip.hub_latency_ns),
       sip_(sip),
-      grid_(cfg.sip.cubes_x, cfg.sip.cubes_y, cfg.sip.topology) {
+      routing_(routing) {
   hub.set_energy(cfg.sip.hub_energy);
-  for (unsigned c = 0; c < grid_.size(); ++c)
+  const CubeGrid& grid = routing.grid();
+  for (unsigned c = 0; c < grid.size(); ++c)
     cubes_.push_back(
         std::make_unique<Cube>(("cube" + std::to_string(c)).c_str(), cfg, map, sip, c));
   // Cube links: one Link per direction of every neighbour pair.
-  for (unsigned a = 0; a < grid_.size(); ++a)
-    for (unsigned b : grid_.neighbors(a)) {
+  for (unsigned a = 0; a < grid.size(); ++a)
+    for (unsigned b : grid.neighbors(a)) {
       if (b < a) continue;
       auto ab = std::make_unique<Link>(
           ("cube" + std::to_string(a) + "_to_cube" + std::to_string(b)).c_str(), cfg.sip.cube_link);
@@ -45,7 +46,7 @@ Sip::Sip(const sc_core::sc_module_name& name, const TopologyConfig& cfg, const A
   down->out.bind(io.router.in);
   links_.push_back(std::move(up));
   links_.push_back(std::move(down));
-  for (auto& c : cubes_) c->finalize_routing(grid_, cfg.sip.io_cube);
+  for (auto& c : cubes_) c->finalize_routing(routing);
 }
 
 void Sip::connect_sip(unsigned other_sip, Link& out_link, const Router& next) {
@@ -58,14 +59,12 @@ void Sip::connect_host(Link& out_link, const Router& host_port) {
   hub.out.bind(out_link.in);
 }
 
-void Sip::finalize_routing(const SipGraph& sips, unsigned host_sip) {
-  hub.set_route_policy([this, &sips, host_sip](const Location& d) -> unsigned {
-    const unsigned target = d.space == Space::kHost ? host_sip : d.sip;
-    if (target == sip_) {
-      if (d.space == Space::kHost) return static_cast<unsigned>(host_port_);
-      return 0;  // down to the I/O cube
-    }
-    return sip_port_.at(sips.next_hop(sip_, target));
+void Sip::finalize_routing() {
+  hub.set_route_policy([this](const Location& d) -> unsigned {
+    const RouteHop h = routing_.hub_hop(sip_, d);
+    if (h.exit == RouteExit::kToHost) return static_cast<unsigned>(host_port_);
+    if (h.exit == RouteExit::kHubDown) return 0;  // down to the I/O cube
+    return sip_port_.at(h.to);                    // kSip
   });
 }
 

@@ -11,32 +11,30 @@
 
 #include "models/link/link.h"
 #include "models/router/router.h"
-#include "models/topology/cube_grid.h"
+#include "models/topology/fabric_route.h"
 #include "platform/fabric/cube.h"
 
 namespace kb {
 
-class SipGraph;
-
 class Sip : public sc_core::sc_module {
  public:
   Sip(const sc_core::sc_module_name& name, const TopologyConfig& cfg, const AddressMap& map,
-      unsigned sip);
+      unsigned sip, const FabricRouting& routing);
 
   unsigned id() const { return sip_; }
   Cube& cube(unsigned i) { return *cubes_.at(i); }
   unsigned num_cubes() const { return static_cast<unsigned>(cubes_.size()); }
-  const CubeGrid& grid() const { return grid_; }
+  const CubeGrid& grid() const { return routing_.grid(); }
 
   void connect_sip(unsigned other_sip, Link& out_link, const Router& next);
   void connect_host(Link& out_link, const Router& host_port);
-  void finalize_routing(const SipGraph& sips, unsigned host_sip);
+  void finalize_routing();
 
   Router hub;
 
  private:
   unsigned sip_;
-  CubeGrid grid_;
+  const FabricRouting& routing_;
   std::vector<std::unique_ptr<Cube>> cubes_;
   std::vector<std::unique_ptr<Link>> links_;
   std::map<unsigned, unsigned> sip_port_;

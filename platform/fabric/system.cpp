@@ -10,9 +10,10 @@ System::System(const sc_core::sc_module_name& name, const TopologyConfig& cfg,
       host("host", cfg, map),
       h2d("h2d", cfg.host.h2d),
       d2h("d2h", cfg.host.d2h),
-      sip_graph_(cfg.system.n_sips, cfg.system.sip_topology) {
+      routing_(cfg.routing()) {
   for (unsigned s = 0; s < cfg.system.n_sips; ++s)
-    sips_.push_back(std::make_unique<Sip>(("sip" + std::to_string(s)).c_str(), cfg, map, s));
+    sips_.push_back(
+        std::make_unique<Sip>(("sip" + std::to_string(s)).c_str(), cfg, map, s, routing_));
   // SIP links: one Link per direction of every linked pair.
   auto make_link = [&](unsigned a, unsigned b) {
     auto link = std::make_unique<Link>(
@@ -23,7 +24,7 @@ System::System(const sc_core::sc_module_name& name, const TopologyConfig& cfg,
     return sip_links_.back().get();
   };
   for (unsigned a = 0; a < cfg.system.n_sips; ++a)
-    for (unsigned b : sip_graph_.neighbors(a)) {
+    for (unsigned b : routing_.sips().neighbors(a)) {
       if (b < a) continue;
       Link* ab = make_link(a, b);
       Link* ba = make_link(b, a);
@@ -39,7 +40,7 @@ System::System(const sc_core::sc_module_name& name, const TopologyConfig& cfg,
   host.port.add_port({&h2d, "", &hs.hub});
   host.port.out.bind(h2d.in);
   h2d.out.bind(hs.hub.in);
-  for (auto& s : sips_) s->finalize_routing(sip_graph_, cfg.system.host_sip);
+  for (auto& s : sips_) s->finalize_routing();
 }
 
 }  // namespace kb

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "models/link/link.h"
-#include "models/topology/cube_grid.h"
+#include "models/topology/fabric_route.h"
 #include "platform/fabric/host.h"
 #include "platform/fabric/sip.h"
 
@@ -21,12 +21,13 @@ class System : public sc_core::sc_module {
   Sip& sip(unsigned i) { return *sips_.at(i); }
   unsigned num_sips() const { return static_cast<unsigned>(sips_.size()); }
   Pe& pe(unsigned sip, unsigned cube, unsigned pe) { return sips_.at(sip)->cube(cube).pe(pe); }
-  const SipGraph& sip_graph() const { return sip_graph_; }
+  const SipGraph& sip_graph() const { return routing_.sips(); }
+  const FabricRouting& routing() const { return routing_; }
   Host host;
   Link h2d, d2h;
 
  private:
-  SipGraph sip_graph_;
+  FabricRouting routing_;
   std::vector<std::unique_ptr<Sip>> sips_;
   std::vector<std::unique_ptr<Link>> sip_links_;
 };

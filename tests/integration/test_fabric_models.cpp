@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "models/common/address_map.h"
+#include "models/topology/fabric_route.h"
 #include "platform/config/topology_config.h"
 #include "platform/fabric/pe.h"
 #include "platform/platform.h"
@@ -25,6 +27,72 @@ TEST(PlatformRoute, PathsFollowTheRoutersAndBackdoorReachesEveryMemory) {
   EXPECT_EQ(p.route({0, 0, 0}, m.sram(0, 1)).endpoint, "system.sip0.cube1.sram");
   EXPECT_EQ(p.route({0, 0, 0}, m.host(0)).endpoint, "system.host.memory");
   EXPECT_EQ(p.route({0, 1, 1}, m.host(0)).links.back()->name(), std::string("system.d2h"));
+}
+
+// The name of the link a hop of the fabric's routing crosses, as the
+// platform names its Link modules (docs/ARCHITECTURE.md §1.1).
+std::string link_name(const RouteStep& s) {
+  const std::string sip = "system.sip" + std::to_string(s.at.sip) + ".";
+  switch (s.hop.exit) {
+    case RouteExit::kPeUp:
+      return sip + "cube" + std::to_string(s.at.cube) + ".pe" + std::to_string(s.at.pe) +
+             "_to_router";
+    case RouteExit::kPeDown:
+      return sip + "cube" + std::to_string(s.at.cube) + ".router_to_pe" + std::to_string(s.hop.to);
+    case RouteExit::kCube:
+      return sip + "cube" + std::to_string(s.at.cube) + "_to_cube" + std::to_string(s.hop.to);
+    case RouteExit::kHubUp:
+      return sip + "cube" + std::to_string(s.at.cube) + "_to_hub";
+    case RouteExit::kHubDown:
+      return sip + "hub_to_cube" + std::to_string(s.next.cube);
+    case RouteExit::kSip:
+      return "system.sip" + std::to_string(s.at.sip) + "_to_sip" + std::to_string(s.hop.to);
+    case RouteExit::kToHost:
+      return "system.d2h";
+    case RouteExit::kFromHost:
+      return "system.h2d";
+    case RouteExit::kDeliver:
+      break;
+  }
+  return "";
+}
+
+// The routers' policies take the fabric's routing (models/topology/fabric_route.h)
+// hop for hop: from every crossbar to every memory of a platform of four SIPs
+// in a ring, whose I/O cube is not cube 0 and whose host is not on SIP 0.
+TEST(PlatformRoute, RoutersTakeTheFabricRoutingHopForHop) {
+  const TopologyConfig cfg = tiny({"system.n_sips=4", "system.host_sip=1", "sip.cubes_x=3",
+                                   "sip.topology=mesh", "sip.io_cube=4", "cube.pes=2"});
+  Platform p(cfg);
+  const AddressMap& m = p.address_map();
+  const FabricRouting routing = cfg.routing();
+  struct Dest {
+    uint64_t addr;
+    Location loc;
+  };
+  std::vector<Dest> dests{{m.host(0), {Space::kHost, 0, 0, 0, 0}}};
+  for (unsigned s = 0; s < cfg.system.n_sips; ++s)
+    for (unsigned c = 0; c < cfg.cubes_per_sip(); ++c) {
+      dests.push_back({m.sram(s, c), {Space::kSram, s, c, 0, 0}});
+      for (unsigned e = 0; e < cfg.cube.pes; ++e) {
+        dests.push_back({m.hbm(s, c, e), {Space::kHbm, s, c, e, 0}});
+        dests.push_back({m.tcm(s, c, e), {Space::kTcm, s, c, e, 0}});
+        dests.push_back({m.ipcq(s, c, e), {Space::kIpcq, s, c, e, 0}});
+      }
+    }
+  size_t links = 0;
+  for (unsigned s = 0; s < cfg.system.n_sips; ++s)
+    for (unsigned c = 0; c < cfg.cubes_per_sip(); ++c)
+      for (unsigned e = 0; e < cfg.cube.pes; ++e)
+        for (const Dest& d : dests) {
+          const FabricPath got = p.route({s, c, e}, d.addr);
+          const std::vector<RouteStep> want = routing.path(RouteNode::xbar(s, c, e), d.loc);
+          ASSERT_EQ(got.links.size() + 1, want.size()) << format_address(d.addr);
+          for (size_t i = 0; i < got.links.size(); ++i)
+            ASSERT_EQ(got.links[i]->name(), link_name(want[i])) << format_address(d.addr);
+          links += got.links.size();
+        }
+  EXPECT_GT(links, 0u);
 }
 
 // The rows describe() prints for `cfg`, each checked against the knobs:
