@@ -60,8 +60,8 @@ const NormKernelDef* norm_kernel(const std::string& name) {
   std::string known;
   for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
   throw UsageError("no norm kernel '" + name + "'" + did_you_mean(name, names) +
-                   "; the norm kernels: " + known +
-                   " (a program adds its own with kb::register_norm_kernel)");
+                   " (the norm kernels: " + known +
+                   "; a program adds its own with kb::register_norm_kernel)");
 }
 
 void close_norm_kernel_registry() {
