@@ -5,6 +5,10 @@
 // A recipe names its operands (read, or read-and-written), the scratch
 // tensors it needs in TCM, its engine sequence, and an optional primary
 // output that is auto-bound to the head GEMM's `a` operand.
+//
+// The built-in recipe is softmax_merge; a program adds its own with
+// register_recipe (before the first Platform), and a kernel then names it in a
+// composite's prologue (tl.h, RecipeCall) like the built-in one.
 #pragma once
 
 #include <string>
@@ -48,7 +52,21 @@ struct Recipe {
 
 // nullptr when no recipe has that name.
 const Recipe* find_recipe(const std::string& name);
+// The built-in recipes, then the registered ones.
 std::vector<std::string> recipe_names();
+
+// Adds `r`. Throws std::invalid_argument, naming the recipe and the part at
+// fault (with the nearest name where a name is unknown), when: its name is
+// empty or taken (built in or registered); it has no steps; an operand or
+// scratch name is empty or used twice; a scratch's shape_from is not an
+// operand; more than one scratch is the primary output; a step's op kind is
+// not a MATH kind (built in or registered, models/math/math_ops.h: register op
+// kinds first); a step reads or writes a name that is neither an operand nor
+// a scratch, or writes a read-only operand. Throws std::logic_error once a
+// Platform has been built.
+void register_recipe(Recipe r);
+// Refuses further registrations (Platform's constructor calls it).
+void close_recipe_registry();
 
 }  // namespace fw
 }  // namespace kb

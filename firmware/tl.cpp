@@ -7,6 +7,7 @@
 #include "models/common/errors.h"
 #include "models/common/fault.h"
 #include "models/common/sim_time.h"
+#include "models/common/spelling.h"
 #include "models/tcm/tcm_arena.h"
 
 namespace kb {
@@ -274,7 +275,8 @@ std::optional<Tensor> Tl::lower_recipes(const CompositeArgs& args, CompositeCmd&
     if (!r) {
       std::string known;
       for (const auto& n : recipe_names()) known += (known.empty() ? "" : ", ") + n;
-      fail("tl.composite: unknown recipe '" + call.recipe + "' (known: " + known + ")");
+      fail("tl.composite: unknown recipe '" + call.recipe + "'" +
+           did_you_mean(call.recipe, recipe_names()) + " (known: " + known + ")");
     }
     RecipeSlots slots;
     bind_recipe_operands(*r, call, cmd, slots);

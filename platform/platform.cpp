@@ -6,17 +6,20 @@
 #include <sstream>
 #include <systemc>
 
+#include "firmware/recipes.h"
 #include "models/common/errors.h"
 #include "models/common/service_queue.h"
 #include "models/common/sim_time.h"
 #include "models/hbm/hbm_ctrl.h"
 #include "models/link/link.h"
+#include "models/math/math_ops.h"
 #include "models/memory/memory_target.h"
 #include "models/trace/op_log.h"
 #include "platform/fabric/elaboration_budget.h"
 #include "platform/fabric/pe.h"
 #include "platform/fabric/sip.h"
 #include "platform/fabric/system.h"
+#include "platform/llm/norm_kernels.h"
 #include "platform/output/stats_sinks.h"
 #include "platform/process/sanitizer_support.h"
 #include "platform/process/stack_overflow_report.h"
@@ -55,6 +58,11 @@ Platform::Platform(const TopologyConfig& cfg)
     for (unsigned c = 0; c < system_->sip(s).num_cubes(); ++c)
       for (unsigned p = 0; p < system_->sip(s).cube(c).num_pes(); ++p)
         system_->sip(s).cube(c).pe(p).set_op_log(op_log_.get());
+  // What a simulation may run is fixed from here on: a program registers its
+  // op kinds, recipes and norm kernels before its first Platform.
+  close_math_op_registry();
+  fw::close_recipe_registry();
+  close_norm_kernel_registry();
 }
 
 Platform::~Platform() = default;

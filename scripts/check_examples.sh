@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs the platform from BUILD_DIR into a temporary prefix, then builds
 # every example in examples/ out of tree against it (gemm_relu, own_platform,
-# math_variant and rtl_variant with find_package(KernBench), custom_bench with
-# pkg-config), runs each, and checks its output. The README's test command runs
-# it after the suite.
+# math_variant, layernorm and rtl_variant with find_package(KernBench),
+# custom_bench with pkg-config), runs each, and checks its output. The README's
+# test command runs it after the suite.
 #
 #   bash scripts/check_examples.sh [BUILD_DIR]      (default: build)
 #
@@ -68,6 +68,26 @@ grep -q "PE_MATH impl pipelined" "$scratch/variant.txt" || fail "the variant was
 grep -Eq "relu +4096 +72.0 +64.0 +8 " "$scratch/variant.txt" ||
   fail "the variant's stage is not 8 cycles over the TLM model: $(cat "$scratch/variant.txt")"
 
+# layernorm: a MATH op kind, a recipe and a norm kernel of its own; its
+# LayerNorm in data mode within 1e-3 of a double reference on one PE (the bench
+# fails above it), then in every layer of the llm bench against its reference.
+cmake -S examples/layernorm -B "$scratch/layernorm" -DCMAKE_PREFIX_PATH="$prefix" > /dev/null
+cmake --build "$scratch/layernorm" -j2 > /dev/null
+ln="$scratch/layernorm/layernorm"
+"$ln" --topology tiny --data --json "$scratch/ln.json" > "$scratch/ln.txt" ||
+  fail "layernorm failed: $(cat "$scratch/ln.txt")"
+grep -Eq '"max_abs_err": [0-9.e-]+' "$scratch/ln.json" ||
+  fail "layernorm checked nothing: $(cat "$scratch/ln.txt")"
+"$ln" --topology tiny --bench llm --data --json "$scratch/ln_llm.json" -p norm=layernorm \
+  -p model=llama3_8b -p model.layers=2 -p model.hidden=120 -p model.heads=6 \
+  -p model.kv_heads=3 -p model.d_head=20 -p model.ffn=200 -p model.vocab=250 -p ranks=6 \
+  -p context=37 > "$scratch/ln_llm.txt" 2>&1 ||
+  fail "llm with norm=layernorm failed: $(cat "$scratch/ln_llm.txt")"
+grep -q "norm layernorm" "$scratch/ln_llm.txt" || fail "the llm bench did not run norm=layernorm"
+rel=$(grep -Eo '"logits_max_rel_err": [0-9.e+-]+' "$scratch/ln_llm.json" | awk '{print $2}')
+awk -v r="$rel" 'BEGIN { exit !(r != "" && r <= 0.01) }' ||
+  fail "llm logits with norm=layernorm are ${rel:-missing} off the reference (more than 1e-2)"
+
 # rtl_variant: the example's own Verilog (the vector unit, two stages deeper)
 # behind the platform's RTL bridge; only where the build has Verilator.
 if grep -q 'KernBench_HAVE_RTL "ON"' "$prefix"/lib*/cmake/KernBench/KernBenchConfig.cmake; then
@@ -84,4 +104,4 @@ else
   rtl_done=" (rtl_variant skipped: this build has no Verilator)"
 fi
 
-echo "check_examples: gemm_relu, own_platform (find_package), custom_bench (pkg-config), math_variant${rtl_done} built and ran"
+echo "check_examples: gemm_relu, own_platform (find_package), custom_bench (pkg-config), math_variant, layernorm${rtl_done} built and ran"

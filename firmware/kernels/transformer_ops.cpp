@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <stdexcept>
 
 #include "firmware/kernels/allreduce.h"
 
@@ -225,13 +226,25 @@ void residual_shard(Step& s) {
 
 }  // namespace
 
+void norm_rows(Step& s, const Tensor& gamma, const Tensor& x, const Tensor& xn, int64_t rows) {
+  if (!s.a.norm) {
+    rmsnorm(s, gamma, x, xn, rows);
+    return;
+  }
+  s.a.norm(NormCall{s.tl, gamma, x, xn, rows, s.H, s.a.shape.norm_eps, s.dt, s.a.tcm_budget});
+}
+
 void norm_phase(Step& s, const Tensor& gamma, const char* norm, const char* gather) {
   s.begin(norm);
   if (!s.a.sharded_residual) {
-    rmsnorm(s, gamma, s.a.x, s.a.xn, s.B);
+    norm_rows(s, gamma, s.a.x, s.a.xn, s.B);
     s.end();
     return;
   }
+  if (s.a.norm)
+    throw std::invalid_argument(
+        "transformer step: a norm kernel of one's own (TransformerStepArgs::norm) runs on whole "
+        "rows and needs the replicated residual stream, not the sharded one");
   rmsnorm_shard(s, gamma);
   s.end();
   s.begin(gather);

@@ -63,7 +63,10 @@ std::vector<RowPiece> row_pieces(int64_t first, int64_t n, int64_t H);
 
 // xn = RMSNorm(x) * gamma over `rows` rows of x (HBM) into xn (HBM), chunk by chunk.
 void rmsnorm(Step& s, const Tensor& gamma, const Tensor& x, const Tensor& xn, int64_t rows);
-// xn = RMSNorm(x) * gamma over the whole stream, as phase `norm`: every row
+// xn = norm(x) * gamma over `rows` rows: s.a.norm when the step has one,
+// else rmsnorm.
+void norm_rows(Step& s, const Tensor& gamma, const Tensor& x, const Tensor& xn, int64_t rows);
+// xn = RMSNorm(x) * gamma (or s.a.norm's) over the whole stream, as phase `norm`: every row
 // on every rank, or (sharded residual) the rank's shard, then the shards
 // all-gathered as phase `gather`.
 void norm_phase(Step& s, const Tensor& gamma, const char* norm, const char* gather);

@@ -335,7 +335,7 @@ void prefill_tail(Step& s) {
     norm_phase(s, a.final_norm, phase::kFinalNorm, phase::kFinalNormGather);
   } else {
     s.begin(phase::kFinalNorm);
-    rmsnorm(s, a.final_norm, x_last, xn_last, a.batch);
+    norm_rows(s, a.final_norm, x_last, xn_last, a.batch);
     s.end();
   }
   s.begin(phase::kLmHead);

@@ -50,6 +50,25 @@ struct PhaseRecord {
   double start_ns, end_ns;
 };
 
+// What a norm kernel of one's own is given, in place of the step's RMSNorm:
+// normalise `rows` rows of x (fp32, in HBM; a view whose rows may be strided,
+// cut with rows_of) into xn (`dtype`, in HBM, rows as strided as x's), scaled
+// by gamma ([1, hidden] fp32, in HBM: the layer's norm weights), keeping its
+// TCM for one phase's buffers within tcm_budget bytes.
+struct NormCall {
+  Tl& tl;
+  const Tensor& gamma;
+  const Tensor& x;
+  const Tensor& xn;
+  int64_t rows = 0, hidden = 0;
+  double eps = 0;  // the model's norm_eps
+  DType dtype = DType::kFp16;
+  uint64_t tcm_budget = 0;
+};
+// A norm kernel: returns once every row of xn is stored. The llm bench takes
+// one by name (--param norm=NAME; platform/llm/norm_kernels.h registers it).
+using NormKernel = std::function<void(const NormCall&)>;
+
 struct TransformerStepArgs {
   TransformerShape shape;
   int64_t batch = 1;
@@ -122,6 +141,9 @@ struct TransformerStepArgs {
   uint64_t partial_tcm_limit = 0;
   uint64_t xn_tcm_limit = 0;
   int64_t xn_chunk_cols = 0;
+  // Optional: runs every norm of the step (each layer's two and the final
+  // one) in place of the RMSNorm; needs the replicated residual stream.
+  NormKernel norm;
   std::function<void(int)> layer_done;  // optional: called after each layer
   // Optional: the layers to run, read before each one; the host may lower it
   // while the step runs (the llm bench's layer extension: docs/ARCHITECTURE.md).

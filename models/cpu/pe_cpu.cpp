@@ -84,8 +84,7 @@ void PeCpu::build_token(InFlight& f) {
                 to_string(g->b.dtype));
     t.stages = lowering::gemm_command(*g, gemm_.tile_m, gemm_.tile_k, gemm_.tile_n);
   } else if (auto* m = std::get_if<MathCmd>(&f.cmd)) {
-    if (!is_math_kind(m->kind))
-      fault(t.cmd_id, f.status->kind, "unknown op kind '" + m->kind + "'");
+    if (!is_math_kind(m->kind)) fault(t.cmd_id, f.status->kind, unknown_op_kind(m->kind, false));
     for (const auto& in : m->inputs) {
       need_tcm(in, "input");
       if (in.dtype != m->inputs.front().dtype)

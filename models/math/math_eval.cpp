@@ -5,6 +5,8 @@
 #include <functional>
 #include <limits>
 
+#include "models/math/math_ops.h"
+
 namespace kb {
 
 int64_t NdArray::numel() const {
@@ -260,6 +262,10 @@ NdArray math_eval(const std::string& kind, const std::vector<NdArray>& in,
   if (kind == "mask") {
     need(1);
     return mask(in[0], static_cast<int64_t>(extra_number(extra, "offset", &found)));
+  }
+  if (const MathOpDef* d = find_registered_math_op(kind)) {  // a program's own (math_ops.h)
+    need(d->operands);
+    return d->eval(in, extra);
   }
   throw MathError("no numerics for op kind '" + kind + "'");
 }

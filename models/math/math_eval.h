@@ -1,4 +1,6 @@
-// The numerics of PE_MATH in data mode (pure; fp32 compute).
+// The numerics of PE_MATH in data mode (pure; fp32 compute). A program adds
+// op kinds of its own with their numerics and cost (models/math/math_ops.h,
+// register_math_op); math_eval evaluates those too.
 //
 // Binary and ternary ops broadcast numpy-style (shapes aligned at the right;
 // a dimension of 1 stretches). Reductions take `reduce_axis` (default -1) and

@@ -4,6 +4,7 @@
 #include "models/common/sim_time.h"
 #include "models/gemm/pe_gemm.h"
 #include "models/math/math_eval.h"
+#include "models/math/math_ops.h"
 #include "models/pe/pe_data.h"
 
 namespace kb {
@@ -15,7 +16,9 @@ PeMath::PeMath(const sc_core::sc_module_name& name, const MathConfig& cfg, doubl
       energy_(cfg.energy) {}
 
 void PeMath::count_served(const Stage& stage) {
-  elements_[static_cast<unsigned>(math_op_class(stage.op_kind))] += stage.elements;
+  // A registered kind of P passes counts P x its output elements (math_ops.h).
+  elements_[static_cast<unsigned>(math_op_class(stage.op_kind))] +=
+      stage.elements * math_op_passes(stage.op_kind);
 }
 
 double PeMath::pj_per_element(MathOpClass c) const {
@@ -31,7 +34,8 @@ double PeMath::pj_per_element(MathOpClass c) const {
 }
 
 double PeMath::stage_energy_pj(const Stage& stage) const {
-  return static_cast<double>(stage.elements) * pj_per_element(math_op_class(stage.op_kind));
+  return static_cast<double>(stage.elements * math_op_passes(stage.op_kind)) *
+         pj_per_element(math_op_class(stage.op_kind));
 }
 
 void PeMath::report_lane_extras(StatsSink& out) const {
@@ -55,11 +59,14 @@ double PeMath::stage_ns(uint64_t elements) const {
 }
 
 sc_core::sc_time PeMath::service_time(const Stage& stage) const {
+  // A registered kind takes its passes (models/math/math_ops.h); a built-in one, one.
+  const unsigned passes = math_op_passes(stage.op_kind);
   if (stage.stream_tiles > 1) {  // a streamed OUTPUT_TILE op: each tile rounds up to a cycle
     const uint64_t k = stage.stream_tiles;
-    return ns_to_time(static_cast<double>(k) * stage_ns((stage.elements + k - 1) / k));
+    return ns_to_time(static_cast<double>(k * passes) * stage_ns((stage.elements + k - 1) / k));
   }
-  return ns_to_time(stage_ns(stage.elements));
+  if (passes == 1) return ns_to_time(stage_ns(stage.elements));
+  return ns_to_time(static_cast<double>(passes) * stage_ns(stage.elements));
 }
 
 namespace {

@@ -1,5 +1,6 @@
 // PE_MATH: the vector engine. Latency = ceil(elements / lanes) cycles at the
-// PE clock; the op_kind is an opaque label to the engine.
+// PE clock (a registered op kind: that times its passes, models/math/math_ops.h);
+// otherwise the op_kind is an opaque label to the engine.
 //
 // The RTL co-simulation bridge (models/rtl/pe_math_rtl.h) derives from it and
 // replaces serve() (its lanes are threads): same sockets, same op log lane, same data-mode operand

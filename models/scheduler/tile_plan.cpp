@@ -68,7 +68,7 @@ void require_2d(const TensorHandle& h, const std::string& what) {
 
 void check_kind(const OpSpec& op, size_t index) {
   if (!is_gemm_kind(op.kind) && !is_math_kind(op.kind))
-    throw PlanError("op #" + std::to_string(index) + ": unknown op kind '" + op.kind + "'");
+    throw PlanError("op #" + std::to_string(index) + ": " + unknown_op_kind(op.kind, true));
   if (is_gemm_kind(op.kind)) return;
   for (const auto& [name, h] : op.operands)
     if (h.dtype != op.operands.front().second.dtype)

@@ -23,6 +23,7 @@
 #include "platform/llm/llm_placement.h"
 #include "platform/llm/llm_reference.h"
 #include "platform/llm/model_spec.h"
+#include "platform/llm/norm_kernels.h"
 #include "platform/platform.h"
 #include "platform/runtime/host_runtime.h"
 #include "platform/util/size_text.h"
@@ -148,6 +149,10 @@ std::vector<StreamCollective> stream_collectives(std::map<std::string, double>& 
 LlmRun choose_residual(const ModelSpec& model, LlmRun run, const TopologyConfig& cfg,
                        std::string* why, std::optional<LlmStepModel>* chosen_model) {
   run.auto_residual = false;
+  if (run.norm != kBuiltinNorm) {
+    *why = "replicated: norm=" + run.norm + " runs on whole rows";
+    return run;
+  }
   const TpMapping rm(model, run, cfg);
   if (rm.allreduce_across() != fw::CrossCube::kHalving) {
     *why =
@@ -390,9 +395,11 @@ void add_csv_tables(BenchResult& res) {
 SummaryTable check_logits(nlohmann::json& metrics, const ModelSpec& model,
                           const ModelWeights& weights, const LlmRun& run,
                           const std::vector<float>& got) {
-  const std::vector<double> ref = run.prefill
-                                      ? reference_logits(model, weights, run.batch, 0, run.prompt)
-                                      : reference_logits(model, weights, run.batch, run.context);
+  const NormKernelDef* norm = norm_kernel(run.norm);
+  const NormReference* norm_ref = norm ? &norm->reference : nullptr;
+  const std::vector<double> ref =
+      run.prefill ? reference_logits(model, weights, run.batch, 0, run.prompt, norm_ref)
+                  : reference_logits(model, weights, run.batch, run.context, 1, norm_ref);
   double max_err = 0, max_ref = 0;
   for (size_t i = 0; i < ref.size(); ++i) {
     max_err = std::max(max_err, std::abs(static_cast<double>(got[i]) - ref[i]));
@@ -715,6 +722,10 @@ std::vector<ParamSpec> LlmBench::params() const {
        "run)"},
       {"attn_chunk", "0",
        "sequences whose attention states are reduced together (0 = as many as the TCM holds)"},
+      {"norm", kBuiltinNorm,
+       "the norm every rank runs (each layer's two and the final one): rmsnorm, or a norm "
+       "kernel the program registered (kb::register_norm_kernel); one of its own needs the "
+       "replicated residual stream"},
       {"seed", "1", "data mode: seed of the random weights, cache and embeddings"}};
   for (const std::string& f : model_spec_fields())
     p.push_back({kModelPrefix + f, "", "override the model spec's " + f});
@@ -823,6 +834,16 @@ LlmRun run_of(const BenchParams& p, const ModelSpec& model) {
                      ": expected replicated, sharded or auto");
   run.sharded_residual = residual == "sharded";
   run.auto_residual = residual == "auto" && mapping == "tp";
+  run.norm = p.str("norm");
+  try {
+    norm_kernel(run.norm);  // a name it knows
+  } catch (const UsageError& e) {
+    throw UsageError("llm: --param norm=" + run.norm + ": " + e.what());
+  }
+  if (run.sharded_residual && run.norm != kBuiltinNorm)
+    throw UsageError("llm: --param norm=" + run.norm +
+                     " runs on whole rows: it needs the replicated residual stream (use "
+                     "residual=replicated or auto)");
   if (run.sharded_residual && mapping == "pp")
     throw UsageError(
         "llm: --param residual=sharded is for mapping=tp: a pipeline stage hands the whole "
@@ -1217,7 +1238,7 @@ BenchResult LlmBench::run(BenchContext& ctx) {
                      std::to_string(run.batch) +
                      (run.prefill ? ", prompt " + std::to_string(run.prompt)
                                   : ", context " + std::to_string(run.context)) +
-                     ex.title,
+                     ex.title + (run.norm == kBuiltinNorm ? "" : ", norm " + run.norm),
                  {"figure", "measured", "bound / model", "ratio"},
                  {}};
   // Fewer layers than the model's, as asked: every figure is of those

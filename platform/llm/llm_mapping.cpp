@@ -5,6 +5,7 @@
 #include "firmware/kernels/transformer_ops.h"
 #include "models/common/errors.h"
 #include "platform/fabric/pe.h"
+#include "platform/llm/norm_kernels.h"
 
 namespace kb {
 
@@ -308,6 +309,7 @@ fw::TransformerStepArgs TpMapping::step_args(const RankPlan& r) const {
   a.allreduce_per_cube = allreduce_per_cube_;
   a.allreduce_across = allreduce_across_;
   a.sharded_residual = run_.sharded_residual;
+  if (const NormKernelDef* k = norm_kernel(run_.norm)) a.norm = k->kernel;
   return a;
 }
 

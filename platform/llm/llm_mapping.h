@@ -41,6 +41,9 @@ struct LlmRun {
   unsigned ranks = 0;      // PEs the model is spread over (0 = every PE)
   int64_t attn_chunk = 0;  // sequences per attention reduce (0 = as many as the TCM holds)
   std::string variant = "opt2";
+  // The norm every rank runs: rmsnorm, or a registered norm kernel
+  // (norm_kernels.h; needs the replicated residual stream).
+  std::string norm = "rmsnorm";
   // The all-reduces over every rank: hierarchical by cube, or the tree; with
   // `auto_allreduce`, hierarchical wherever the ranks fill whole cubes (or
   // lie in one), with halving and doubling across a power of two of cubes,

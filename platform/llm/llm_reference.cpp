@@ -114,14 +114,20 @@ ModelWeights random_model(const ModelSpec& m, int64_t layers, int64_t batch, int
 }
 
 std::vector<double> reference_logits(const ModelSpec& m, const ModelWeights& w, int64_t batch,
-                                     int64_t pos, int64_t tokens) {
+                                     int64_t pos, int64_t tokens, const NormReference* norm) {
+  auto normalise = [&](const Vec& x, const std::vector<float>& g, int64_t rows) {
+    if (!norm) return rmsnorm(x, g, rows, m.hidden, m.norm_eps);
+    Vec out(x.size());
+    (*norm)(x.data(), g.data(), out.data(), rows, m.hidden, m.norm_eps);
+    return out;
+  };
   const int64_t B = batch, T = tokens, N = B * T, H = m.hidden, d = m.d_head, G = m.group();
   const int64_t qw = m.q_width(), kvw = m.kv_width();
   std::vector<Vec> M;  // the rotation of each new position
   for (int64_t t = 0; t < T; ++t) M.push_back(rope_matrix(d, pos + t, m.rope_theta));
   Vec x(w.x0.begin(), w.x0.end());
   for (const ModelWeights::Layer& L : w.layers) {
-    const Vec xn = rmsnorm(x, L.g_attn, N, H, m.norm_eps);
+    const Vec xn = normalise(x, L.g_attn, N);
     Vec q = matmul(xn, L.wq, N, H, qw);
     Vec k = matmul(xn, L.wk, N, H, kvw);
     const Vec v = matmul(xn, L.wv, N, H, kvw);
@@ -171,7 +177,7 @@ std::vector<double> reference_logits(const ModelSpec& m, const ModelWeights& w, 
     }
     const Vec o = matmul(attn, L.wo, N, qw, H);
     for (size_t i = 0; i < x.size(); ++i) x[i] += o[i];
-    const Vec xn2 = rmsnorm(x, L.g_ffn, N, H, m.norm_eps);
+    const Vec xn2 = normalise(x, L.g_ffn, N);
     const Vec g = matmul(xn2, L.wgate, N, H, m.ffn);
     const Vec u = matmul(xn2, L.wup, N, H, m.ffn);
     Vec hdn(g.size());
@@ -183,7 +189,7 @@ std::vector<double> reference_logits(const ModelSpec& m, const ModelWeights& w, 
   Vec xl;
   for (int64_t b = 0; b < B; ++b)
     xl.insert(xl.end(), x.begin() + ((b + 1) * T - 1) * H, x.begin() + (b + 1) * T * H);
-  const Vec xf = rmsnorm(xl, w.g_final, B, H, m.norm_eps);
+  const Vec xf = normalise(xl, w.g_final, B);
   return matmul(xf, w.wlm, B, H, m.vocab);
 }
 

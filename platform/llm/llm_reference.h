@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "platform/llm/model_spec.h"
+#include "platform/llm/norm_kernels.h"
 
 namespace kb {
 
@@ -44,7 +45,10 @@ std::vector<double> rope_matrix(int64_t d, int64_t pos, double theta);
 // `tokens` new tokens per sequence at positions pos .. pos + tokens - 1,
 // each attending causally to the cache and to the new tokens up to itself
 // (a decode step: tokens = 1; a prefill: pos = 0, tokens = the prompt).
+// Every norm is the RMSNorm, or `norm` when given (a registered norm
+// kernel's reference, norm_kernels.h).
 std::vector<double> reference_logits(const ModelSpec& m, const ModelWeights& w, int64_t batch,
-                                     int64_t pos, int64_t tokens = 1);
+                                     int64_t pos, int64_t tokens = 1,
+                                     const NormReference* norm = nullptr);
 
 }  // namespace kb
