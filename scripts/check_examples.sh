@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the platform from BUILD_DIR into a temporary prefix, then builds
+# Installs the platform from BUILD_DIR into a temporary prefix (stripped, as a
+# package would be: cmake --install --strip), then builds
 # every example in examples/ out of tree against it (gemm_relu, own_platform,
 # math_variant, layernorm and rtl_variant with find_package(KernBench),
 # custom_bench with pkg-config), runs each, and checks its output. The README's
@@ -14,7 +15,7 @@ build="${1:-build}"
 scratch=$(mktemp -d /tmp/kb_examples_XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
 prefix="$scratch/prefix"
-cmake --install "$build" --prefix "$prefix" > "$scratch/install.log"
+cmake --install "$build" --prefix "$prefix" --strip > "$scratch/install.log"
 
 fail() {
   echo "check_examples: $*" >&2
@@ -105,3 +106,4 @@ else
 fi
 
 echo "check_examples: gemm_relu, own_platform (find_package), custom_bench (pkg-config), math_variant, layernorm${rtl_done} built and ran"
+echo "check_examples: the stripped install is $(du -sm "$prefix" | cut -f1) MB; the gemm_relu example is $(du -sm "$scratch/gemm_relu/gemm_relu" | cut -f1) MB"
