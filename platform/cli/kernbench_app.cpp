@@ -35,6 +35,7 @@
 #include "platform/output/op_log_writer.h"
 #include "platform/output/output_paths.h"
 #include "platform/output/output_transaction.h"
+#include "platform/output/result_json.h"
 #include "platform/output/result_writer.h"
 #include "platform/output/trace_writer.h"
 #include "platform/output/vcd_tracer.h"
@@ -449,14 +450,6 @@ Platform& keep_until_exit(std::unique_ptr<Platform> platform) {
   return *kept->back();
 }
 
-// Every knob's resolved value, as YAML would spell it: a run is reproducible
-// from its result alone.
-nlohmann::json resolved_knobs(const TopologyConfig& cfg) {
-  nlohmann::json knobs = nlohmann::json::object();
-  for (const Knob& kn : knobs_of(cfg)) knobs[kn.path] = kn.default_text;
-  return knobs;
-}
-
 // Power meters for --vcd and --trace (they change no timing), and the VCD
 // tracer (null without --vcd), set up before the platform first runs.
 std::unique_ptr<VcdTracer> set_up_waveforms(const Options& o, Platform& platform, bool save_file) {
@@ -486,17 +479,6 @@ std::unique_ptr<VcdTracer> set_up_waveforms(const Options& o, Platform& platform
       o.vcd, o.vcd_scopes.empty() ? default_vcd_scopes() : o.vcd_scopes, save_file);
   vcd->trace_phase(platform.phase());
   return vcd;
-}
-
-nlohmann::json runs_json(const Platform& platform) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const Platform::RunWindow& w : platform.runs())
-    out.push_back({{"label", w.label},
-                   {"start_ns", w.start_ns},
-                   {"end_ns", w.end_ns},
-                   {"cmd_ids", w.cmd_ids},
-                   {"stats", w.stats}});
-  return out;
 }
 
 // After the run: every output staged in full, then all renamed into place at
@@ -705,38 +687,17 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  nlohmann::json j;
-  j["bench"] = bench->name();
-  j["kernbench_version"] = version_text();
-  j["topology"] = {{"name", cfg.name}, {"source", cfg.source}, {"overrides", o.sets}};
-  j["topology"]["knobs"] = resolved_knobs(cfg);
-  j["fidelity"] = fidelity_json(fidelity, cfg, o.data);
-  j["params"] = params->to_json();
-  j["data_mode"] = o.data;
-  j["sim_time_ns"] = platform.now_ns();
-  j["runs"] = runs_json(platform);
-  if (result.child_runs > 0) {
-    j["child_runs"] = result.child_runs;
-    j["child_sim_time_ns"] = result.child_sim_time_ns;
-  }
-  j["wall_s"] = wall_s;
-  j["metrics"] = result.metrics;
-  j["points"] = result.points;
-  j["stats"] = platform.stats();
-  if (!result.extended.is_null()) j["extended"] = result.extended;
-  {
-    const EnergySnapshot e = platform.energy();
-    nlohmann::json energy = EnergyReport::since_start(e).to_json();
-    energy["idle_static_pj"] = e.idle_static_mw * e.now_ns;
-    j["energy"] = energy;
-  }
-  if (platform.op_log_enabled())
-    j["op_log"] = {{"records", platform.op_log().size()},
-                   {"fnv1a64", op_log_hash(platform.op_log())}};
-  else
-    j["op_log"] = {{"enabled", false}};
+  RunRecord run;
+  run.bench = bench->name();
+  run.topology = &cfg;
+  run.overrides = o.sets;
+  run.fidelity = fidelity_json(fidelity, cfg, o.data);
+  run.params = params->to_json();
+  run.data_mode = o.data;
+  run.wall_s = wall_s;
+  const nlohmann::json j = result_json(run, platform, result);
 
-  if (!o.quiet) print_summary(result, platform.now_ns(), wall_s, cfg.name, j["fidelity"]);
+  if (!o.quiet) print_summary(result, platform.now_ns(), wall_s, cfg.name, run.fidelity);
   write_outputs(o, platform, vcd.get(), json_path, j, result);
   made_out.path.clear();
   return kExitOk;
