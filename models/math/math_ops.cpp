@@ -1,5 +1,6 @@
 #include "models/math/math_ops.h"
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -20,9 +21,9 @@ MathOpRegistry& math_op_registry() {
 
 bool is_lower_identifier(const std::string& s) {
   if (s.empty() || s[0] < 'a' || s[0] > 'z') return false;
-  for (char c : s)
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
-  return true;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
 }
 
 }  // namespace
