@@ -160,8 +160,10 @@ Shape broadcast_shape(const Shape& a, const Shape& b) {
   return out;
 }
 
-NdArray math_eval(const std::string& kind, const std::vector<NdArray>& in,
-                  const std::vector<std::pair<std::string, ExtraValue>>& extra) {
+namespace {
+
+NdArray builtin_math_eval(const std::string& kind, const std::vector<NdArray>& in,
+                          const std::vector<std::pair<std::string, ExtraValue>>& extra) {
   auto need = [&](size_t n) {
     if (in.size() < n)
       throw MathError("'" + kind + "' needs " + std::to_string(n) + " operand(s), got " +
@@ -263,11 +265,20 @@ NdArray math_eval(const std::string& kind, const std::vector<NdArray>& in,
     need(1);
     return mask(in[0], static_cast<int64_t>(extra_number(extra, "offset", &found)));
   }
+  throw MathError("no numerics for op kind '" + kind + "'");
+}
+
+}  // namespace
+
+NdArray math_eval(const std::string& kind, const std::vector<NdArray>& in,
+                  const std::vector<std::pair<std::string, ExtraValue>>& extra) {
   if (const MathOpDef* d = find_registered_math_op(kind)) {  // a program's own (math_ops.h)
-    need(d->operands);
+    if (in.size() < d->operands)
+      throw MathError("'" + kind + "' needs " + std::to_string(d->operands) + " operand(s), got " +
+                      std::to_string(in.size()));
     return d->eval(in, extra);
   }
-  throw MathError("no numerics for op kind '" + kind + "'");
+  return builtin_math_eval(kind, in, extra);
 }
 
 }  // namespace kb

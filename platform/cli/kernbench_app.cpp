@@ -687,14 +687,8 @@ int run(int argc, char* argv[], const BenchRegistry& registry, const std::string
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  RunRecord run;
-  run.bench = bench->name();
-  run.topology = &cfg;
-  run.overrides = o.sets;
-  run.fidelity = fidelity_json(fidelity, cfg, o.data);
-  run.params = params->to_json();
-  run.data_mode = o.data;
-  run.wall_s = wall_s;
+  const RunRecord run{bench->name(),     &cfg,   o.sets, fidelity_json(fidelity, cfg, o.data),
+                      params->to_json(), o.data, wall_s};
   const nlohmann::json j = result_json(run, platform, result);
 
   if (!o.quiet) print_summary(result, platform.now_ns(), wall_s, cfg.name, run.fidelity);

@@ -8,8 +8,8 @@
 namespace kb {
 
 FabricRouting TopologyConfig::routing() const {
-  return FabricRouting(sip.cubes_x, sip.cubes_y, sip.topology, sip.io_cube, system.n_sips,
-                       system.sip_topology, system.host_sip);
+  return {sip.cubes_x,   sip.cubes_y,         sip.topology,   sip.io_cube,
+          system.n_sips, system.sip_topology, system.host_sip};
 }
 
 #ifndef KB_HAVE_RTL
