@@ -28,6 +28,29 @@ void check_tensor_size(const TensorHandle& h, const char* memory, const PeId& pe
                    " tensor of shape [" + dims + "] is larger than 2^63 bytes");
 }
 
+// Bump allocation of `h` at `align` in a region of `cap` bytes whose first
+// `used` are taken: its offset, `used` moved past it. When it does not fit,
+// a UsageError with the AllocationFailure that `describe` fills in (which
+// memory, what its capacity is less of, the advice) beside the figures.
+template <class Describe>
+uint64_t bump_allocate(uint64_t& used, uint64_t cap, uint64_t align, const TensorHandle& h,
+                       const char* region, Describe describe) {
+  const uint64_t start = (used + align - 1) / align * align;
+  if (start > cap || h.bytes() > cap - start) {
+    AllocationFailure f;
+    describe(f);
+    f.asked = h.bytes();
+    f.what = "tensor " + h.describe_unplaced();
+    f.region = region;
+    f.capacity = cap;
+    f.used = used;
+    f.largest_free = bump_largest_free(cap, used, align);
+    throw UsageError(f.text());
+  }
+  used = start + h.bytes();
+  return start;
+}
+
 }  // namespace
 
 fw::Tensor HostRuntime::alloc_hbm(const PeId& pe, Shape shape, DType dtype, uint64_t align) {
@@ -36,27 +59,17 @@ fw::Tensor HostRuntime::alloc_hbm(const PeId& pe, Shape shape, DType dtype, uint
   t.h.shape = std::move(shape);
   t.h.dtype = dtype;
   check_tensor_size(t.h, "HBM", pe);
-  uint64_t& used = hbm_used_[{pe.sip, pe.cube, pe.pe}];
-  const uint64_t start = (used + align - 1) / align * align;
   const PeMemoryLimits limits = pe_memory_limits(platform_.config());
-  const uint64_t cap = limits.hbm_tensor_bytes;
-  if (start > cap || t.h.bytes() > cap - start) {
-    AllocationFailure f;
-    f.memory = "HBM of PE " + pe_text(pe) + " is full";
-    f.asked = t.h.bytes();
-    f.what = "tensor " + t.h.describe_unplaced();
-    f.region = "the HBM slice's room for tensors";
-    f.note = "pe.hbm.size_bytes " + std::to_string(limits.hbm_bytes) + " less PE_IPCQ's " +
-             std::to_string(limits.hbm_ipcq_bytes) + " B of rings at its top";
-    f.capacity = cap;
-    f.used = used;
-    f.largest_free = bump_largest_free(cap, used, align);
-    f.advice =
-        "HostRuntime::release_all() frees every host allocation; otherwise split the tensor over "
-        "more PEs' HBM slices, or raise pe.hbm.size_bytes";
-    throw UsageError(f.text());
-  }
-  used = start + t.h.bytes();
+  const uint64_t start = bump_allocate(
+      hbm_used_[{pe.sip, pe.cube, pe.pe}], limits.hbm_tensor_bytes, align, t.h,
+      "the HBM slice's room for tensors", [&](AllocationFailure& f) {
+        f.memory = "HBM of PE " + pe_text(pe) + " is full";
+        f.note = "pe.hbm.size_bytes " + std::to_string(limits.hbm_bytes) + " less PE_IPCQ's " +
+                 std::to_string(limits.hbm_ipcq_bytes) + " B of rings at its top";
+        f.advice =
+            "HostRuntime::release_all() frees every host allocation; otherwise split the tensor "
+            "over more PEs' HBM slices, or raise pe.hbm.size_bytes";
+      });
   t.h.addr = platform_.address_map().hbm(pe.sip, pe.cube, pe.pe, start);
   return t;
 }
@@ -86,27 +99,17 @@ fw::Tensor HostRuntime::alloc_sram(unsigned sip, unsigned cube, Shape shape, DTy
   t.h.id = ids_.next();
   t.h.shape = std::move(shape);
   t.h.dtype = dtype;
-  uint64_t& used = sram_used_[{sip, cube}];
-  const uint64_t start = (used + align - 1) / align * align;
   const PeMemoryLimits limits = pe_memory_limits(platform_.config());
-  const uint64_t cap = limits.sram_tensor_bytes;
-  if (start > cap || t.h.bytes() > cap - start) {
-    AllocationFailure f;
-    f.memory = "SRAM of cube " + std::to_string(sip) + "." + std::to_string(cube) + " is full";
-    f.asked = t.h.bytes();
-    f.what = "tensor " + t.h.describe_unplaced();
-    f.region = "the cube SRAM's room for tensors";
-    f.note = "cube.sram.size_bytes " + std::to_string(limits.sram_bytes) + " less PE_IPCQ's " +
-             std::to_string(limits.sram_ipcq_bytes) + " B of rings at its top";
-    f.capacity = cap;
-    f.used = used;
-    f.largest_free = bump_largest_free(cap, used, align);
-    f.advice =
-        "HostRuntime::release_all() frees every host allocation; otherwise put the tensor in "
-        "HBM (HostRuntime::alloc_hbm)";
-    throw UsageError(f.text());
-  }
-  used = start + t.h.bytes();
+  const uint64_t start = bump_allocate(
+      sram_used_[{sip, cube}], limits.sram_tensor_bytes, align, t.h,
+      "the cube SRAM's room for tensors", [&](AllocationFailure& f) {
+        f.memory = "SRAM of cube " + std::to_string(sip) + "." + std::to_string(cube) + " is full";
+        f.note = "cube.sram.size_bytes " + std::to_string(limits.sram_bytes) + " less PE_IPCQ's " +
+                 std::to_string(limits.sram_ipcq_bytes) + " B of rings at its top";
+        f.advice =
+            "HostRuntime::release_all() frees every host allocation; otherwise put the tensor in "
+            "HBM (HostRuntime::alloc_hbm)";
+      });
   t.h.addr = platform_.address_map().sram(sip, cube, start);
   return t;
 }
